@@ -1,0 +1,6 @@
+"""mmidc: image difference captioning (CLIP4IDC) as an MMPretrain plugin."""
+from .version import __version__
+from . import engine  # noqa: F401  (safe checkpoint loading first)
+from . import datasets, evaluation, models  # noqa: F401
+
+__all__ = ['__version__']

@@ -1,0 +1,1 @@
+"""Image-pair data sets and their transforms."""

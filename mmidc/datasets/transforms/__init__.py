@@ -1,0 +1,1 @@
+"""Transforms for image pairs and captions."""

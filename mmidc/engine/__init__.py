@@ -1,0 +1,1 @@
+"""Runner-side pieces: safe checkpoint loading, hooks."""

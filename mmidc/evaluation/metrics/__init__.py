@@ -1,0 +1,1 @@
+"""Captioning and retrieval metrics."""

@@ -1,0 +1,1 @@
+from .clip4idc import *  # noqa: F401,F403

@@ -1,0 +1,1 @@
+"""Visualisation: attention maps of the pair encoder."""

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Create (or refresh) the project's virtual environment in .venv/ and install
+# mmidc into it in editable mode. Idempotent: a second run is quick.
+#   EXTRAS=tests,demo bash tools/setup_env.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+EXTRAS=${EXTRAS:-tests,demo}
+stamp=.venv/.mmidc-installed
+if [ ! -x .venv/bin/python ]; then
+  echo "[setup] creating .venv with $($PY --version)"
+  "$PY" -m venv .venv
+fi
+if [ -f "$stamp" ] && [ "$stamp" -nt setup.cfg ] && grep -qx "$EXTRAS" "$stamp"; then
+  echo "[setup] .venv is up to date"
+  exit 0
+fi
+pip() { .venv/bin/python -m pip "$@"; }
+pip install -q --upgrade pip
+# PyPI's default torch + torchvision pair (runs on CPU; CUDA used when present).
+.venv/bin/python -c "import torch, torchvision" 2>/dev/null || {
+  echo "[setup] installing torch + torchvision (about 1-2 minutes)"
+  pip install -q torch torchvision
+}
+echo "[setup] installing mmidc[$EXTRAS] and its dependencies"
+pip install -q -e ".[$EXTRAS]"
+# Keep a full mmcv if one is there; otherwise the op-less build is enough.
+.venv/bin/python -c "import mmcv" 2>/dev/null || {
+  echo "[setup] no mmcv found: installing mmcv-lite"
+  pip install -q "mmcv-lite>=2.0.0,<2.4.0"
+}
+.venv/bin/python -c "import mmidc; from mmidc.utils.java import java_version; print('[setup] mmidc', mmidc.__version__, '| java:', java_version() or 'NOT FOUND (needed by the caption metrics)')"
+echo "$EXTRAS" > "$stamp"
