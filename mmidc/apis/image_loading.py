@@ -1,0 +1,182 @@
+"""Load and check user images for inference: paths, PIL images or arrays.
+
+Everything that reaches the model goes through :func:`load_rgb_image`, which
+returns an RGB ``uint8`` array ``[H, W, 3]`` and turns every way an input can
+be bad into an :class:`ImageInputError` naming the image.
+
+Huge images never get fully decoded: above ``max_pixels`` a JPEG is decoded
+at reduced scale (``PIL.Image.draft``) and then shrunk with ``thumbnail``;
+formats that cannot be decoded at reduced scale are refused. Images above
+twice PIL's own ``Image.MAX_IMAGE_PIXELS`` are refused by PIL when opened
+(``DecompressionBombError``); that is reported with the same clear message.
+"""
+import logging
+import math
+import os
+import warnings
+from pathlib import Path
+from typing import Optional, Sequence, Tuple, Union
+
+import numpy as np
+from mmengine.logging import print_log
+from PIL import Image, UnidentifiedImageError
+
+ImageInput = Union[str, os.PathLike, Image.Image, np.ndarray]
+
+#: Default pixel budget of one input image (40 megapixels).
+DEFAULT_MAX_PIXELS = 40_000_000
+
+
+class ImageInputError(ValueError):
+    """An input image is missing, unreadable, too large or mismatched."""
+
+
+def describe_image(image: ImageInput, name: Optional[str] = None) -> str:
+    """A short name for an input image, used in messages."""
+    if name is not None:
+        return name
+    if isinstance(image, (str, os.PathLike)):
+        return str(image)
+    if isinstance(image, Image.Image):
+        return f'PIL image {image.size[0]}x{image.size[1]}'
+    if isinstance(image, np.ndarray):
+        return f'array {tuple(image.shape)}'
+    return type(image).__name__
+
+
+def load_rgb_image(image: ImageInput,
+                   max_pixels: Optional[int] = DEFAULT_MAX_PIXELS,
+                   name: Optional[str] = None) -> np.ndarray:
+    """Load one image as an RGB ``uint8`` array ``[H, W, 3]``.
+
+    Args:
+        image (str | PathLike | PIL.Image.Image | np.ndarray): a file path, a
+            PIL image, or an array ``[H, W]``, ``[H, W, 3]`` (RGB) or
+            ``[H, W, 4]`` (RGBA, alpha dropped). Arrays are read as RGB, as
+            PIL gives them (not BGR as OpenCV does); ``uint8`` or floats in
+            ``[0, 1]``.
+        max_pixels (int, optional): pixel budget; larger images are decoded
+            at reduced size when the format allows it (JPEG) and shrunk to
+            fit, otherwise refused. None: no limit beyond PIL's own.
+        name (str, optional): how to call the image in messages.
+
+    Returns:
+        np.ndarray: RGB ``uint8`` array ``[H, W, 3]``.
+
+    Raises:
+        ImageInputError: missing file, undecodable or truncated image, bad
+            array, or an image over the pixel budget that cannot be decoded
+            at reduced size.
+    """
+    label = describe_image(image, name)
+    if isinstance(image, (str, os.PathLike)):
+        pil = _open_file(Path(image), max_pixels, label)
+    elif isinstance(image, Image.Image):
+        pil = image
+        if max_pixels is not None and _area(pil.size) > max_pixels:
+            pil = pil.copy()
+            pil.thumbnail(_fit_size(pil.size, max_pixels))
+    elif isinstance(image, np.ndarray):
+        return _array_to_rgb(image, label)
+    else:
+        raise ImageInputError(
+            f'{label}: expected a path, a PIL image or a numpy array')
+    try:
+        return np.asarray(pil.convert('RGB'))
+    except (OSError, ValueError) as err:  # truncated or corrupt data
+        raise ImageInputError(f'{label}: cannot decode image ({err})') from err
+
+
+def check_pair_sizes(size1: Tuple[int, int],
+                     size2: Tuple[int, int],
+                     names: Sequence[str],
+                     aspect_tolerance: Optional[float] = 0.25,
+                     area_warn_ratio: float = 4.0) -> None:
+    """Check that two images are sizes that can be compared.
+
+    Both images are resized to the model's input size, so their resolutions
+    may differ, but they must show the same scene: a different aspect ratio
+    (relative difference above ``aspect_tolerance``) is an **error**, an area
+    ratio above ``area_warn_ratio`` only a **warning** (logged).
+
+    Args:
+        size1, size2 (tuple[int, int]): ``(width, height)`` of each image.
+        names (Sequence[str]): the two images' names, for the messages.
+        aspect_tolerance (float, optional): allowed relative difference of
+            the aspect ratios. None: no check.
+        area_warn_ratio (float): warn above this ratio of the areas.
+
+    Raises:
+        ImageInputError: the aspect ratios differ too much.
+    """
+    (w1, h1), (w2, h2) = size1, size2
+    aspect1, aspect2 = w1 / h1, w2 / h2
+    if aspect_tolerance is not None and \
+            max(aspect1, aspect2) / min(aspect1, aspect2) > 1 + aspect_tolerance:
+        raise ImageInputError(
+            f'the two images of a pair have very different aspect ratios: '
+            f'{names[0]} is {w1}x{h1}, {names[1]} is {w2}x{h2}. A pair must '
+            f'show the same scene before and after a change; crop them alike '
+            f'(or pass a larger aspect_tolerance).')
+    area_ratio = max(w1 * h1, w2 * h2) / min(w1 * h1, w2 * h2)
+    if area_ratio > area_warn_ratio:
+        print_log(
+            f'the two images of a pair differ much in size: {names[0]} is '
+            f'{w1}x{h1}, {names[1]} is {w2}x{h2}; both are resized to the '
+            f'model input size, details of the larger one are lost.',
+            logger='current', level=logging.WARNING)
+
+
+def _open_file(path: Path, max_pixels: Optional[int],
+               label: str) -> Image.Image:
+    if not path.is_file():
+        raise ImageInputError(f'{label}: no such image file')
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore', Image.DecompressionBombWarning)
+            pil = Image.open(path)  # reads the header only
+    except Image.DecompressionBombError as err:
+        raise ImageInputError(
+            f'{label}: refused, the image is too large to decode safely '
+            f'({err})') from err
+    except (UnidentifiedImageError, OSError) as err:
+        raise ImageInputError(
+            f'{label}: not a readable image file ({err})') from err
+    if max_pixels is None or _area(pil.size) <= max_pixels:
+        return pil
+    target = _fit_size(pil.size, max_pixels)
+    if pil.format != 'JPEG':
+        raise ImageInputError(
+            f'{label}: refused, {pil.size[0]}x{pil.size[1]} = '
+            f'{_area(pil.size) / 1e6:.1f} megapixels is above the limit of '
+            f'{max_pixels / 1e6:.1f} and {pil.format} images cannot be '
+            f'decoded at reduced size; downscale it first or raise '
+            f'max_pixels.')
+    pil.draft('RGB', target)  # JPEG: decode at 1/2, 1/4 or 1/8 scale
+    pil.thumbnail(target)
+    print_log(f'{label}: downscaled to {pil.size[0]}x{pil.size[1]} to stay '
+              f'within {max_pixels / 1e6:.1f} megapixels', logger='current')
+    return pil
+
+
+def _array_to_rgb(array: np.ndarray, label: str) -> np.ndarray:
+    if array.ndim == 2:
+        array = np.repeat(array[..., None], 3, axis=2)  # [H, W] -> [H, W, 3]
+    if array.ndim != 3 or array.shape[2] not in (3, 4) or 0 in array.shape:
+        raise ImageInputError(
+            f'{label}: expected an array [H, W], [H, W, 3] or [H, W, 4]')
+    if array.dtype != np.uint8:
+        if not np.issubdtype(array.dtype, np.floating):
+            raise ImageInputError(
+                f'{label}: expected uint8 or float values, got {array.dtype}')
+        array = (np.clip(array, 0, 1) * 255).round().astype(np.uint8)
+    return np.ascontiguousarray(array[..., :3])
+
+
+def _area(size: Tuple[int, int]) -> int:
+    return size[0] * size[1]
+
+
+def _fit_size(size: Tuple[int, int], max_pixels: int) -> Tuple[int, int]:
+    scale = math.sqrt(max_pixels / _area(size))
+    return max(1, int(size[0] * scale)), max(1, int(size[1] * scale))

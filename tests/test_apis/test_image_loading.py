@@ -1,0 +1,77 @@
+import numpy as np
+import pytest
+from PIL import Image
+
+from mmidc.apis.image_loading import (ImageInputError, check_pair_sizes,
+                                      load_rgb_image)
+
+
+def _save(path, size=(40, 30), fmt=None, mode='RGB'):
+    Image.new(mode, size, (200, 10, 10)).save(path, format=fmt)
+    return path
+
+
+def test_loads_path_pil_and_arrays(tmp_path):
+    path = _save(tmp_path / 'a.png', mode='RGBA')
+    from_path = load_rgb_image(path)
+    assert from_path.shape == (30, 40, 3) and from_path.dtype == np.uint8
+    assert tuple(from_path[0, 0]) == (200, 10, 10)
+    from_pil = load_rgb_image(Image.open(path))
+    np.testing.assert_array_equal(from_path, from_pil)
+    gray = load_rgb_image(np.zeros((5, 6), np.uint8))
+    assert gray.shape == (5, 6, 3)
+    floats = load_rgb_image(np.ones((5, 6, 3), np.float32))
+    assert floats.dtype == np.uint8 and floats.max() == 255
+
+
+def test_missing_and_unreadable_files_name_the_file(tmp_path):
+    with pytest.raises(ImageInputError, match='nope.png: no such image'):
+        load_rgb_image(tmp_path / 'nope.png')
+    bad = tmp_path / 'bad.png'
+    bad.write_bytes(b'not an image at all')
+    with pytest.raises(ImageInputError, match='bad.png: not a readable'):
+        load_rgb_image(bad)
+    truncated = tmp_path / 'cut.jpg'
+    noise = np.random.default_rng(0).integers(0, 255, (200, 300, 3))
+    Image.fromarray(noise.astype(np.uint8)).save(tmp_path / 'full.jpg')
+    data = (tmp_path / 'full.jpg').read_bytes()
+    truncated.write_bytes(data[:len(data) // 2])
+    with pytest.raises(ImageInputError, match='cut.jpg: cannot decode'):
+        load_rgb_image(truncated)
+
+
+def test_bad_arrays():
+    with pytest.raises(ImageInputError, match='expected an array'):
+        load_rgb_image(np.zeros((4, 4, 2), np.uint8))
+    with pytest.raises(ImageInputError, match='uint8 or float'):
+        load_rgb_image(np.zeros((4, 4, 3), np.int64))
+    with pytest.raises(ImageInputError, match='expected a path'):
+        load_rgb_image(42)
+
+
+def test_large_jpeg_is_downscaled_large_png_refused(tmp_path):
+    jpg = _save(tmp_path / 'big.jpg', size=(800, 600))
+    small = load_rgb_image(jpg, max_pixels=20_000)
+    assert small.shape[0] * small.shape[1] <= 20_000
+    assert small.shape[1] / small.shape[0] == pytest.approx(800 / 600, 0.05)
+    png = _save(tmp_path / 'big.png', size=(800, 600))
+    with pytest.raises(ImageInputError, match='big.png: refused.*megapixels'):
+        load_rgb_image(png, max_pixels=20_000)
+    assert load_rgb_image(png, max_pixels=None).shape == (600, 800, 3)
+    pil = load_rgb_image(Image.open(png), max_pixels=20_000)
+    assert pil.shape[0] * pil.shape[1] <= 20_000
+
+
+def test_decompression_bomb_is_refused_clearly(tmp_path, monkeypatch):
+    png = _save(tmp_path / 'bomb.png', size=(400, 300))
+    monkeypatch.setattr(Image, 'MAX_IMAGE_PIXELS', 1000)
+    with pytest.raises(ImageInputError, match='bomb.png: refused, the image '
+                       'is too large'):
+        load_rgb_image(png, max_pixels=None)
+
+
+def test_pair_sizes(caplog):
+    check_pair_sizes((480, 320), (240, 160), ['a', 'b'])
+    with pytest.raises(ImageInputError, match=r'a is 480x320, b is 320x480'):
+        check_pair_sizes((480, 320), (320, 480), ['a', 'b'])
+    check_pair_sizes((480, 320), (320, 480), ['a', 'b'], aspect_tolerance=None)
