@@ -1,0 +1,31 @@
+# Runtime shared by every mmidc config.
+default_scope = 'mmidc'
+
+default_hooks = dict(
+    timer=dict(type='IterTimerHook'),
+    logger=dict(type='LoggerHook', interval=50),
+    param_scheduler=dict(type='ParamSchedulerHook'),
+    # Atomic writes: a crash during a save never leaves a corrupt "latest".
+    checkpoint=dict(
+        type='CheckpointHook',
+        interval=1,
+        max_keep_ckpts=2,
+        backend_args=dict(backend='atomic_local')),
+    sampler_seed=dict(type='DistSamplerSeedHook'),
+)
+# Same random numbers per epoch in resumed and uninterrupted runs.
+custom_hooks = [dict(type='EpochReseedHook')]
+
+env_cfg = dict(
+    cudnn_benchmark=False,
+    mp_cfg=dict(mp_start_method='fork', opencv_num_threads=0),
+    dist_cfg=dict(backend='nccl'),
+)
+
+vis_backends = [dict(type='LocalVisBackend')]
+visualizer = dict(type='Visualizer', vis_backends=vis_backends)
+
+log_level = 'INFO'
+load_from = None
+resume = False
+randomness = dict(seed=42, deterministic=False)

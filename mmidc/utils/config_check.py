@@ -1,0 +1,44 @@
+"""Catch config mistakes before a run starts."""
+import difflib
+import inspect
+
+from mmengine.config import Config
+from mmengine.runner import Runner
+
+# Top-level names a Runner config may hold besides Runner's own arguments.
+_CONVENTIONAL_KEYS = {'_base_', 'runner_type', 'launcher', 'work_dir'}
+
+
+def runner_keys() -> set:
+    """The keyword arguments of :class:`mmengine.runner.Runner`."""
+    return set(inspect.signature(Runner.__init__).parameters) - {'self'}
+
+
+def check_config(cfg: Config) -> None:
+    """Fail early on a top-level key that looks like a misspelt Runner key.
+
+    Configs may define their own helper variables (``data_root``,
+    ``train_pipeline`` …), so unknown keys alone are fine; a key that is
+    not a Runner argument but is close to one (``train_dataloder``,
+    ``val_evalutor``) is almost certainly a typo that MMEngine would
+    silently ignore, so it raises ``KeyError`` naming the key.
+    """
+    known = runner_keys() | _CONVENTIONAL_KEYS
+    for key in cfg.keys():
+        if key in known:
+            continue
+        close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.85)
+        if close:
+            raise KeyError(f'config key {key!r} is not a Runner setting; '
+                           f'did you mean {close[0]!r}?')
+
+
+def use_gloo_without_cuda(cfg: Config) -> None:
+    """Distributed runs on CPU-only machines need the gloo backend."""
+    import torch
+    if cfg.get('launcher', 'none') == 'none' or torch.cuda.is_available():
+        return
+    env_cfg = cfg.setdefault('env_cfg', {})
+    dist_cfg = env_cfg.setdefault('dist_cfg', {})
+    if dist_cfg.get('backend', 'nccl') == 'nccl':
+        dist_cfg['backend'] = 'gloo'

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Multi-GPU (or multi-process CPU, gloo) testing with torchrun + MMEngine DDP.
+#   bash tools/dist_test.sh CONFIG CHECKPOINT NPROC [test.py args...]
+# Several machines: set NNODES, NODE_RANK, MASTER_ADDR and PORT on each.
+CONFIG=$1
+CHECKPOINT=$2
+NPROC=$3
+NNODES=${NNODES:-1}
+NODE_RANK=${NODE_RANK:-0}
+PORT=${PORT:-29500}
+MASTER_ADDR=${MASTER_ADDR:-"127.0.0.1"}
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+PY=${PYTHON:-"$ROOT/.venv/bin/python"}
+[ -x "$PY" ] || PY=python
+
+PYTHONPATH="$ROOT:$PYTHONPATH" \
+"$PY" -m torch.distributed.run \
+    --nnodes="$NNODES" \
+    --node_rank="$NODE_RANK" \
+    --master_addr="$MASTER_ADDR" \
+    --nproc_per_node="$NPROC" \
+    --master_port="$PORT" \
+    "$ROOT/tools/test.py" "$CONFIG" "$CHECKPOINT" --launcher pytorch "${@:4}"

@@ -1,0 +1,72 @@
+"""Evaluate a trained mmidc checkpoint on a config's test split.
+
+    python tools/test.py CONFIG CHECKPOINT [--work-dir DIR] [--out FILE]
+        [--cfg-options key=value ...] [--launcher none|pytorch|slurm|mpi]
+"""
+import argparse
+import os
+import os.path as osp
+
+from mmengine.config import Config, DictAction
+from mmengine.runner import Runner
+
+import mmidc  # noqa: F401
+from mmidc.utils.config_check import check_config, use_gloo_without_cuda
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description='Test an mmidc model')
+    parser.add_argument('config', help='config file path')
+    parser.add_argument('checkpoint', help='checkpoint file')
+    parser.add_argument('--work-dir', help='folder for the test logs')
+    parser.add_argument(
+        '--out',
+        help='also dump the raw per-sample predictions (pickle, via '
+        "MMEngine's DumpResults) to this file")
+    parser.add_argument(
+        '--cfg-options',
+        nargs='+',
+        action=DictAction,
+        help='override config settings')
+    parser.add_argument(
+        '--launcher',
+        choices=['none', 'pytorch', 'slurm', 'mpi'],
+        default='none')
+    parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
+    args = parser.parse_args()
+    if 'LOCAL_RANK' not in os.environ:
+        os.environ['LOCAL_RANK'] = str(args.local_rank)
+    return args
+
+
+def main():
+    args = parse_args()
+    if not osp.isfile(args.checkpoint):
+        raise FileNotFoundError(f'checkpoint not found: {args.checkpoint}')
+    cfg = Config.fromfile(args.config)
+    if args.cfg_options is not None:
+        cfg.merge_from_dict(args.cfg_options)
+    cfg.launcher = args.launcher
+    use_gloo_without_cuda(cfg)
+    if args.work_dir is not None:
+        cfg.work_dir = args.work_dir
+    elif cfg.get('work_dir', None) is None:
+        cfg.work_dir = osp.join('./work_dirs',
+                                osp.splitext(osp.basename(args.config))[0])
+    cfg.load_from = args.checkpoint
+    cfg.resume = False
+    if args.out is not None:
+        evaluators = cfg.test_evaluator
+        if not isinstance(evaluators, list):
+            evaluators = [evaluators]
+        cfg.test_evaluator = [
+            *evaluators, dict(type='DumpResults', out_file_path=args.out)
+        ]
+    check_config(cfg)
+    runner = Runner.from_cfg(cfg)
+    metrics = runner.test()
+    return metrics
+
+
+if __name__ == '__main__':
+    main()
