@@ -1,1 +1,19 @@
 """Image-pair data sets and their transforms."""
+from . import transforms  # noqa: F401  (registers the transforms)
+from .clevr_change import CLEVRChangeDataset
+from .image_editing_request import ImageEditingRequestDataset
+from .image_io import read_rgb, resize_rgb
+from .image_pair_dataset import CHANGE_TYPES, ImagePairDataset
+from .pair_image_cache import (PairImageCache, build_pair_image_cache,
+                               default_cache_dir)
+from .spot_the_diff import SpotTheDiffDataset
+from .transforms import (LoadImagePair, PackIDCInputs, PairRandomResizedCrop,
+                         ResizePair, TokenizeCaptions)
+
+__all__ = [
+    'CHANGE_TYPES', 'ImagePairDataset', 'CLEVRChangeDataset',
+    'SpotTheDiffDataset', 'ImageEditingRequestDataset', 'LoadImagePair',
+    'ResizePair', 'PairRandomResizedCrop', 'TokenizeCaptions',
+    'PackIDCInputs', 'PairImageCache', 'build_pair_image_cache',
+    'default_cache_dir', 'read_rgb', 'resize_rgb', 'transforms'
+]

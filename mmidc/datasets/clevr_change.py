@@ -1,0 +1,146 @@
+"""CLEVR-Change (Park et al., 2019), read exactly as distributed."""
+import os.path as osp
+from typing import Dict, List
+
+from mmidc.registry import DATASETS
+from .image_pair_dataset import ImagePairDataset, load_json
+
+#: The semantic change types named in ``type_mapping.json``.
+CLEVR_CHANGE_TYPES = ('color', 'material', 'add', 'drop', 'move')
+
+
+@DATASETS.register_module()
+class CLEVRChangeDataset(ImagePairDataset):
+    """CLEVR-Change: before / semantic-change / distractor renders.
+
+    Layout of ``data_root``::
+
+        images/CLEVR_default_NNNNNN.png       before
+        sc_images/CLEVR_semantic_NNNNNN.png   after, semantic change
+        nsc_images/CLEVR_nonsemantic_NNNNNN.png  after, distractor only
+        change_captions.json     {"CLEVR_default_NNNNNN.png": [caption, ...]}
+        no_change_captions.json  {"CLEVR_default_NNNNNN.png": [caption, ...]}
+        splits.json              {"train": [int, ...], "val": [...], "test": [...]}
+        type_mapping.json        {"color": ["NNNNNN.png", ...], "material": ...,
+                                  "add": ..., "drop": ..., "move": ...}
+
+    Each scene index of the split gives a change pair (``pair_id``
+    ``NNNNNN.png``, type from ``type_mapping.json``) followed by a no-change
+    pair (``NNNNNN.png_n``, type ``none``, after image from ``nsc_images/``),
+    as in the evaluation convention.
+
+    Errors raised at build time, each naming the file and key: an unknown
+    split, a scene index with no caption entry or an empty caption list, a
+    ``type_mapping.json`` entry that is malformed, not in any split or in two
+    types, a scene of the split in no type, and a missing image.
+
+    Args:
+        data_root (str): The CLEVR-Change root folder.
+        split (str): ``'train'``, ``'val'`` or ``'test'``. Defaults to
+            ``'train'``.
+        with_no_change (bool): Keep the no-change (distractor) pairs. The
+            adaptation stage drops them (False). Defaults to True.
+        **kwargs: Other arguments of :class:`ImagePairDataset`
+            (``pipeline``, ``lazy_init``, ``verify_images``, ...).
+    """
+
+    SPLITS = ('train', 'val', 'test')
+
+    def __init__(self,
+                 data_root: str,
+                 split: str = 'train',
+                 with_no_change: bool = True,
+                 **kwargs):
+        if split not in self.SPLITS:
+            raise ValueError(f'CLEVRChangeDataset: unknown split "{split}"; '
+                             f'valid splits: {", ".join(self.SPLITS)}')
+        self.split = split
+        self.with_no_change = with_no_change
+        super().__init__(ann_file='splits.json', data_root=data_root,
+                         **kwargs)
+
+    def annotation_source(self) -> str:
+        return f'CLEVR-Change {self.data_root} ({self.split})'
+
+    def parse_annotations(self) -> List[dict]:
+        root = self.data_root
+        splits = load_json(osp.join(root, 'splits.json'))
+        if self.split not in splits:
+            raise ValueError(f'{osp.join(root, "splits.json")}: no key '
+                             f'"{self.split}" (has: {", ".join(splits)})')
+        change_file = osp.join(root, 'change_captions.json')
+        no_change_file = osp.join(root, 'no_change_captions.json')
+        change_captions = load_json(change_file)
+        no_change_captions = (load_json(no_change_file)
+                              if self.with_no_change else {})
+        type_of = self._load_type_mapping(splits)
+
+        data_list = []
+        for scene in splits[self.split]:
+            name = f'{int(scene):06d}'
+            key = f'CLEVR_default_{name}.png'
+            if name not in type_of:
+                raise ValueError(
+                    f'{osp.join(root, "type_mapping.json")}: scene {name}.png '
+                    f'of split "{self.split}" is in no change type')
+            before = osp.join(root, 'images', key)
+            data_list.append(
+                dict(
+                    img1_path=before,
+                    img2_path=osp.join(root, 'sc_images',
+                                       f'CLEVR_semantic_{name}.png'),
+                    gt_captions=self._captions(change_captions, change_file,
+                                               key),
+                    pair_id=f'{name}.png',
+                    change_type=type_of[name]))
+            if self.with_no_change:
+                data_list.append(
+                    dict(
+                        img1_path=before,
+                        img2_path=osp.join(root, 'nsc_images',
+                                           f'CLEVR_nonsemantic_{name}.png'),
+                        gt_captions=self._captions(no_change_captions,
+                                                   no_change_file, key),
+                        pair_id=f'{name}.png_n',
+                        change_type='none'))
+        return data_list
+
+    def _captions(self, captions: dict, file: str, key: str) -> List[str]:
+        if key not in captions:
+            raise ValueError(f'{file}: no key "{key}" (a scene of split '
+                             f'"{self.split}")')
+        if not captions[key]:
+            raise ValueError(f'{file}: key "{key}" has an empty caption list')
+        return list(captions[key])
+
+    def _load_type_mapping(self, splits: dict) -> Dict[str, str]:
+        """Map zero-padded scene names (``'000123'``) to change types."""
+        file = osp.join(self.data_root, 'type_mapping.json')
+        mapping = load_json(file)
+        in_splits = {
+            f'{int(s):06d}'
+            for indices in splits.values() for s in indices
+        }
+        type_of = {}
+        for change_type, names in mapping.items():
+            if change_type not in CLEVR_CHANGE_TYPES:
+                raise ValueError(f'{file}: unknown change type key '
+                                 f'"{change_type}" (expected '
+                                 f'{", ".join(CLEVR_CHANGE_TYPES)})')
+            for entry in names:
+                stem, ext = osp.splitext(str(entry))
+                if ext != '.png' or not stem.isdigit():
+                    raise ValueError(f'{file}: "{change_type}" names '
+                                     f'"{entry}", not a scene file name '
+                                     f'like 000123.png')
+                name = f'{int(stem):06d}'
+                if name not in in_splits:
+                    raise ValueError(f'{file}: "{change_type}" names '
+                                     f'"{entry}", a scene in no split of '
+                                     f'splits.json')
+                if name in type_of:
+                    raise ValueError(f'{file}: "{entry}" is in both '
+                                     f'"{type_of[name]}" and '
+                                     f'"{change_type}"')
+                type_of[name] = change_type
+        return type_of

@@ -1,0 +1,229 @@
+"""The generic image-pair data set and the "bring your own pairs" format."""
+import json
+import os
+import os.path as osp
+from collections import defaultdict
+from typing import List, Optional, Sequence
+
+from mmengine.dataset import BaseDataset
+from mmengine.logging import print_log
+from PIL import Image
+
+from mmidc.registry import DATASETS
+
+#: Every change type a data sample may carry. ``none`` marks no-change
+#: (distractor) pairs, ``unknown`` data sets that do not label the change.
+CHANGE_TYPES = ('color', 'material', 'add', 'drop', 'move', 'none', 'unknown')
+
+
+@DATASETS.register_module()
+class ImagePairDataset(BaseDataset):
+    """Before/after image pairs with reference captions.
+
+    This is both the base of the benchmark loaders and the format for your
+    own data: ``ann_file`` is a JSON list, or a JSONL file (one object a
+    line), of records::
+
+        {"img1": "before/0001.png", "img2": "after/0001.png",
+         "captions": ["the red cube is gone"],
+         "pair_id": "0001",           # optional, default: the record index
+         "change_type": "drop"}       # optional, default: "unknown"
+
+    Image paths are relative to ``data_root`` joined with
+    ``data_prefix['img_path']`` (absolute paths are kept). Every entry of
+    ``data_list`` follows ``docs/design.md``: ``img1_path``, ``img2_path``,
+    ``gt_captions``, ``pair_id`` and ``change_type``.
+
+    The annotations are validated when the data set is built (``full_init``),
+    not mid-epoch: every image must exist (and decode, with
+    ``verify_images=True``), caption lists must be non-empty with no empty
+    string, pair ids unique and change types in :data:`CHANGE_TYPES`. Each
+    error names the file and the key or record index.
+
+    Args:
+        ann_file (str): The JSON or JSONL annotation file, relative to
+            ``data_root`` unless absolute. Records of a ``.jsonl`` file are
+            one a line; any other extension is read as one JSON list.
+        data_root (str): Root folder of the data set. Defaults to ''.
+        data_prefix (dict): ``img_path``: folder of the images, relative to
+            ``data_root``. Defaults to ``dict(img_path='')``.
+        verify_images (bool): Also open every image with PIL and ``verify()``
+            it at build time (slow on large sets: off by default; existence
+            is always checked). Defaults to False.
+        **kwargs: Other arguments of :class:`mmengine.dataset.BaseDataset`
+            (``pipeline``, ``lazy_init``, ``indices``, ``test_mode``, ...).
+    """
+
+    METAINFO = dict(change_types=CHANGE_TYPES)
+
+    def __init__(self,
+                 ann_file: str = '',
+                 data_root: str = '',
+                 data_prefix: Optional[dict] = None,
+                 verify_images: bool = False,
+                 **kwargs):
+        if data_prefix is None:
+            data_prefix = dict(img_path='')
+        self.verify_images = verify_images
+        super().__init__(
+            ann_file=ann_file,
+            data_root=data_root,
+            data_prefix=data_prefix,
+            **kwargs)
+
+    # ------------------------------------------------------------------
+    # Loading: subclasses override ``parse_annotations``.
+    # ------------------------------------------------------------------
+    def load_data_list(self) -> List[dict]:
+        """Parse the annotations, then validate them (fail fast)."""
+        data_list = self.parse_annotations()
+        self.validate_data_list(data_list, source=self.annotation_source())
+        return data_list
+
+    def annotation_source(self) -> str:
+        """The file(s) the entries come from, for error messages."""
+        return self.ann_file
+
+    def parse_annotations(self) -> List[dict]:
+        """Read the "bring your own pairs" JSON / JSONL file."""
+        records = self._read_records(self.ann_file)
+        img_dir = self.data_prefix.get('img_path', '')
+        data_list = []
+        for index, (where, record) in enumerate(records):
+            if not isinstance(record, dict):
+                raise ValueError(f'{self.ann_file}: {where} must be an object '
+                                 f'with keys img1, img2, captions; got '
+                                 f'{type(record).__name__}')
+            for key in ('img1', 'img2', 'captions'):
+                if key not in record:
+                    raise ValueError(f'{self.ann_file}: {where} has no key '
+                                   f'"{key}" (required: img1, img2, captions)')
+            captions = record['captions']
+            if isinstance(captions, str) or not isinstance(captions, list):
+                raise ValueError(f'{self.ann_file}: {where} key "captions" '
+                                 f'must be a list of strings')
+            data_list.append(
+                dict(
+                    img1_path=osp.join(img_dir, record['img1']),
+                    img2_path=osp.join(img_dir, record['img2']),
+                    gt_captions=list(captions),
+                    pair_id=str(record.get('pair_id', index)),
+                    change_type=record.get('change_type', 'unknown')))
+        return data_list
+
+    @staticmethod
+    def _read_records(ann_file: str) -> list:
+        """Read ``(where, record)`` tuples from a JSON list or JSONL file."""
+        if not osp.isfile(ann_file):
+            raise FileNotFoundError(f'annotation file not found: {ann_file}')
+        with open(ann_file, encoding='utf-8') as f:
+            if ann_file.endswith('.jsonl'):
+                records = []
+                for line_no, line in enumerate(f, start=1):
+                    if not line.strip():
+                        continue
+                    try:
+                        records.append((f'line {line_no}', json.loads(line)))
+                    except json.JSONDecodeError as e:
+                        raise ValueError(f'{ann_file}: line {line_no} is not '
+                                         f'valid JSON ({e.msg})') from e
+                return records
+            try:
+                loaded = json.load(f)
+            except json.JSONDecodeError as e:
+                raise ValueError(f'{ann_file}: not valid JSON ({e}); use a '
+                                 f'.jsonl extension for one record a line')
+        if not isinstance(loaded, list):
+            raise ValueError(f'{ann_file}: expected a JSON list of records, '
+                             f'got {type(loaded).__name__}')
+        return [(f'record {i}', r) for i, r in enumerate(loaded)]
+
+    # ------------------------------------------------------------------
+    # Validation, shared by every data set.
+    # ------------------------------------------------------------------
+    def validate_data_list(self, data_list: List[dict], source: str) -> None:
+        """Check captions, ids, change types and image files.
+
+        Args:
+            data_list (list[dict]): Entries in the design contract.
+            source (str): The annotation file(s), named in errors.
+        """
+        seen = {}
+        for index, entry in enumerate(data_list):
+            pair_id = entry['pair_id']
+            where = f'{source}: pair "{pair_id}" (entry {index})'
+            if pair_id in seen:
+                raise ValueError(f'{source}: pair id "{pair_id}" is used by '
+                                 f'entries {seen[pair_id]} and {index}; pair '
+                                 f'ids must be unique within a split')
+            seen[pair_id] = index
+            captions = entry['gt_captions']
+            if not captions:
+                raise ValueError(f'{where} has an empty caption list')
+            for k, caption in enumerate(captions):
+                if not isinstance(caption, str) or not caption.strip():
+                    raise ValueError(f'{where}: caption {k} is empty or not a '
+                                     f'string ({caption!r})')
+            if entry['change_type'] not in CHANGE_TYPES:
+                raise ValueError(f'{where} has change_type '
+                                 f'"{entry["change_type"]}", not one of '
+                                 f'{", ".join(CHANGE_TYPES)}')
+        paths = [e[key] for e in data_list for key in ('img1_path',
+                                                       'img2_path')]
+        check_images_exist(paths, source)
+        if self.verify_images:
+            verify_images(paths)
+
+    def get_pair_info(self, idx: int) -> dict:
+        """The ``data_list`` entry of pair ``idx`` (no image loading)."""
+        return self.get_data_info(idx)
+
+
+def load_json(path: str):
+    """Load a JSON file, naming it when it is absent or malformed."""
+    if not osp.isfile(path):
+        raise FileNotFoundError(f'annotation file not found: {path}')
+    with open(path, encoding='utf-8') as f:
+        try:
+            return json.load(f)
+        except json.JSONDecodeError as e:
+            raise ValueError(f'{path}: not valid JSON ({e})') from e
+
+
+def check_images_exist(paths: Sequence[str], source: str) -> None:
+    """Raise ``FileNotFoundError`` naming the first missing image.
+
+    Lists each folder once instead of calling ``stat`` per file, which keeps
+    the check fast on ~100k images and on network file systems.
+    """
+    by_dir = defaultdict(set)
+    for path in paths:
+        by_dir[osp.dirname(path)].add(osp.basename(path))
+    for folder, names in by_dir.items():
+        try:
+            present = set(os.listdir(folder or '.'))
+        except FileNotFoundError:
+            raise FileNotFoundError(
+                f'image folder not found: {folder} (images of {source}, '
+                f'e.g. {osp.join(folder, sorted(names)[0])})') from None
+        missing = sorted(names - present)
+        if missing:
+            raise FileNotFoundError(
+                f'image not found: {osp.join(folder, missing[0])} (named in '
+                f'{source}; {len(missing)} missing in {folder})')
+
+
+def verify_images(paths: Sequence[str]) -> None:
+    """Open every image with PIL and ``verify()`` it (slow; with progress)."""
+    unique = sorted(set(paths))
+    print_log(f'verifying {len(unique)} images', logger='current')
+    for i, path in enumerate(unique):
+        try:
+            with Image.open(path) as img:
+                img.verify()
+        except Exception as e:  # PIL raises many types for bad files
+            raise OSError(f'corrupt or unreadable image: {path} '
+                          f'({type(e).__name__}: {e})') from e
+        if (i + 1) % 10000 == 0:
+            print_log(f'verified {i + 1}/{len(unique)} images',
+                      logger='current')

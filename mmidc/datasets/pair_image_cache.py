@@ -1,0 +1,196 @@
+"""A pre-resized image cache: one uint8 memmap per shard plus a JSON index.
+
+Decoding 480x320 PNGs every step is the main cost of the data loader. The
+cache stores every image of a data set already resized (with the same
+``resize_rgb`` the pipeline uses, so pixels are identical) in
+``<cache_dir>/<shard>.npy``, an array ``[N, H, W, 3]`` read by memory
+mapping, and ``<cache_dir>/<shard>.json``::
+
+    {"format": "mmidc-image-cache-v1", "size": [H, W], "array": "<shard>.npy",
+     "root": "..",                  # data root, relative to the cache folder
+     "images": ["images/a.png", ...],     # relative to root, row order
+     "stats": [[bytes, mtime_ns], ...]}   # of each source at build time
+
+The index is written last, so a shard without one (an interrupted build) is
+ignored.
+"""
+import json
+import multiprocessing
+import os
+import os.path as osp
+from typing import Dict, Optional, Sequence, Tuple
+
+import numpy as np
+from mmengine.logging import print_log
+from mmengine.utils import ProgressBar
+
+from .image_io import read_rgb, resize_rgb, to_hw
+
+FORMAT = 'mmidc-image-cache-v1'
+
+
+def default_cache_dir(data_root: str, size: Sequence[int]) -> str:
+    """``<data_root>/cache_<H>x<W>``."""
+    height, width = to_hw(size, 'cache size')
+    return osp.join(data_root, f'cache_{height}x{width}')
+
+
+def _file_stat(path: str) -> Tuple[int, int]:
+    stat = os.stat(path)
+    return stat.st_size, stat.st_mtime_ns
+
+
+class PairImageCache:
+    """Read resized images from the shards of a cache folder.
+
+    Shards are opened lazily (and re-opened in each data loader worker: the
+    memmaps are not pickled). :meth:`get` returns None, and logs a warning
+    once per reason, when the cache cannot serve an image; the caller then
+    decodes the original.
+
+    Args:
+        cache_dir (str): Folder holding ``<shard>.npy`` / ``<shard>.json``.
+        size (Sequence[int]): ``(H, W)`` of the images wanted; shards of any
+            other size are ignored.
+        check_stale (bool): Compare each source file's size and mtime with
+            the recorded ones (a copy that did not keep mtimes, e.g. plain
+            ``cp`` rather than ``cp -a``, reads as stale). Defaults to True.
+    """
+
+    def __init__(self, cache_dir: str, size: Sequence[int],
+                 check_stale: bool = True):
+        self.cache_dir = cache_dir
+        self.size = to_hw(size, 'cache_size')
+        self.check_stale = check_stale
+        self._rows: Optional[Dict[str, tuple]] = None
+        self._arrays = []
+        self._warned = set()
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.update(_rows=None, _arrays=[], _warned=set())
+        return state
+
+    def _warn_once(self, reason: str, message: str) -> None:
+        if reason not in self._warned:
+            self._warned.add(reason)
+            print_log(f'image cache {self.cache_dir}: {message}; decoding the '
+                      f'original images instead (warned once)',
+                      logger='current', level=30)
+
+    def _open(self) -> Dict[str, tuple]:
+        """Map absolute source paths to ``(array, row, stat)``."""
+        rows = {}
+        names = (sorted(os.listdir(self.cache_dir))
+                 if osp.isdir(self.cache_dir) else [])
+        for name in names:
+            if not name.endswith('.json'):
+                continue
+            with open(osp.join(self.cache_dir, name)) as f:
+                index = json.load(f)
+            if (index.get('format') != FORMAT
+                    or tuple(index['size']) != self.size):
+                continue
+            array = np.load(osp.join(self.cache_dir, index['array']),
+                            mmap_mode='r')
+            root = osp.normpath(osp.join(self.cache_dir, index['root']))
+            for row, (rel, stat) in enumerate(
+                    zip(index['images'], index['stats'])):
+                rows[osp.join(root, rel)] = (array, row, tuple(stat))
+        if not rows:
+            self._warn_once('absent', f'no cache of size {self.size} found')
+        return rows
+
+    def get(self, path: str) -> Optional[np.ndarray]:
+        """The cached ``[H, W, 3]`` uint8 image of ``path``, or None."""
+        if self._rows is None:
+            self._rows = self._open()
+        hit = self._rows.get(osp.abspath(path))
+        if hit is None:
+            if self._rows:
+                self._warn_once('missing', f'{path} is not in the cache')
+            return None
+        array, row, stat = hit
+        if self.check_stale:
+            try:
+                current = _file_stat(path)
+            except FileNotFoundError:
+                current = stat  # original gone: the cache is all there is
+            if current != stat:
+                self._warn_once('stale', f'{path} changed since the cache '
+                                f'was built (rebuild it)')
+                return None
+        return np.array(array[row])  # copy: memmaps are read-only
+
+
+def _fill_rows(task) -> int:
+    """Worker: decode, resize and write a chunk of rows into the memmap."""
+    array_path, size, start, paths = task
+    array = np.load(array_path, mmap_mode='r+')
+    for offset, path in enumerate(paths):
+        array[start + offset] = resize_rgb(read_rgb(path), size)
+    array.flush()
+    return len(paths)
+
+
+def build_pair_image_cache(image_paths: Sequence[str],
+                           data_root: str,
+                           cache_dir: str,
+                           size: Sequence[int],
+                           shard: str,
+                           workers: int = 4,
+                           chunk_size: int = 64) -> str:
+    """Write one cache shard for ``image_paths``; return its index path.
+
+    Args:
+        image_paths (Sequence[str]): Source images (duplicates are stored
+            once), all under ``data_root``.
+        data_root (str): The data set root the index paths are relative to.
+        cache_dir (str): Output folder (created).
+        size (Sequence[int]): ``(H, W)`` to resize to.
+        shard (str): Shard name, e.g. the split: ``<shard>.npy/.json``.
+        workers (int): Worker processes. Defaults to 4.
+        chunk_size (int): Images per task. Defaults to 64.
+    """
+    size = to_hw(size, 'size')
+    paths = sorted({osp.abspath(p) for p in image_paths})
+    root = osp.abspath(data_root)
+    outside = [p for p in paths if not p.startswith(root + os.sep)]
+    if outside:
+        raise ValueError(f'image {outside[0]} is not under data_root {root}')
+    os.makedirs(cache_dir, exist_ok=True)
+    array_path = osp.join(cache_dir, f'{shard}.npy')
+    index_path = osp.join(cache_dir, f'{shard}.json')
+    partial_path = osp.join(cache_dir, f'{shard}.partial.npy')
+    if osp.exists(index_path):
+        os.remove(index_path)  # the old shard is invalid from here on
+    np.lib.format.open_memmap(
+        partial_path, mode='w+', dtype=np.uint8,
+        shape=(len(paths), *size, 3)).flush()
+
+    tasks = [(partial_path, size, start, paths[start:start + chunk_size])
+             for start in range(0, len(paths), chunk_size)]
+    print_log(f'caching {len(paths)} images at {size[0]}x{size[1]} into '
+              f'{array_path} with {workers} workers', logger='current')
+    progress = ProgressBar(len(paths))
+    if workers > 1:
+        with multiprocessing.Pool(workers) as pool:
+            for done in pool.imap_unordered(_fill_rows, tasks):
+                progress.update(done)
+    else:
+        for task in tasks:
+            progress.update(_fill_rows(task))
+    progress.file.write('\n')  # ProgressBar leaves the cursor on its line
+    os.replace(partial_path, array_path)
+
+    index = dict(
+        format=FORMAT,
+        size=list(size),
+        array=osp.basename(array_path),
+        root=osp.relpath(root, osp.abspath(cache_dir)),
+        images=[osp.relpath(p, root) for p in paths],
+        stats=[list(_file_stat(p)) for p in paths])
+    with open(index_path + '.tmp', 'w') as f:
+        json.dump(index, f)
+    os.replace(index_path + '.tmp', index_path)
+    return index_path

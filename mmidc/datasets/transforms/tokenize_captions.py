@@ -1,0 +1,66 @@
+"""Tokenise reference captions with open_clip's BPE tokenizer."""
+from functools import lru_cache
+
+import numpy as np
+from mmcv.transforms import BaseTransform
+from open_clip.tokenizer import SimpleTokenizer
+
+from mmidc.registry import TRANSFORMS
+
+
+@lru_cache(maxsize=None)
+def clip_tokenizer() -> SimpleTokenizer:
+    """One shared open_clip tokenizer (loading its BPE merges is slow)."""
+    return SimpleTokenizer()
+
+
+@TRANSFORMS.register_module()
+class TokenizeCaptions(BaseTransform):
+    """Turn ``gt_captions`` into CLIP token ids ``text_tokens``.
+
+    ``<start_of_text>`` = 49406, ``<end_of_text>`` = 49407, padding 0.
+    A caption longer than the context is truncated and its last token set
+    to ``<end_of_text>`` (the text encoder reads its feature there).
+
+    Required key: ``gt_captions``. Added keys: ``text_tokens`` (LongTensor
+    ``[L]``, or ``[K, L]`` in ``'all'`` mode) and ``caption_index`` (the
+    caption used, ``-1`` in ``'all'`` mode).
+
+    Args:
+        context_length (int): Tokens per caption ``L``. Defaults to 32
+            (the paper's sentence length).
+        mode (str): ``'random'``: one caption drawn at random each time the
+            sample is loaded (training); ``'first'``: the first caption;
+            ``'all'``: every caption, in ``gt_captions`` order (retrieval
+            evaluation). Defaults to ``'random'``.
+    """
+
+    MODES = ('random', 'first', 'all')
+
+    def __init__(self, context_length: int = 32, mode: str = 'random'):
+        if mode not in self.MODES:
+            raise ValueError(f'TokenizeCaptions.mode must be one of '
+                             f'{", ".join(self.MODES)}, got "{mode}"')
+        if not isinstance(context_length, int) or context_length < 2:
+            raise ValueError(f'TokenizeCaptions.context_length must be an '
+                             f'int >= 2, got {context_length!r}')
+        self.context_length = context_length
+        self.mode = mode
+
+    def transform(self, results: dict) -> dict:
+        captions = results['gt_captions']
+        tokenizer = clip_tokenizer()
+        if self.mode == 'all':
+            tokens = tokenizer(captions, self.context_length)  # [K, L]
+            index = -1
+        else:
+            index = (np.random.randint(len(captions))
+                     if self.mode == 'random' else 0)
+            tokens = tokenizer(captions[index], self.context_length)[0]  # [L]
+        results['text_tokens'] = tokens
+        results['caption_index'] = int(index)
+        return results
+
+    def __repr__(self) -> str:
+        return (f'{self.__class__.__name__}(context_length='
+                f'{self.context_length}, mode={self.mode!r})')

@@ -1,0 +1,154 @@
+"""Write tiny data set trees in the exact layouts the loaders read.
+
+Used by the tests (small images) and to measure the loader (480x320).
+"""
+import json
+import os
+import os.path as osp
+from typing import Dict, List, Sequence, Tuple
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+CLEVR_SPLITS = {'train': [0, 1, 2, 3], 'val': [4, 5], 'test': [6, 7]}
+CLEVR_TYPES = ('color', 'material', 'add', 'drop', 'move')
+
+
+def scene_image(size: Tuple[int, int], seed: int, noise: bool = False,
+                mode: str = 'RGBA') -> Image.Image:
+    """A floor gradient with a few coloured shapes, ``size = (W, H)``."""
+    rng = np.random.default_rng(seed)
+    width, height = size
+    rows = np.linspace(90, 170, height, dtype=np.float32)[:, None, None]
+    pixels = np.broadcast_to(rows, (height, width, 3)).copy()
+    if noise:  # path-traced renders are noisy: PNGs compress like real ones
+        pixels += rng.normal(0, 4, pixels.shape)
+    img = Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8))
+    draw = ImageDraw.Draw(img)
+    for _ in range(rng.integers(3, 7)):
+        x, y = rng.integers(0, width), rng.integers(0, height)
+        r = max(2, int(rng.integers(width // 20, width // 8 + 1)))
+        colour = tuple(int(c) for c in rng.integers(0, 256, 3))
+        draw.ellipse((x - r, y - r, x + r, y + r), fill=colour)
+    return img.convert(mode)
+
+
+def make_clevr_change_tree(root: str,
+                           splits: Dict[str, List[int]] = None,
+                           size: Tuple[int, int] = (48, 32),
+                           noise: bool = False) -> Dict[str, List[int]]:
+    """CLEVR-Change as distributed: RGBA PNGs and the five JSON files."""
+    splits = splits or CLEVR_SPLITS
+    for folder in ('images', 'sc_images', 'nsc_images'):
+        os.makedirs(osp.join(root, folder), exist_ok=True)
+    change, no_change = {}, {}
+    type_mapping = {t: [] for t in CLEVR_TYPES}
+    for scene in sorted(s for indices in splits.values() for s in indices):
+        name = f'{scene:06d}'
+        for k, (folder, prefix) in enumerate(
+            (('images', 'default'), ('sc_images', 'semantic'),
+             ('nsc_images', 'nonsemantic'))):
+            scene_image(size, scene * 3 + k, noise).save(
+                osp.join(root, folder, f'CLEVR_{prefix}_{name}.png'))
+        key = f'CLEVR_default_{name}.png'
+        change_type = CLEVR_TYPES[scene % len(CLEVR_TYPES)]
+        change[key] = [f'the {change_type} change {scene}',
+                       f'something {change_type} happened to {scene}']
+        no_change[key] = ['no change was made', 'there is no change']
+        type_mapping[change_type].append(f'{name}.png')
+    for name, content in (('change_captions.json', change),
+                          ('no_change_captions.json', no_change),
+                          ('splits.json', splits),
+                          ('type_mapping.json', type_mapping)):
+        write_json(osp.join(root, name), content)
+    return splits
+
+
+def make_spot_the_diff_tree(root: str,
+                            size: Tuple[int, int] = (40, 30)) -> dict:
+    """Spot-the-Diff: annotations/{split}.json and resized_images/."""
+    os.makedirs(osp.join(root, 'resized_images'), exist_ok=True)
+    records = {
+        'train': [
+            dict(img_id='5406', sentences=['a car left', '', 'a man came']),
+            dict(img_id='17', sentences=['the bike is gone']),
+            dict(img_id='99', sentences=['', ' ']),  # nothing left: dropped
+        ],
+        'val': [dict(img_id='21', sentences=['a van arrived'])],
+        'test': [dict(img_id='8', sentences=['no one', 'a truck moved'])],
+    }
+    for split, recs in records.items():
+        write_json(osp.join(root, 'annotations', f'{split}.json'), recs)
+        for k, rec in enumerate(recs):
+            for suffix in ('', '_2'):
+                scene_image(size, k, mode='RGB').save(
+                    osp.join(root, 'resized_images',
+                             f'{rec["img_id"]}{suffix}.png'))
+    return records
+
+
+def make_ier_tree(root: str, image_dir: str = 'images') -> dict:
+    """Image-Editing-Request: mixed .jpg/.png of different sizes and modes."""
+    os.makedirs(osp.join(root, image_dir), exist_ok=True)
+    images = {
+        'a.jpg': ((64, 48), 'RGB'), 'a_edit.png': ((50, 40), 'RGBA'),
+        'b.png': ((30, 30), 'P'), 'b_edit.jpg': ((45, 60), 'L'),
+        'c.png': ((40, 32), 'LA'), 'c_edit.png': ((40, 32), 'RGB'),
+    }
+    for k, (name, (size, mode)) in enumerate(sorted(images.items())):
+        img = scene_image(size, k, mode='RGB').convert(mode)
+        img.save(osp.join(root, image_dir, name))
+    records = {
+        'train': [
+            dict(img0='a.jpg', img1='a_edit.png',
+                 sents=['Brighten the photo.', ''], uid='Reddit_1012'),
+            dict(img0='b.png', img1='b_edit.jpg',
+                 sents=['make it black and white'], uid='Reddit_7'),
+        ],
+        'valid': [dict(img0='c.png', img1='c_edit.png', sents=['crop it'],
+                       uid='Reddit_3')],
+        'test': [dict(img0='a.jpg', img1='c_edit.png',
+                      sents=['remove the dog', 'delete the dog'],
+                      uid='Reddit_4')],
+    }
+    for split, recs in records.items():
+        write_json(osp.join(root, f'{split}.json'), recs)
+    return records
+
+
+def make_generic_tree(root: str, ann_name: str = 'pairs.json',
+                      image_dir: str = 'imgs') -> List[dict]:
+    """The "bring your own pairs" format, as a JSON list or JSONL."""
+    os.makedirs(osp.join(root, image_dir, 'before'), exist_ok=True)
+    os.makedirs(osp.join(root, image_dir, 'after'), exist_ok=True)
+    records = []
+    for k in range(3):
+        scene_image((36, 24), k).save(
+            osp.join(root, image_dir, 'before', f'{k}.png'))
+        scene_image((36, 24), 10 + k).save(
+            osp.join(root, image_dir, 'after', f'{k}.png'))
+        records.append(dict(img1=f'before/{k}.png', img2=f'after/{k}.png',
+                            captions=[f'change number {k}']))
+    records[1].update(pair_id='custom-1', change_type='move')
+    write_records(osp.join(root, ann_name), records)
+    return records
+
+
+def write_records(path: str, records: Sequence) -> None:
+    """A JSON list, or JSONL when ``path`` ends with ``.jsonl``."""
+    if path.endswith('.jsonl'):
+        with open(path, 'w') as f:
+            f.write('\n'.join(json.dumps(r) for r in records) + '\n')
+    else:
+        write_json(path, records)
+
+
+def write_json(path: str, content) -> None:
+    os.makedirs(osp.dirname(path), exist_ok=True)
+    with open(path, 'w') as f:
+        json.dump(content, f)
+
+
+def read_json(path: str):
+    with open(path) as f:
+        return json.load(f)
