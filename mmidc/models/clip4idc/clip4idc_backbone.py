@@ -1,1 +1,273 @@
-"""Placeholder: being written."""
+"""CLIP4IDC pair encoder: intra-image CLIP blocks, then inter-image blocks."""
+from typing import Dict, List, Optional, Tuple, Union
+
+import torch
+from mmengine.model import BaseModule
+from torch import nn
+from torch.utils.checkpoint import checkpoint
+
+from mmidc.registry import MODELS
+from .open_clip_utils import (build_clip_vision_tower, grid_of,
+                              interpolate_pos_embed, load_clip_state_dict,
+                              load_tower_weights, vision_state_dict)
+
+__all__ = ['CLIP4IDCBackbone']
+
+# Parameters this module adds on top of CLIP's vision tower.
+_NEW_PARAMS = ('image_id_embedding', 'joint_positional_embedding', 'ln_joint')
+
+
+def _block_with_attention(block: nn.Module,
+                          x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    """open_clip ``ResidualAttentionBlock.forward`` that also returns the
+    attention weights ``[B, heads, N, N]`` (explicit softmax, no SDPA)."""
+    h = block.ln_1(x)
+    attn_out, weights = block.attn(h, h, h, need_weights=True,
+                                   average_attn_weights=False)
+    x = x + block.ls_1(attn_out)
+    x = x + block.ls_2(block.mlp(block.ln_2(x)))
+    return x, weights
+
+
+@MODELS.register_module()
+class CLIP4IDCBackbone(BaseModule):
+    """CLIP ViT over an image pair: intra blocks per image, inter blocks jointly.
+
+    The first ``L - num_inter_layers`` CLIP blocks run on each image alone
+    (both images as one batch of ``2B``). Then an image-id embedding
+    (``e1``/``e2``) is added to every token of its image, the two sequences
+    are concatenated to ``2(n+1)`` tokens, a joint positional embedding is
+    added, a new LayerNorm applied, and the last ``num_inter_layers`` blocks
+    run on the joint sequence. Every output token goes through ``ln_post``
+    and ``proj``.
+
+    Parameter names are open_clip's (``conv1``, ``class_embedding``,
+    ``positional_embedding``, ``ln_pre``, ``transformer.resblocks.N``,
+    ``ln_post``, ``proj``), so CLIP's ``visual.*`` weights load unchanged.
+    New parameters (only when ``num_inter_layers > 0``):
+
+    - ``image_id_embedding`` ``[2, D]``: normal, std 0.02.
+    - ``joint_positional_embedding`` ``[2(n+1), D]``: CLIP's (loaded,
+      resized) positional embedding tiled twice, so the inter blocks start
+      from position codes they were trained with.
+    - ``ln_joint``: LayerNorm(D), weight 1, bias 0.
+
+    Args:
+        arch (str | dict): open_clip model name (e.g. ``'ViT-B-32'``) or an
+            open_clip config dict.
+        pretrained (str | dict, optional): CLIP weights: a state-dict file,
+            an MMEngine checkpoint, an open_clip tag or a loaded state dict
+            (see :mod:`.open_clip_utils`). Missing CLIP keys are an error.
+        num_inter_layers (int): Blocks run on the joint sequence. 0 = no
+            fusion (the CLIP-FT baseline; no new parameters). Default 3.
+        img_size (int | tuple, optional): Input size (divisible by the patch
+            size). Defaults to the arch's. Checkpoint positional embeddings
+            are resized bicubically; inputs of another size resize them on
+            the fly.
+        grad_checkpointing (bool): Recompute blocks in backward. Default
+            False.
+        frozen_stages (int): -1 freezes nothing; k >= 0 freezes the patch
+            embedding (conv1, class/positional embeddings, ln_pre) and the
+            first k blocks. Default -1.
+        init_cfg (dict, optional): MMEngine init config.
+    """
+
+    def __init__(self,
+                 arch: Union[str, dict] = 'ViT-B-32',
+                 pretrained: Optional[Union[str, dict]] = None,
+                 num_inter_layers: int = 3,
+                 img_size: Optional[Union[int, Tuple[int, int]]] = None,
+                 grad_checkpointing: bool = False,
+                 frozen_stages: int = -1,
+                 init_cfg: Optional[dict] = None):
+        super().__init__(init_cfg=init_cfg)
+        vit = build_clip_vision_tower(arch, img_size)
+        num_layers = len(vit.transformer.resblocks)
+        if not 0 <= num_inter_layers <= num_layers:
+            raise ValueError(f'num_inter_layers={num_inter_layers} must be '
+                             f'in [0, {num_layers}] for this arch')
+        if not -1 <= frozen_stages <= num_layers:
+            raise ValueError(f'frozen_stages={frozen_stages} must be in '
+                             f'[-1, {num_layers}]')
+        self.patch_size = vit.patch_size
+        self.grid_size = tuple(vit.grid_size)
+        self.width = vit.transformer.width
+        self.output_dim = vit.output_dim
+        self.num_inter_layers = num_inter_layers
+        self.num_intra_layers = num_layers - num_inter_layers
+        self.grad_checkpointing = grad_checkpointing
+        self.frozen_stages = frozen_stages
+
+        # open_clip's modules under open_clip's names
+        self.conv1 = vit.conv1
+        self.class_embedding = vit.class_embedding
+        self.positional_embedding = vit.positional_embedding
+        self.ln_pre = vit.ln_pre
+        self.transformer = vit.transformer
+        self.ln_post = vit.ln_post
+        self.proj = vit.proj
+
+        if num_inter_layers > 0:
+            num_tokens = self.grid_size[0] * self.grid_size[1] + 1
+            self.image_id_embedding = nn.Parameter(torch.zeros(2, self.width))
+            self.joint_positional_embedding = nn.Parameter(
+                torch.zeros(2 * num_tokens, self.width))
+            self.ln_joint = nn.LayerNorm(self.width)
+
+        if pretrained is not None:
+            self.load_clip_weights(pretrained, arch)
+        else:
+            self.init_new_parameters()
+        self._freeze_stages()
+
+    # ------------------------------------------------------------ weights
+
+    def init_new_parameters(self) -> None:
+        """Initialise the parameters CLIP does not have (see class doc)."""
+        if self.num_inter_layers == 0:
+            return
+        nn.init.normal_(self.image_id_embedding, std=0.02)
+        with torch.no_grad():
+            self.joint_positional_embedding.copy_(
+                self.positional_embedding.repeat(2, 1))  # [2(n+1), D]
+        nn.init.ones_(self.ln_joint.weight)
+        nn.init.zeros_(self.ln_joint.bias)
+
+    def load_clip_weights(self, pretrained: Union[str, dict],
+                          arch: Union[str, dict] = None) -> None:
+        """Load CLIP vision weights (see ``pretrained`` in the class doc)."""
+        source = pretrained if isinstance(pretrained, str) else 'state dict'
+        state = vision_state_dict(load_clip_state_dict(pretrained, arch))
+        if 'positional_embedding' in state:
+            pos = state['positional_embedding']
+            state['positional_embedding'] = interpolate_pos_embed(
+                pos, grid_of(pos.shape[0]), self.grid_size)
+        has_new = 'joint_positional_embedding' in state
+        if has_new and state['joint_positional_embedding'].shape != \
+                self.joint_positional_embedding.shape:
+            state['joint_positional_embedding'] = self._resize_joint_pos(
+                state['joint_positional_embedding'], self.grid_size)
+        load_tower_weights(self, state, source, new_params=_NEW_PARAMS)
+        if not has_new:
+            self.init_new_parameters()
+
+    def _freeze_stages(self) -> None:
+        if self.frozen_stages < 0:
+            return
+        frozen = [self.conv1, self.ln_pre,
+                  *self.transformer.resblocks[:self.frozen_stages]]
+        for module in frozen:
+            module.eval()
+            for param in module.parameters():
+                param.requires_grad = False
+        self.class_embedding.requires_grad = False
+        self.positional_embedding.requires_grad = False
+
+    def train(self, mode: bool = True):
+        super().train(mode)
+        self._freeze_stages()
+        return self
+
+    # ------------------------------------------------------------ forward
+
+    @staticmethod
+    def _resize_joint_pos(joint_pos: torch.Tensor,
+                          grid: Tuple[int, int]) -> torch.Tensor:
+        half = joint_pos.shape[0] // 2
+        first, second = joint_pos[:half], joint_pos[half:]
+        old = grid_of(half)
+        return torch.cat([interpolate_pos_embed(first, old, grid),
+                          interpolate_pos_embed(second, old, grid)])
+
+    def _pos_embeds(self, grid: Tuple[int, int]):
+        """Positional embeddings for a ``grid``, resized if it differs."""
+        pos = interpolate_pos_embed(self.positional_embedding, self.grid_size,
+                                    grid)
+        joint = None
+        if self.num_inter_layers > 0:
+            joint = self.joint_positional_embedding
+            if grid != self.grid_size:
+                joint = self._resize_joint_pos(joint, grid)
+        return pos, joint
+
+    def _run_block(self, block: nn.Module, x: torch.Tensor,
+                   attentions: Optional[list]) -> torch.Tensor:
+        if attentions is not None:
+            x, weights = _block_with_attention(block, x)
+            attentions.append(weights)
+            return x
+        if self.grad_checkpointing and self.training and x.requires_grad:
+            return checkpoint(block, x, use_reentrant=False)
+        return block(x)  # nn.MultiheadAttention, need_weights=False: SDPA
+
+    def forward(self,
+                img1: torch.Tensor,
+                img2: torch.Tensor,
+                return_attentions: bool = False):
+        """Encode a batch of image pairs.
+
+        Args:
+            img1 (Tensor): Before images ``[B, 3, H, W]``, normalised.
+            img2 (Tensor): After images ``[B, 3, H, W]``, normalised.
+            return_attentions (bool): Also return the attention maps
+                ``{'intra': [Tensor[B, 2, heads, n+1, n+1]] per intra block,
+                'inter': [Tensor[B, heads, 2(n+1), 2(n+1)]] per inter
+                block}``.
+
+        Returns:
+            Tensor ``[B, 2(n+1), D_out]`` (image 1's tokens, then image 2's;
+            CLS at 0 and n+1), and the attention dict if asked for.
+        """
+        if img1.shape != img2.shape:
+            raise ValueError(f'img1 {tuple(img1.shape)} and img2 '
+                             f'{tuple(img2.shape)} differ in shape')
+        B, _, H, W = img1.shape
+        ph, pw = self.patch_size
+        if H % ph or W % pw:
+            raise ValueError(f'input size {H}x{W} is not divisible by the '
+                             f'patch size {ph}x{pw}')
+        grid = (H // ph, W // pw)
+        pos, joint_pos = self._pos_embeds(grid)
+
+        x = torch.cat([img1, img2], dim=0)  # [2B, 3, H, W]
+        x = self.conv1(x)  # [2B, D, h, w]
+        x = x.flatten(2).transpose(1, 2)  # [2B, n, D]
+        cls = self.class_embedding.to(x.dtype).expand(2 * B, 1, -1)
+        x = torch.cat([cls, x], dim=1)  # [2B, n+1, D]
+        x = self.ln_pre(x + pos.to(x.dtype))
+        T = x.shape[1]  # n + 1
+
+        intra = [] if return_attentions else None
+        for block in self.transformer.resblocks[:self.num_intra_layers]:
+            x = self._run_block(block, x, intra)
+        x = x.reshape(2, B, T, -1)  # [2, B, n+1, D]: image index first
+
+        inter = [] if return_attentions else None
+        if self.num_inter_layers > 0:
+            e = self.image_id_embedding.to(x.dtype)
+            x = x + e[:, None, None, :]  # e1 / e2 on every token
+            x = x.transpose(0, 1).reshape(B, 2 * T, -1)  # [B, 2(n+1), D]
+            x = self.ln_joint(x + joint_pos.to(x.dtype))
+            for block in self.transformer.resblocks[self.num_intra_layers:]:
+                x = self._run_block(block, x, inter)
+        else:
+            x = x.transpose(0, 1).reshape(B, 2 * T, -1)  # [B, 2(n+1), D]
+
+        x = self.ln_post(x) @ self.proj.to(x.dtype)  # [B, 2(n+1), D_out]
+        if not return_attentions:
+            return x
+        intra = [a.reshape(2, B, *a.shape[1:]).transpose(0, 1)
+                 for a in intra]  # each [B, 2, heads, n+1, n+1]
+        return x, dict(intra=intra, inter=inter)
+
+    def pool(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Pair vector ``[B, D_out]``: mean of the two CLS tokens."""
+        num_tokens = tokens.shape[1] // 2  # n + 1
+        return (tokens[:, 0] + tokens[:, num_tokens]) / 2
+
+    def num_tokens(self, img_size: Optional[Tuple[int, int]] = None) -> int:
+        """Tokens per pair, ``2(n+1)``, for an input size (default: own)."""
+        grid = self.grid_size if img_size is None else (
+            img_size[0] // self.patch_size[0],
+            img_size[1] // self.patch_size[1])
+        return 2 * (grid[0] * grid[1] + 1)

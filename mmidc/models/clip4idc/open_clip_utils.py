@@ -1,1 +1,336 @@
-"""Placeholder: being written."""
+"""Building open_clip towers and loading CLIP weights into them.
+
+Every CLIP-derived module in this package keeps open_clip's parameter names,
+so a CLIP state dict loads after stripping one prefix:
+
+* vision tower: the keys under ``visual.`` (``visual.conv1.weight`` ->
+  ``conv1.weight``);
+* text tower: the top-level text keys (``token_embedding``,
+  ``positional_embedding``, ``transformer.*``, ``ln_final``,
+  ``text_projection``); open_clip's ``CustomTextCLIP`` layout (``text.*``) is
+  accepted too;
+* ``logit_scale``: the contrastive temperature.
+
+Accepted ``pretrained`` values (see :func:`load_clip_state_dict`):
+
+* a local file: ``.safetensors`` (read with safetensors) or ``.pt`` /
+  ``.pth`` / ``.bin`` (read with ``torch.load(weights_only=True)``) holding an
+  open_clip or OpenAI state dict (both use the same names);
+* an MMEngine checkpoint (a dict with a ``state_dict`` key). It is unwrapped,
+  a leading ``module.`` (DDP) is stripped, and a ``CLIP4IDCRetriever``
+  checkpoint is mapped back to CLIP names: ``backbone.X`` -> ``visual.X``,
+  ``text_encoder.X`` -> ``X``, ``head.logit_scale`` -> ``logit_scale``. The
+  backbone's own new parameters (image-id / joint positional embeddings) then
+  load as well, so an adaptation-stage checkpoint can seed the captioner;
+* an open_clip pretrained tag (``'openai'``, ``'laion2b_s34b_b79k'``, ...)
+  for a named ``arch``: downloaded through open_clip, so only where the hub
+  is reachable.
+
+OpenAI's own ``ViT-B-32.pt`` files are TorchScript archives: they are refused
+with a message pointing to ``tools/model_converters/
+openai_clip_to_safetensors.py``, which writes a plain safetensors state dict.
+OpenAI's weights were trained with QuickGELU: use open_clip's
+``'ViT-B-32-quickgelu'`` arch (or ``quick_gelu=True`` in a config dict).
+"""
+import copy
+import math
+import os
+import zipfile
+from typing import Dict, Optional, Sequence, Tuple, Union
+
+import torch
+import torch.nn.functional as F
+from mmengine.logging import print_log
+from torch import nn
+
+__all__ = [
+    'get_clip_config', 'build_clip_vision_tower', 'build_clip_text_tower',
+    'load_clip_state_dict', 'vision_state_dict', 'text_state_dict',
+    'load_tower_weights', 'interpolate_pos_embed', 'resolve_pretrained',
+    'grid_of'
+]
+
+ArchType = Union[str, dict]
+StateDict = Dict[str, torch.Tensor]
+
+_STATE_DICT_SUFFIXES = ('.safetensors', '.pt', '.pth', '.bin')
+_TEXT_PREFIXES = ('token_embedding.', 'positional_embedding',
+                  'transformer.', 'ln_final.', 'text_projection', 'attn_mask')
+# Vision-config options whose towers are not plain CLIP ViTs (different
+# modules or token layouts): refused rather than silently mis-built.
+_UNSUPPORTED_VISION = dict(
+    timm_model_name=None, attentional_pool=False, pool_type='tok',
+    final_ln_after_pool=False, patch_dropout=0., block_type=None,
+    qk_norm=False, scaled_cosine_attn=False, scale_heads=False,
+    scale_attn_inner=False, scale_attn=False, scale_fc=False)
+_UNSUPPORTED_TEXT = dict(
+    hf_model_name=None, embed_cls=False, no_causal_mask=False,
+    pool_type='argmax', proj_type='linear', proj_bias=False, block_type=None,
+    qk_norm=False, scaled_cosine_attn=False, scale_heads=False,
+    scale_attn_inner=False, scale_attn=False, scale_fc=False)
+
+
+def get_clip_config(arch: ArchType) -> dict:
+    """Return a copy of an open_clip model config.
+
+    Args:
+        arch (str | dict): An open_clip model name (``'ViT-B-32'``,
+            ``'ViT-B-16'``, ``'ViT-L-14'``, ``'ViT-B-32-quickgelu'``, ...) or a
+            config dict with open_clip's schema (``embed_dim``, ``vision_cfg``,
+            ``text_cfg``, optional ``quick_gelu``).
+    """
+    import open_clip
+    if isinstance(arch, str):
+        cfg = open_clip.get_model_config(arch)
+        if cfg is None:
+            vit_names = [m for m in open_clip.list_models() if 'ViT' in m]
+            raise ValueError(f'arch={arch!r} is not an open_clip model '
+                             f'config; known ViT configs: {vit_names[:12]} '
+                             '... (or pass a config dict)')
+        cfg['_name'] = arch
+    elif isinstance(arch, dict):
+        cfg = copy.deepcopy(dict(arch))
+    else:
+        raise TypeError(f'arch must be a model name or a config dict, got '
+                        f'{type(arch).__name__}')
+    for key in ('embed_dim', 'vision_cfg', 'text_cfg'):
+        if key not in cfg:
+            raise KeyError(f'arch config is missing the key {key!r} '
+                           '(open_clip schema: embed_dim, vision_cfg, '
+                           'text_cfg)')
+    return cfg
+
+
+def _check_options(cfg: dict, allowed: dict, where: str) -> None:
+    for key, plain in allowed.items():
+        if key in cfg and cfg[key] != plain:
+            raise ValueError(f'{where}.{key}={cfg[key]!r} is not supported '
+                             f'(only plain CLIP towers; expected {plain!r})')
+
+
+def build_clip_vision_tower(arch: ArchType,
+                            img_size: Optional[int] = None) -> nn.Module:
+    """Build open_clip's ``VisionTransformer`` for ``arch``.
+
+    Args:
+        arch (str | dict): See :func:`get_clip_config`.
+        img_size (int, optional): Input size; overrides the config's
+            ``image_size``. Must be divisible by the patch size.
+    """
+    from open_clip.model import CLIPVisionCfg, _build_vision_tower
+    cfg = get_clip_config(arch)
+    vision_cfg = dict(cfg['vision_cfg'])
+    if isinstance(vision_cfg.get('layers'), (list, tuple)):
+        raise ValueError('arch vision_cfg.layers is a tuple (a ResNet CLIP); '
+                         'only ViT towers are supported')
+    _check_options(vision_cfg, _UNSUPPORTED_VISION, 'arch vision_cfg')
+    if img_size is not None:
+        vision_cfg['image_size'] = img_size
+    patch = vision_cfg.get('patch_size', CLIPVisionCfg.patch_size)
+    size = vision_cfg.get('image_size', CLIPVisionCfg.image_size)
+    for side in (size if isinstance(size, (list, tuple)) else (size, )):
+        if side % patch:
+            raise ValueError(f'img_size={size} is not divisible by the '
+                             f'patch size {patch}')
+    return _build_vision_tower(cfg['embed_dim'], CLIPVisionCfg(**vision_cfg),
+                               quick_gelu=cfg.get('quick_gelu', False))
+
+
+def build_clip_text_tower(arch: ArchType) -> nn.Module:
+    """Build open_clip's ``TextTransformer`` for ``arch``.
+
+    Args:
+        arch (str | dict): See :func:`get_clip_config`.
+    """
+    from open_clip.model import CLIPTextCfg, _build_text_tower
+    cfg = get_clip_config(arch)
+    text_cfg = dict(cfg['text_cfg'])
+    _check_options(text_cfg, _UNSUPPORTED_TEXT, 'arch text_cfg')
+    return _build_text_tower(cfg['embed_dim'], CLIPTextCfg(**text_cfg),
+                             quick_gelu=cfg.get('quick_gelu', False))
+
+
+# ---------------------------------------------------------------- loading
+
+
+def _is_torchscript_archive(path: str) -> bool:
+    if not zipfile.is_zipfile(path):
+        return False
+    with zipfile.ZipFile(path) as archive:
+        names = archive.namelist()
+    return any(n.endswith('/constants.pkl') or '/code/' in n for n in names)
+
+
+def _read_state_dict_file(path: str) -> dict:
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f'pretrained checkpoint {path!r} not found')
+    if path.endswith('.safetensors'):
+        from safetensors.torch import load_file
+        return load_file(path, device='cpu')
+    if _is_torchscript_archive(path):
+        raise ValueError(
+            f'{path!r} is a TorchScript archive (the format of OpenAI\'s '
+            'CLIP downloads), which is not loaded on the training path. '
+            'Convert it once with `python tools/model_converters/'
+            f'openai_clip_to_safetensors.py {path} OUT.safetensors` and pass '
+            'OUT.safetensors as pretrained.')
+    try:
+        return torch.load(path, map_location='cpu', weights_only=True)
+    except Exception as err:  # unpickling refused / corrupt file
+        raise ValueError(
+            f'could not read {path!r} with torch.load(weights_only=True): '
+            f'{err}. Expected a state dict of tensors (.pt/.pth/.bin) or a '
+            '.safetensors file.') from err
+
+
+def _unwrap_checkpoint(ckpt: dict, path: str) -> StateDict:
+    if not isinstance(ckpt, dict):
+        raise ValueError(f'{path!r} holds a {type(ckpt).__name__}, not a '
+                         'state dict')
+    if 'state_dict' in ckpt and isinstance(ckpt['state_dict'], dict):
+        ckpt = ckpt['state_dict']  # MMEngine / open_clip training checkpoint
+    state = {}
+    for key, value in ckpt.items():
+        if key.startswith('module.'):
+            key = key[len('module.'):]
+        if key.startswith('backbone.'):
+            key = 'visual.' + key[len('backbone.'):]
+        elif key.startswith('text_encoder.'):
+            key = key[len('text_encoder.'):]
+        elif key == 'head.logit_scale':
+            key = 'logit_scale'
+        state[key] = value
+    bad = [k for k, v in state.items() if not isinstance(v, torch.Tensor)]
+    if bad:
+        raise ValueError(f'{path!r} is not a state dict of tensors: keys '
+                         f'{bad[:5]} hold other objects')
+    # open_clip's CustomTextCLIP layout keeps the text tower under ``text.``
+    if 'text.token_embedding.weight' in state:
+        state = {(k[len('text.'):] if k.startswith('text.') else k): v
+                 for k, v in state.items()}
+    for key in ('input_resolution', 'context_length', 'vocab_size'):
+        state.pop(key, None)  # OpenAI bookkeeping entries
+    return state
+
+
+def resolve_pretrained(pretrained: str, arch: ArchType) -> str:
+    """Return a local file for ``pretrained`` (a path or a pretrained tag)."""
+    if os.path.isfile(pretrained) or pretrained.endswith(_STATE_DICT_SUFFIXES):
+        return pretrained
+    import open_clip
+    if not isinstance(arch, str):
+        raise ValueError(f'pretrained={pretrained!r} is neither a file nor '
+                         'usable as an open_clip tag with a config-dict arch')
+    tags = open_clip.list_pretrained_tags_by_model(arch)
+    if pretrained not in tags:
+        raise ValueError(f'pretrained={pretrained!r}: no such file, and not '
+                         f'an open_clip tag for {arch!r} (tags: {tags})')
+    try:
+        path = open_clip.download_pretrained(
+            open_clip.get_pretrained_cfg(arch, pretrained))
+    except Exception as err:
+        raise RuntimeError(
+            f'could not download open_clip weights {arch}/{pretrained} '
+            f'({type(err).__name__}: {err}). Without hub access, download '
+            'the state dict elsewhere and pass its local path as '
+            'pretrained.') from err
+    if not path:
+        raise RuntimeError(f'open_clip has no download for {arch}/'
+                           f'{pretrained}')
+    return path
+
+
+def load_clip_state_dict(pretrained: Union[str, dict],
+                         arch: ArchType = None) -> StateDict:
+    """Load a full CLIP state dict with open_clip names.
+
+    Args:
+        pretrained (str | dict): A file path, an open_clip pretrained tag
+            (needs a named ``arch`` and hub access) or an already loaded
+            state dict. See the module docstring for the accepted formats.
+        arch (str | dict, optional): The arch, for pretrained tags.
+    """
+    if isinstance(pretrained, dict):
+        return _unwrap_checkpoint(pretrained, '<state dict>')
+    path = resolve_pretrained(str(pretrained), arch)
+    print_log(f'Loading CLIP weights from {path}', logger='current')
+    return _unwrap_checkpoint(_read_state_dict_file(path), path)
+
+
+def vision_state_dict(state: StateDict) -> StateDict:
+    """The ``visual.*`` entries of a CLIP state dict, prefix stripped."""
+    return {k[len('visual.'):]: v for k, v in state.items()
+            if k.startswith('visual.')}
+
+
+def text_state_dict(state: StateDict) -> StateDict:
+    """The text-tower entries of a CLIP state dict (top-level names)."""
+    return {k: v for k, v in state.items() if k.startswith(_TEXT_PREFIXES)}
+
+
+def interpolate_pos_embed(pos_embed: torch.Tensor, old_grid: Tuple[int, int],
+                          new_grid: Tuple[int, int]) -> torch.Tensor:
+    """Resize a ViT positional embedding ``[1 + h*w, D]`` to a new grid.
+
+    The CLS row is kept; the grid rows are resized bicubically (in fp32).
+    """
+    if tuple(old_grid) == tuple(new_grid):
+        return pos_embed
+    cls_pos, grid_pos = pos_embed[:1], pos_embed[1:]
+    dim = pos_embed.shape[-1]
+    grid_pos = grid_pos.float().reshape(1, *old_grid, dim)  # [1, h, w, D]
+    grid_pos = grid_pos.permute(0, 3, 1, 2)  # [1, D, h, w]
+    grid_pos = F.interpolate(grid_pos, size=tuple(new_grid), mode='bicubic',
+                             align_corners=False)  # [1, D, h', w']
+    grid_pos = grid_pos.permute(0, 2, 3, 1).reshape(-1, dim)  # [h'*w', D]
+    return torch.cat([cls_pos, grid_pos.to(pos_embed.dtype)], dim=0)
+
+
+def load_tower_weights(module: nn.Module,
+                       state: StateDict,
+                       source: str,
+                       new_params: Sequence[str] = ()) -> None:
+    """Load a tower's state dict, failing on missing CLIP keys.
+
+    Missing keys are an error naming them, except the module's own new
+    parameters (``new_params``, name prefixes), which keep their
+    initialisation when the checkpoint lacks them. Unexpected keys are
+    logged by name and ignored.
+
+    Args:
+        module (nn.Module): The tower.
+        state (dict): Its state dict (prefix already stripped).
+        source (str): Where the weights come from, for messages.
+        new_params (Sequence[str]): Names of parameters that are not CLIP's.
+    """
+    own = module.state_dict()
+    missing = [k for k in own if k not in state
+               and not k.startswith(tuple(new_params))]
+    if missing:
+        raise KeyError(f'{source} lacks CLIP weights for '
+                       f'{type(module).__name__}: missing keys {missing}')
+    unexpected = [k for k in state if k not in own]
+    if unexpected:
+        print_log(f'{type(module).__name__}: ignoring unexpected keys from '
+                  f'{source}: {unexpected}', logger='current', level=30)
+    shapes = [f'{k}: checkpoint {tuple(state[k].shape)} vs model '
+              f'{tuple(own[k].shape)}' for k in own
+              if k in state and state[k].shape != own[k].shape]
+    if shapes:
+        raise ValueError(f'{source}: shape mismatch for '
+                         f'{type(module).__name__}: {shapes}')
+    loadable = {k: v for k, v in state.items() if k in own}
+    module.load_state_dict(loadable, strict=False)
+    skipped = [k for k in own if k not in state]
+    if skipped:
+        print_log(f'{type(module).__name__}: new parameters not in {source} '
+                  f'(kept at init): {skipped}', logger='current')
+
+
+def grid_of(num_tokens: int) -> Tuple[int, int]:
+    """Square grid for ``num_tokens`` positional rows (CLS included)."""
+    side = math.isqrt(num_tokens - 1)
+    if side * side != num_tokens - 1:
+        raise ValueError(f'positional embedding with {num_tokens} rows is '
+                         'not a square grid plus CLS')
+    return side, side
