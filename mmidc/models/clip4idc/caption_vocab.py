@@ -1,1 +1,249 @@
-"""Placeholder: being written."""
+"""The caption head's output vocabulary: CLIP's BPE ids, all or a subset.
+
+Captions are tokenised with open_clip's BPE tokenizer (``<start_of_text>`` =
+49406, ``<end_of_text>`` = 49407, pad 0). A Transformer captioner trained from
+scratch on one data set uses a few hundred of the 49,408 BPE ids, and the full
+softmax is a large share of its compute. :class:`CaptionVocab` maps CLIP ids to
+*compact* ids (the rows of the head's word embedding) and back.
+
+Compact layout of a restricted vocabulary::
+
+    0 -> pad (CLIP 0)   1 -> unk (no CLIP id, -1)   2.. -> sorted CLIP ids
+                                                         (sot and eot included)
+
+A full vocabulary is the identity (compact id == CLIP id, no unk).
+
+The CLIP ids live in a persistent buffer, so a checkpoint of the head holds
+its vocabulary. How the vocabulary reaches the head (see
+``TransformerCaptionHead(vocab=...)``):
+
+* ``None``: full CLIP vocabulary.
+* a path: a ``.json`` list of CLIP ids written by :meth:`CaptionVocab.save`, or
+  a checkpoint (``.pth``/``.safetensors``) whose state dict holds a
+  ``*vocab.clip_ids`` buffer (a trained model is self-contained).
+* ``dict(captions_from=<dataset cfg>, cache_file=None)``: built in the model's
+  constructor from the training data set's ``gt_captions`` (annotations only,
+  no images), written to ``cache_file`` when given and read from it next time.
+"""
+import json
+import os
+import os.path as osp
+import re
+from functools import lru_cache
+from typing import Iterable, List, Optional, Sequence, Union
+
+import torch
+from mmengine.logging import print_log
+from torch import nn
+
+__all__ = ['CaptionVocab', 'build_caption_vocab', 'build_vocab_from_cfg',
+           'CLIP_VOCAB_SIZE', 'SOT_ID', 'EOT_ID', 'PAD_ID']
+
+CLIP_VOCAB_SIZE = 49408
+SOT_ID = 49406
+EOT_ID = 49407
+PAD_ID = 0
+UNK_CLIP_ID = -1  # the restricted vocab's unk has no CLIP id
+
+
+@lru_cache(maxsize=1)
+def clip_tokenizer():
+    """open_clip's BPE tokenizer (built once; reading the merges takes ~0.3 s)."""
+    from open_clip.tokenizer import SimpleTokenizer
+    return SimpleTokenizer()
+
+
+class CaptionVocab(nn.Module):
+    """Mapping between CLIP BPE ids and the caption head's compact ids.
+
+    Args:
+        clip_ids (Sequence[int], optional): CLIP ids of the restricted
+            vocabulary, in any order (pad/unk/sot/eot are added). ``None``
+            means the full CLIP vocabulary.
+    """
+
+    def __init__(self, clip_ids: Optional[Sequence[int]] = None):
+        super().__init__()
+        self.is_full = clip_ids is None
+        if self.is_full:
+            table = torch.arange(CLIP_VOCAB_SIZE)
+            self.unk_id = None
+        else:
+            ids = sorted(set(int(i) for i in clip_ids) - {PAD_ID} | {SOT_ID, EOT_ID})
+            bad = [i for i in ids if not 0 < i < CLIP_VOCAB_SIZE]
+            if bad:
+                raise ValueError(f'CaptionVocab: CLIP ids out of range [0, '
+                                 f'{CLIP_VOCAB_SIZE}): {bad[:10]}')
+            table = torch.tensor([PAD_ID, UNK_CLIP_ID] + ids)
+            self.unk_id = 1
+        self.register_buffer('clip_ids', table)  # [V] compact -> CLIP
+        self.register_buffer('compact_of_clip', self._inverse(table),
+                             persistent=False)  # [49408] CLIP -> compact
+        self.pad_id = PAD_ID
+        self.sot_id = self.to_compact_id(SOT_ID)
+        self.eot_id = self.to_compact_id(EOT_ID)
+
+    def _inverse(self, table: torch.Tensor) -> torch.Tensor:
+        unk = 1 if not self.is_full else 0
+        inverse = torch.full((CLIP_VOCAB_SIZE, ), unk, dtype=torch.long)
+        valid = table >= 0
+        inverse[table[valid]] = torch.arange(len(table))[valid]
+        return inverse
+
+    def __len__(self) -> int:
+        return len(self.clip_ids)
+
+    def extra_repr(self) -> str:
+        return 'full CLIP vocabulary' if self.is_full else f'{len(self)} tokens'
+
+    def to_compact_id(self, clip_id: int) -> int:
+        return int(self.compact_of_clip[clip_id])
+
+    def to_compact(self, clip_ids: torch.Tensor) -> torch.Tensor:
+        """CLIP ids (any shape) -> compact ids; ids outside the vocab -> unk."""
+        if self.is_full:
+            return clip_ids
+        return self.compact_of_clip.to(clip_ids.device)[clip_ids]
+
+    def to_clip(self, compact_ids: torch.Tensor) -> torch.Tensor:
+        """Compact ids (any shape) -> CLIP ids (unk -> -1)."""
+        if self.is_full:
+            return compact_ids
+        return self.clip_ids.to(compact_ids.device)[compact_ids]
+
+    # ------------------------------------------------------------ persistence
+    def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
+        key = prefix + 'clip_ids'
+        if key in state_dict and not torch.equal(state_dict[key].cpu(),
+                                                 self.clip_ids.cpu()):
+            raise RuntimeError(
+                f'{key}: the checkpoint was trained with a different caption '
+                f'vocabulary ({len(state_dict[key])} ids, this head has '
+                f'{len(self)}). Build the head with vocab=<that checkpoint> '
+                'or the vocab file used in training.')
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
+
+    def save(self, path: str) -> None:
+        """Write the restricted vocabulary's CLIP ids as a JSON list."""
+        if self.is_full:
+            raise ValueError('CaptionVocab.save: the full vocabulary needs no file')
+        ids = [i for i in self.clip_ids.tolist() if i > 0]
+        os.makedirs(osp.dirname(osp.abspath(path)), exist_ok=True)
+        tmp = f'{path}.tmp{os.getpid()}'
+        with open(tmp, 'w') as f:
+            json.dump(ids, f)
+        os.replace(tmp, path)  # atomic: several ranks may write the same file
+
+    @classmethod
+    def from_file(cls, path: str) -> 'CaptionVocab':
+        """Read a ``.json`` id list or the vocab buffer of a checkpoint."""
+        if not osp.isfile(path):
+            raise FileNotFoundError(f'caption vocab file not found: {path}')
+        if path.endswith('.json'):
+            with open(path) as f:
+                ids = json.load(f)
+            if not isinstance(ids, list) or not all(isinstance(i, int) for i in ids):
+                raise ValueError(f'{path}: expected a JSON list of CLIP token ids')
+            return cls(ids)
+        if path.endswith('.safetensors'):
+            from safetensors.torch import load_file
+            state = load_file(path)
+        else:
+            state = torch.load(path, map_location='cpu', weights_only=True)
+            state = state.get('state_dict', state)
+        keys = [k for k in state if k.endswith('vocab.clip_ids')]
+        if len(keys) != 1:
+            raise KeyError(f'{path}: expected one "*vocab.clip_ids" entry in the '
+                           f'state dict, found {keys}')
+        ids = state[keys[0]].tolist()
+        if len(ids) == CLIP_VOCAB_SIZE and ids[1] == 1:
+            return cls(None)
+        return cls([i for i in ids if i > 0])
+
+    # --------------------------------------------------------------- decoding
+    def decode(self, clip_ids: Union[torch.Tensor, Sequence[int]]) -> str:
+        """CLIP ids of one caption -> text, stopping at end-of-text.
+
+        Pad, start/end-of-text and unk are dropped; spaces are collapsed and
+        removed before punctuation.
+        """
+        ids = clip_ids.tolist() if torch.is_tensor(clip_ids) else list(clip_ids)
+        if EOT_ID in ids:
+            ids = ids[:ids.index(EOT_ID)]
+        ids = [i for i in ids if 0 < i < SOT_ID]
+        text = clip_tokenizer().decode(ids)
+        text = re.sub(r'\s+', ' ', text).strip()
+        return re.sub(r' ([.,!?;:])', r'\1', text)
+
+
+def _iter_captions(source) -> Iterable:
+    """Yield str captions or token tensors from the accepted sources."""
+    if hasattr(source, 'get_data_info') and hasattr(source, '__len__'):
+        for i in range(len(source)):
+            yield from source.get_data_info(i)['gt_captions']
+    elif torch.is_tensor(source):
+        yield source
+    else:
+        for item in source:
+            if isinstance(item, (list, tuple)):
+                yield from item
+            else:
+                yield item
+
+
+def build_caption_vocab(source) -> CaptionVocab:
+    """Build a restricted vocabulary from the captions a model trains on.
+
+    Args:
+        source: an MMEngine data set whose data infos hold ``gt_captions``, a
+            list of caption strings (or of lists of strings), or token tensors
+            (CLIP ids, any shape, e.g. ``text_tokens`` ``[N, L]``).
+
+    Returns:
+        CaptionVocab: every CLIP id that occurs, plus pad/unk/sot/eot.
+    """
+    tokenizer = clip_tokenizer()
+    ids = set()
+    num_captions = 0
+    for caption in _iter_captions(source):
+        if torch.is_tensor(caption):
+            ids.update(caption.flatten().tolist())
+        elif isinstance(caption, str):
+            ids.update(tokenizer.encode(caption))
+        else:
+            raise TypeError('build_caption_vocab: expected captions (str) or '
+                            f'token tensors, got {type(caption).__name__}')
+        num_captions += 1
+    if num_captions == 0:
+        raise ValueError('build_caption_vocab: no captions in the source')
+    vocab = CaptionVocab(ids)
+    print_log(f'caption vocabulary: {len(vocab)} tokens from {num_captions} '
+              'captions', logger='current')
+    return vocab
+
+
+def build_vocab_from_cfg(vocab) -> CaptionVocab:
+    """Resolve the head's ``vocab`` option (see the module docstring)."""
+    if vocab is None:
+        return CaptionVocab(None)
+    if isinstance(vocab, CaptionVocab):
+        return vocab
+    if isinstance(vocab, str):
+        return CaptionVocab.from_file(vocab)
+    if isinstance(vocab, dict) and 'captions_from' in vocab:
+        unknown = set(vocab) - {'captions_from', 'cache_file'}
+        if unknown:
+            raise KeyError(f'vocab: unknown keys {sorted(unknown)}')
+        cache_file = vocab.get('cache_file')
+        if cache_file and osp.isfile(cache_file):
+            return CaptionVocab.from_file(cache_file)
+        dataset = vocab['captions_from']
+        if isinstance(dataset, dict):
+            from mmidc.registry import DATASETS
+            dataset = DATASETS.build(dataset)
+        built = build_caption_vocab(dataset)
+        if cache_file:
+            built.save(cache_file)
+        return built
+    raise TypeError('vocab: expected None, a file path, a CaptionVocab or '
+                    f'dict(captions_from=..., cache_file=...), got {vocab!r}')

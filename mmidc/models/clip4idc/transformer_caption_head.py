@@ -1,1 +1,397 @@
-"""Placeholder: being written."""
+"""TransformerCaptionHead: the captioning Transformer trained from scratch.
+
+Encoder over the backbone's pair tokens, decoder over caption tokens, pre-LN
+blocks with ``F.scaled_dot_product_attention``. Decoding (greedy, beam) keeps
+a key/value cache: the self-attention K/V of every decoder layer grows by one
+position per step, the cross-attention K/V of the memory is computed once.
+``use_cache=False`` recomputes the decoder over the whole prefix at each step.
+"""
+import math
+from dataclasses import dataclass
+from typing import Dict, List, Optional
+
+import torch
+import torch.nn.functional as F
+from mmengine.model import BaseModule
+from torch import nn
+
+from mmidc.registry import MODELS
+from .caption_vocab import CaptionVocab, build_vocab_from_cfg
+
+__all__ = ['TransformerCaptionHead', 'CaptionDecodeOutput']
+
+
+@dataclass
+class CaptionDecodeOutput:
+    """Result of decoding a batch.
+
+    ``tokens``: CLIP ids ``[B, T]`` (no start token; end-of-text included
+    where reached, pad 0 after it). ``mean_logprob``: ``[B]`` mean
+    log-probability per generated token. ``score``: ``[B]`` the ranking score
+    (greedy: the mean log-prob; beam: sum of log-probs / length**penalty).
+    """
+    tokens: torch.Tensor
+    mean_logprob: torch.Tensor
+    score: torch.Tensor
+
+
+class Attention(nn.Module):
+    """Multi-head attention with separate query and key/value inputs."""
+
+    def __init__(self, dim: int, num_heads: int, dropout: float):
+        super().__init__()
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.q_proj = nn.Linear(dim, dim)
+        self.kv_proj = nn.Linear(dim, 2 * dim)
+        self.out_proj = nn.Linear(dim, dim)
+
+    def split_heads(self, x: torch.Tensor) -> torch.Tensor:
+        B, T, C = x.shape
+        # [B, T, C] -> [B, h, T, C/h]
+        return x.view(B, T, self.num_heads, C // self.num_heads).transpose(1, 2)
+
+    def key_value(self, x: torch.Tensor):
+        k, v = self.kv_proj(x).chunk(2, dim=-1)  # 2 x [B, T, C]
+        return self.split_heads(k), self.split_heads(v)  # 2 x [B, h, T, C/h]
+
+    def forward(self, x, k, v, is_causal: bool = False) -> torch.Tensor:
+        q = self.split_heads(self.q_proj(x))  # [B, h, Tq, C/h]
+        y = F.scaled_dot_product_attention(
+            q, k.to(q.dtype), v.to(q.dtype), is_causal=is_causal,
+            dropout_p=self.dropout if self.training else 0.0)  # [B, h, Tq, C/h]
+        B, _, Tq, _ = y.shape
+        y = y.transpose(1, 2).reshape(B, Tq, -1)  # [B, Tq, C]
+        return self.out_proj(y)
+
+
+class FeedForward(nn.Sequential):
+
+    def __init__(self, dim: int, hidden: int, dropout: float):
+        super().__init__(
+            nn.Linear(dim, hidden), nn.GELU(), nn.Dropout(dropout),
+            nn.Linear(hidden, dim))
+
+
+class EncoderLayer(nn.Module):
+    """Pre-LN self-attention + feed-forward block."""
+
+    def __init__(self, dim: int, num_heads: int, ffn_dim: int, dropout: float):
+        super().__init__()
+        self.ln_attn = nn.LayerNorm(dim)
+        self.attn = Attention(dim, num_heads, dropout)
+        self.ln_ffn = nn.LayerNorm(dim)
+        self.ffn = FeedForward(dim, ffn_dim, dropout)
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.ln_attn(x)
+        x = x + self.drop(self.attn(h, *self.attn.key_value(h)))
+        return x + self.drop(self.ffn(self.ln_ffn(x)))
+
+
+class DecoderLayer(nn.Module):
+    """Pre-LN causal self-attention, cross-attention and feed-forward block.
+
+    With ``cache`` (a dict) the self-attention keys/values of earlier
+    positions are read from it and the new ones appended; the cross-attention
+    keys/values are taken from ``cross_kv``.
+    """
+
+    def __init__(self, dim: int, num_heads: int, ffn_dim: int, dropout: float):
+        super().__init__()
+        self.ln_self = nn.LayerNorm(dim)
+        self.self_attn = Attention(dim, num_heads, dropout)
+        self.ln_cross = nn.LayerNorm(dim)
+        self.cross_attn = Attention(dim, num_heads, dropout)
+        self.ln_ffn = nn.LayerNorm(dim)
+        self.ffn = FeedForward(dim, ffn_dim, dropout)
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, x, cross_kv, cache: Optional[dict] = None):
+        h = self.ln_self(x)
+        k, v = self.self_attn.key_value(h)  # 2 x [B, h, t, C/h]
+        if cache is not None:
+            if 'k' in cache:  # append the new position(s) to the cache
+                k = torch.cat([cache['k'], k], dim=2)  # [B, h, T, C/h]
+                v = torch.cat([cache['v'], v], dim=2)
+            cache['k'], cache['v'] = k, v
+        # one query against all cached keys needs no mask; a full prefix does
+        causal = x.shape[1] > 1
+        x = x + self.drop(self.self_attn(h, k, v, is_causal=causal))
+        x = x + self.drop(self.cross_attn(self.ln_cross(x), *cross_kv))
+        return x + self.drop(self.ffn(self.ln_ffn(x)))
+
+
+@MODELS.register_module()
+class TransformerCaptionHead(BaseModule):
+    """Captioning Transformer over the backbone's pair tokens.
+
+    Args:
+        memory_dim (int): width of the backbone tokens (CLIP4IDC: the
+            projection width, 512 for ViT-B/32). Projected to ``hidden`` when
+            different.
+        hidden (int): model width. Defaults to 512.
+        num_heads (int): attention heads. Defaults to 8.
+        num_encoder_layers (int): encoder layers over the memory. Defaults to 3.
+        num_decoder_layers (int): decoder layers. Defaults to 3.
+        ffn_ratio (int): feed-forward width / hidden. Defaults to 4.
+        dropout (float): dropout everywhere. Defaults to 0.1.
+        max_length (int): caption context length (start token included);
+            also the decoding limit. Defaults to 32.
+        max_memory_tokens (int): size of the learned memory positional
+            embedding; the backbone's token count 2(n+1) must not exceed it
+            (ViT-B/32 at 224 px: 100). Defaults to 100.
+        use_segment_embedding (bool): add a learned before/after embedding to
+            the first / second half of the memory tokens. Defaults to True.
+        vocab: output vocabulary: ``None`` (full CLIP BPE, 49,408 ids), a
+            file path or ``dict(captions_from=..., cache_file=...)``; see
+            :mod:`mmidc.models.clip4idc.caption_vocab`.
+        label_smoothing (float): cross-entropy label smoothing. Defaults to 0.
+        init_cfg (dict, optional): MMEngine init config.
+    """
+
+    def __init__(self,
+                 memory_dim: int = 512,
+                 hidden: int = 512,
+                 num_heads: int = 8,
+                 num_encoder_layers: int = 3,
+                 num_decoder_layers: int = 3,
+                 ffn_ratio: int = 4,
+                 dropout: float = 0.1,
+                 max_length: int = 32,
+                 max_memory_tokens: int = 100,
+                 use_segment_embedding: bool = True,
+                 vocab=None,
+                 label_smoothing: float = 0.0,
+                 init_cfg: Optional[dict] = None):
+        super().__init__(init_cfg=init_cfg)
+        if hidden % num_heads:
+            raise ValueError(f'hidden ({hidden}) must be divisible by '
+                             f'num_heads ({num_heads})')
+        if max_length < 2:
+            raise ValueError(f'max_length must be >= 2, got {max_length}')
+        if not 0.0 <= label_smoothing < 1.0:
+            raise ValueError(f'label_smoothing must be in [0, 1), got {label_smoothing}')
+        self.max_length = max_length
+        self.max_memory_tokens = max_memory_tokens
+        self.label_smoothing = label_smoothing
+        self.vocab: CaptionVocab = build_vocab_from_cfg(vocab)
+
+        self.memory_proj = (nn.Linear(memory_dim, hidden)
+                            if memory_dim != hidden else nn.Identity())
+        self.memory_pos = nn.Parameter(torch.zeros(max_memory_tokens, hidden))
+        self.segment_embed = (nn.Parameter(torch.zeros(2, hidden))
+                              if use_segment_embedding else None)
+        self.encoder = nn.ModuleList(
+            EncoderLayer(hidden, num_heads, ffn_ratio * hidden, dropout)
+            for _ in range(num_encoder_layers))
+        self.ln_memory = nn.LayerNorm(hidden)
+
+        self.word_embed = nn.Embedding(len(self.vocab), hidden)
+        self.word_pos = nn.Parameter(torch.zeros(max_length, hidden))
+        self.decoder = nn.ModuleList(
+            DecoderLayer(hidden, num_heads, ffn_ratio * hidden, dropout)
+            for _ in range(num_decoder_layers))
+        self.ln_out = nn.LayerNorm(hidden)
+        self.drop = nn.Dropout(dropout)
+        self._init_parameters()
+
+    def _init_parameters(self):
+        for name, p in self.named_parameters():
+            if p.dim() > 1:
+                nn.init.normal_(p, std=0.02)
+            elif name.endswith('bias'):
+                nn.init.zeros_(p)
+
+    # ---------------------------------------------------------------- forward
+    def encode(self, memory: torch.Tensor) -> torch.Tensor:
+        """Backbone tokens ``[B, T, memory_dim]`` -> encoded ``[B, T, hidden]``."""
+        B, T, _ = memory.shape
+        if T > self.max_memory_tokens:
+            raise ValueError(f'{T} memory tokens exceed max_memory_tokens='
+                             f'{self.max_memory_tokens}; raise it in the head config')
+        x = self.memory_proj(memory) + self.memory_pos[:T]  # [B, T, H]
+        if self.segment_embed is not None:
+            if T % 2:
+                raise ValueError(f'segment embedding needs an even number of '
+                                 f'memory tokens (two images), got {T}')
+            segment = torch.arange(T, device=x.device) >= T // 2  # [T]
+            x = x + self.segment_embed[segment.long()]  # [B, T, H]
+        x = self.drop(x)
+        for layer in self.encoder:
+            x = layer(x)
+        return self.ln_memory(x)
+
+    def cross_kv(self, encoded: torch.Tensor) -> List[tuple]:
+        """Cross-attention keys/values of every decoder layer (once per batch)."""
+        return [layer.cross_attn.key_value(encoded) for layer in self.decoder]
+
+    def decode_step(self, tokens, cross_kv, caches=None, start: int = 0):
+        """Logits for compact ``tokens`` ``[B, t]`` at positions start..start+t.
+
+        Returns ``[B, t, V]``. With ``caches`` (one dict per layer), earlier
+        positions come from the caches and ``tokens`` are the new ones only.
+        """
+        t = tokens.shape[1]
+        x = self.word_embed(tokens) + self.word_pos[start:start + t]  # [B, t, H]
+        x = self.drop(x)
+        for i, layer in enumerate(self.decoder):
+            x = layer(x, cross_kv[i], None if caches is None else caches[i])
+        x = self.ln_out(x)
+        return x @ self.word_embed.weight.to(x.dtype).t()  # [B, t, V], tied
+
+    def forward(self, memory: torch.Tensor, text_tokens: torch.Tensor):
+        """Teacher-forced logits ``[B, L-1, V]`` for CLIP ``text_tokens`` ``[B, L]``."""
+        tokens = self.vocab.to_compact(self._check_tokens(text_tokens))
+        encoded = self.encode(memory)
+        return self.decode_step(tokens[:, :-1], self.cross_kv(encoded))
+
+    def _check_tokens(self, text_tokens: torch.Tensor) -> torch.Tensor:
+        if text_tokens.dim() != 2:
+            raise ValueError('text_tokens must be [B, L] (one caption per pair), '
+                             f'got shape {tuple(text_tokens.shape)}')
+        if text_tokens.shape[1] > self.max_length:
+            raise ValueError(f'text_tokens length {text_tokens.shape[1]} exceeds '
+                             f'max_length={self.max_length}')
+        return text_tokens
+
+    def loss(self, memory: torch.Tensor, text_tokens: torch.Tensor) -> Dict:
+        """Cross-entropy of the next token, padding ignored.
+
+        Args:
+            memory (Tensor): backbone tokens ``[B, T, memory_dim]``.
+            text_tokens (Tensor): CLIP ids ``[B, L]``, ``<sot> ... <eot> 0 0``.
+
+        Returns:
+            dict: ``loss_caption`` and ``accuracy`` (next-token, non-pad).
+        """
+        return self.loss_from_logits(self(memory, text_tokens), text_tokens)
+
+    def loss_from_logits(self, logits: torch.Tensor, text_tokens: torch.Tensor) -> Dict:
+        """The loss of :meth:`loss` from teacher-forced ``logits`` ``[B, L-1, V]``."""
+        logits = logits.float()
+        targets = self.vocab.to_compact(text_tokens[:, 1:])  # [B, L-1]
+        loss = F.cross_entropy(
+            logits.flatten(0, 1), targets.flatten(),  # [B*(L-1), V], [B*(L-1)]
+            ignore_index=self.vocab.pad_id,
+            label_smoothing=self.label_smoothing)
+        valid = targets != self.vocab.pad_id
+        accuracy = (logits.argmax(-1) == targets)[valid].float().mean()
+        return dict(loss_caption=loss, accuracy=accuracy.detach())
+
+    # --------------------------------------------------------------- decoding
+    def _log_probs(self, logits: torch.Tensor) -> torch.Tensor:
+        """Next-token log-probs ``[N, V]``; pad, start and unk never generated."""
+        logits = logits.float()
+        banned = [self.vocab.pad_id, self.vocab.sot_id]
+        if self.vocab.unk_id is not None:
+            banned.append(self.vocab.unk_id)
+        logits[:, banned] = float('-inf')
+        return logits.log_softmax(-1)
+
+    def _start(self, memory: torch.Tensor, repeat: int, use_cache: bool):
+        encoded = self.encode(memory)  # [B, T, H]
+        encoded = encoded.repeat_interleave(repeat, dim=0)  # [B*repeat, T, H]
+        cross_kv = self.cross_kv(encoded)
+        caches = [dict() for _ in self.decoder] if use_cache else None
+        tokens = torch.full((encoded.shape[0], 1), self.vocab.sot_id,
+                            dtype=torch.long, device=memory.device)  # [N, 1]
+        return tokens, cross_kv, caches
+
+    def _next_logits(self, tokens, cross_kv, caches):
+        """Logits ``[N, V]`` of the position after ``tokens`` ``[N, t]``."""
+        if caches is None:  # recompute the decoder over the whole prefix
+            return self.decode_step(tokens, cross_kv)[:, -1]
+        t = tokens.shape[1]
+        return self.decode_step(tokens[:, -1:], cross_kv, caches, start=t - 1)[:, 0]
+
+    @torch.no_grad()
+    def greedy_decode(self, memory: torch.Tensor, max_length: Optional[int] = None,
+                      use_cache: bool = True) -> CaptionDecodeOutput:
+        """Greedy decoding, each sequence stopping at its end-of-text.
+
+        Args:
+            memory (Tensor): backbone tokens ``[B, T, memory_dim]``.
+            max_length (int, optional): context length incl. the start token
+                (at most ``max_length - 1`` generated). Defaults to the head's.
+            use_cache (bool): key/value cache; ``False`` recomputes the prefix.
+        """
+        max_length = min(max_length or self.max_length, self.max_length)
+        tokens, cross_kv, caches = self._start(memory, 1, use_cache)
+        B = tokens.shape[0]
+        sum_logprob = memory.new_zeros(B, dtype=torch.float)
+        length = torch.zeros(B, dtype=torch.long, device=memory.device)
+        done = torch.zeros(B, dtype=torch.bool, device=memory.device)
+        for _ in range(max_length - 1):
+            log_probs = self._log_probs(self._next_logits(tokens, cross_kv, caches))
+            logprob, word = log_probs.max(-1)  # [B], [B]
+            word = word.masked_fill(done, self.vocab.pad_id)
+            sum_logprob += logprob.masked_fill(done, 0.0)
+            length += (~done).long()
+            tokens = torch.cat([tokens, word[:, None]], dim=1)  # [B, t+1]
+            done |= word == self.vocab.eot_id
+            if done.all():
+                break
+        mean_logprob = sum_logprob / length.clamp(min=1)
+        return CaptionDecodeOutput(self.vocab.to_clip(tokens[:, 1:]), mean_logprob,
+                                   mean_logprob)
+
+    @torch.no_grad()
+    def beam_search(self, memory: torch.Tensor, beam_size: int = 3,
+                    length_penalty: float = 1.0, max_length: Optional[int] = None,
+                    use_cache: bool = True) -> CaptionDecodeOutput:
+        """Beam search; a beam that emits end-of-text is frozen.
+
+        Beams are ranked by their sum of log-probs while searching; the final
+        pick maximises ``sum_logprob / length ** length_penalty`` (length
+        counts generated tokens, end-of-text included). ``beam_size=1`` is
+        greedy decoding.
+        """
+        if beam_size < 1:
+            raise ValueError(f'beam_size must be >= 1, got {beam_size}')
+        max_length = min(max_length or self.max_length, self.max_length)
+        K = beam_size
+        tokens, cross_kv, caches = self._start(memory, K, use_cache)  # [B*K, 1]
+        B = memory.shape[0]
+        device = memory.device
+        beam_logprob = torch.full((B, K), float('-inf'), device=device)
+        beam_logprob[:, 0] = 0.0  # all beams start equal: keep one
+        length = torch.zeros(B, K, dtype=torch.long, device=device)
+        done = torch.zeros(B, K, dtype=torch.bool, device=device)
+        for _ in range(max_length - 1):
+            log_probs = self._log_probs(self._next_logits(tokens, cross_kv, caches))
+            V = log_probs.shape[-1]
+            log_probs = log_probs.view(B, K, V)  # [B, K, V]
+            # a finished beam continues only with pad, at no cost
+            frozen = torch.full_like(log_probs[0, 0], float('-inf'))
+            frozen[self.vocab.pad_id] = 0.0
+            log_probs = torch.where(done[..., None], frozen, log_probs)
+            candidates = (beam_logprob[..., None] + log_probs).view(B, K * V)
+            beam_logprob, index = candidates.topk(K, dim=-1)  # [B, K] each
+            parent, word = index // V, index % V  # [B, K] each
+            flat_parent = (parent + torch.arange(B, device=device)[:, None] * K).view(-1)
+            tokens = torch.cat([tokens[flat_parent], word.view(-1, 1)], dim=1)  # [B*K, t+1]
+            if caches is not None:
+                for cache in caches:
+                    cache['k'] = cache['k'][flat_parent]
+                    cache['v'] = cache['v'][flat_parent]
+            was_done = done.gather(1, parent)
+            length = length.gather(1, parent) + (~was_done).long()
+            done = was_done | (word == self.vocab.eot_id)
+            if done.all():
+                break
+        score = beam_logprob / length.clamp(min=1).float() ** length_penalty  # [B, K]
+        best = score.argmax(-1)  # [B]
+        pick = torch.arange(B, device=device) * K + best  # [B]
+        chosen_length = length.gather(1, best[:, None])[:, 0].clamp(min=1)
+        mean_logprob = beam_logprob.gather(1, best[:, None])[:, 0] / chosen_length
+        tokens = tokens[pick, 1:]  # [B, t]
+        tokens = tokens[:, :int(chosen_length.max())]  # drop all-pad columns
+        return CaptionDecodeOutput(
+            self.vocab.to_clip(tokens), mean_logprob,
+            score.gather(1, best[:, None])[:, 0])
+
+    def decode_text(self, tokens: torch.Tensor) -> List[str]:
+        """CLIP ids ``[B, T]`` -> list of B caption strings."""
+        return [self.vocab.decode(row) for row in tokens.cpu()]

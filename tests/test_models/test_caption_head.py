@@ -1,0 +1,133 @@
+import pytest
+import torch
+
+from mmidc.models.clip4idc.caption_vocab import EOT_ID, SOT_ID, build_caption_vocab, clip_tokenizer
+from mmidc.registry import MODELS
+
+CAPTIONS = ['the red cube changed to blue', 'there is no change',
+            'the small sphere has been added', 'the cylinder moved']
+B, T, D = 4, 10, 24  # pairs, memory tokens, memory width
+
+
+def tiny_head(**kwargs):
+    cfg = dict(type='TransformerCaptionHead', memory_dim=D, hidden=32, num_heads=4,
+               num_encoder_layers=1, num_decoder_layers=2, max_length=12,
+               max_memory_tokens=T, dropout=0.0)
+    cfg.update(kwargs)
+    return MODELS.build(cfg)
+
+
+def tokens_of(captions, length=12):
+    return clip_tokenizer()(captions, context_length=length)  # [N, length]
+
+
+def test_builds_with_paper_defaults():
+    head = MODELS.build(dict(type='TransformerCaptionHead', memory_dim=768))
+    assert len(head.encoder) == 3 and len(head.decoder) == 3
+    assert head.word_embed.num_embeddings == 49408
+    assert head.memory_proj.out_features == 512
+    with pytest.raises(ValueError, match='num_heads'):
+        MODELS.build(dict(type='TransformerCaptionHead', hidden=30, num_heads=8))
+
+
+def test_loss_shapes_and_tied_embedding():
+    head = tiny_head()
+    out = head.loss(torch.randn(B, T, D), tokens_of(CAPTIONS))
+    assert out['loss_caption'].ndim == 0 and 0 <= out['accuracy'] <= 1
+    out['loss_caption'].backward()
+    assert head.word_embed.weight.grad.abs().sum() > 0
+    assert not any('out_proj.weight' == n for n, _ in head.named_parameters())
+    with pytest.raises(ValueError, match='max_memory_tokens'):
+        head.encode(torch.randn(B, T + 2, D))
+
+
+def test_loss_ignores_padding():
+    head = tiny_head()
+    tokens = tokens_of(CAPTIONS)
+    logits = head(torch.randn(B, T, D), tokens)  # [B, L-1, V]
+    loss = head.loss_from_logits(logits, tokens)['loss_caption']
+    pad = tokens[:, 1:] == 0
+    assert pad.any()
+    changed = logits.detach().clone()
+    changed[pad] = torch.randn_like(changed[pad]) * 100
+    torch.testing.assert_close(head.loss_from_logits(changed, tokens)['loss_caption'], loss)
+
+
+def test_restricted_vocab_loss_equals_full_logits_restricted():
+    vocab = build_caption_vocab(CAPTIONS)
+    full, small = tiny_head(), tiny_head(vocab=vocab)
+    state = full.state_dict()
+    rows = vocab.clip_ids.clamp(min=0)  # the unk row (-1) gets an arbitrary row
+    state['word_embed.weight'] = state['word_embed.weight'][rows]
+    state['vocab.clip_ids'] = vocab.clip_ids
+    small.load_state_dict(state)
+    memory, tokens = torch.randn(B, T, D), tokens_of(CAPTIONS)
+    full_logits = full(memory, tokens)  # [B, L-1, 49408]
+    expected = torch.nn.functional.cross_entropy(
+        full_logits[..., rows].flatten(0, 1), vocab.to_compact(tokens[:, 1:]).flatten(),
+        ignore_index=0)
+    torch.testing.assert_close(small.loss(memory, tokens)['loss_caption'], expected)
+    assert small.word_embed.num_embeddings == len(vocab) < 30
+
+
+def test_label_smoothing_changes_loss():
+    memory, tokens = torch.randn(B, T, D), tokens_of(CAPTIONS)
+    plain = tiny_head().loss(memory, tokens)['loss_caption']
+    smooth = tiny_head(label_smoothing=0.1).loss(memory, tokens)['loss_caption']
+    assert not torch.isclose(plain, smooth)
+
+
+@pytest.mark.parametrize('vocab', [None, CAPTIONS])
+def test_cached_and_uncached_decoding_agree(vocab):
+    head = tiny_head(vocab=vocab and build_caption_vocab(vocab), max_length=8).eval()
+    memory = torch.randn(B, T, D)
+    cached = head.greedy_decode(memory, use_cache=True)
+    uncached = head.greedy_decode(memory, use_cache=False)
+    assert torch.equal(cached.tokens, uncached.tokens)
+    torch.testing.assert_close(cached.mean_logprob, uncached.mean_logprob)
+    beam = head.beam_search(memory, beam_size=3, use_cache=True)
+    beam_uncached = head.beam_search(memory, beam_size=3, use_cache=False)
+    assert torch.equal(beam.tokens, beam_uncached.tokens)
+    torch.testing.assert_close(beam.score, beam_uncached.score)
+
+
+def test_beam_size_one_is_greedy():
+    head = tiny_head().eval()
+    memory = torch.randn(B, T, D)
+    greedy = head.greedy_decode(memory)
+    beam = head.beam_search(memory, beam_size=1, length_penalty=1.0)
+    assert torch.equal(greedy.tokens, beam.tokens)
+    torch.testing.assert_close(greedy.mean_logprob, beam.mean_logprob)
+
+
+def test_decoding_stops_at_eot_per_sequence():
+    head = tiny_head(max_length=8).eval()
+    memory = torch.randn(B, T, D)
+    out = head.greedy_decode(memory)
+    assert out.tokens.shape[1] <= 7
+    for row in out.tokens.tolist():
+        assert SOT_ID not in row
+        if EOT_ID in row:  # everything after end-of-text is padding
+            assert all(t == 0 for t in row[row.index(EOT_ID) + 1:])
+    assert len(head.decode_text(out.tokens)) == B
+    with torch.no_grad():  # every final state points at end-of-text: one step
+        head.ln_out.weight.zero_()
+        head.ln_out.bias.copy_(head.word_embed.weight[EOT_ID] * 100)
+    for out in head.greedy_decode(memory), head.beam_search(memory, beam_size=3):
+        assert out.tokens.tolist() == [[EOT_ID]] * B
+        assert head.decode_text(out.tokens) == [''] * B
+
+
+def test_runs_under_bf16_autocast():
+    head = tiny_head(vocab=build_caption_vocab(CAPTIONS))
+    memory, tokens = torch.randn(B, T, D), tokens_of(CAPTIONS)
+    with torch.autocast('cpu', dtype=torch.bfloat16):
+        loss = head.loss(memory, tokens)['loss_caption']
+        loss.backward()
+        head.eval()
+        greedy = head.greedy_decode(memory)
+        beam = head.beam_search(memory, beam_size=2)
+    assert loss.dtype == torch.float32 and torch.isfinite(loss)
+    assert head.word_embed.weight.dtype == torch.float32
+    assert greedy.tokens.shape[0] == beam.tokens.shape[0] == B
+    assert torch.isfinite(beam.score).all()

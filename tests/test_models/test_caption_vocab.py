@@ -1,0 +1,89 @@
+import json
+
+import pytest
+import torch
+
+from mmidc.models.clip4idc.caption_vocab import (CLIP_VOCAB_SIZE, EOT_ID, SOT_ID,
+                                                 CaptionVocab, build_caption_vocab,
+                                                 build_vocab_from_cfg, clip_tokenizer)
+
+CAPTIONS = ['the red cube changed to blue.', 'there is no change', 'the small sphere moved']
+
+
+def test_full_vocab_is_identity():
+    vocab = CaptionVocab()
+    ids = torch.tensor([[SOT_ID, 518, 736, EOT_ID, 0]])
+    assert len(vocab) == CLIP_VOCAB_SIZE
+    assert torch.equal(vocab.to_compact(ids), ids)
+    assert torch.equal(vocab.to_clip(ids), ids)
+    assert (vocab.pad_id, vocab.sot_id, vocab.eot_id, vocab.unk_id) == (0, SOT_ID, EOT_ID, None)
+
+
+def test_restricted_vocab_round_trip_and_unk():
+    vocab = build_caption_vocab(CAPTIONS)
+    tokens = clip_tokenizer()(CAPTIONS, context_length=16)  # [3, 16]
+    compact = vocab.to_compact(tokens)
+    assert compact.max() < len(vocab) < 30
+    assert (compact != vocab.unk_id).all()
+    assert torch.equal(vocab.to_clip(compact), tokens)
+    # pad, sot, eot have fixed places; an unseen word maps to unk and back to -1
+    assert vocab.to_compact_id(0) == 0 and vocab.unk_id == 1
+    unseen = clip_tokenizer().encode('zebra')[0]
+    assert vocab.to_compact(torch.tensor([unseen])).item() == vocab.unk_id
+    assert vocab.to_clip(torch.tensor([vocab.unk_id])).item() == -1
+
+
+def test_build_from_tensors_and_nested_lists():
+    tokens = clip_tokenizer()(CAPTIONS, context_length=16)
+    assert torch.equal(build_caption_vocab(tokens).clip_ids,
+                       build_caption_vocab([CAPTIONS[:2], [CAPTIONS[2]]]).clip_ids)
+    with pytest.raises(ValueError, match='no captions'):
+        build_caption_vocab([])
+
+
+def test_decode_strips_specials_and_cleans_spaces():
+    vocab = CaptionVocab()
+    tokens = clip_tokenizer()(['The red cube changed to blue .'], context_length=16)[0]
+    assert vocab.decode(tokens) == 'the red cube changed to blue.'
+    # stops at the first end-of-text; drops a stray unk (-1)
+    ids = [SOT_ID, 518, -1, 736, EOT_ID, 518]
+    assert vocab.decode(ids) == 'the red'
+
+
+def test_save_load_json_and_checkpoint(tmp_path):
+    vocab = build_caption_vocab(CAPTIONS)
+    path = tmp_path / 'vocab.json'
+    vocab.save(str(path))
+    assert all(isinstance(i, int) for i in json.loads(path.read_text()))
+    assert torch.equal(CaptionVocab.from_file(str(path)).clip_ids, vocab.clip_ids)
+    # a checkpoint is self-contained: the vocab is read back from its state dict
+    ckpt = tmp_path / 'epoch_1.pth'
+    torch.save({'meta': {}, 'state_dict': {'head.vocab.clip_ids': vocab.clip_ids}}, ckpt)
+    assert torch.equal(build_vocab_from_cfg(str(ckpt)).clip_ids, vocab.clip_ids)
+    with pytest.raises(FileNotFoundError, match='missing.json'):
+        CaptionVocab.from_file(str(tmp_path / 'missing.json'))
+
+
+def test_state_dict_mismatch_names_the_key():
+    vocab = build_caption_vocab(CAPTIONS)
+    other = build_caption_vocab(CAPTIONS[:1])
+    with pytest.raises(RuntimeError, match='clip_ids'):
+        other.load_state_dict(vocab.state_dict())
+
+
+def test_build_from_dataset_like_with_cache(tmp_path):
+
+    class Captions:  # the two methods build_caption_vocab uses of a data set
+        def __len__(self):
+            return len(CAPTIONS)
+
+        def get_data_info(self, i):
+            return dict(gt_captions=[CAPTIONS[i]])
+
+    cache = tmp_path / 'vocab.json'
+    built = build_vocab_from_cfg(dict(captions_from=Captions(), cache_file=str(cache)))
+    assert cache.is_file()
+    assert torch.equal(build_vocab_from_cfg(dict(captions_from=None, cache_file=str(cache))).clip_ids,
+                       built.clip_ids)
+    with pytest.raises(KeyError, match='unknown keys'):
+        build_vocab_from_cfg(dict(captions_from=Captions(), file='x'))
