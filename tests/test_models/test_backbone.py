@@ -1,0 +1,165 @@
+import pytest
+import torch
+from torch.testing import assert_close
+
+from mmidc.models.clip4idc import CLIP4IDCBackbone
+from mmidc.registry import MODELS
+
+
+def _pair(batch=2, size=32):
+    return torch.randn(batch, 3, size, size), torch.randn(batch, 3, size, size)
+
+
+def test_fusion_off_matches_open_clip_encode_image(tiny_arch, tiny_clip):
+    backbone = CLIP4IDCBackbone(tiny_arch, pretrained=tiny_clip.state_dict(),
+                                num_inter_layers=0).eval()
+    img1, img2 = _pair(3)
+    tokens = backbone(img1, img2)
+    n1 = 4 * 4 + 1
+    assert tokens.shape == (3, 2 * n1, 64)
+    assert_close(tokens[:, 0], tiny_clip.encode_image(img1))
+    assert_close(tokens[:, n1], tiny_clip.encode_image(img2))
+    assert_close(backbone.pool(tokens),
+                 (tiny_clip.encode_image(img1) +
+                  tiny_clip.encode_image(img2)) / 2)
+    # no new parameters without fusion
+    assert not any('joint' in k or 'image_id' in k
+                   for k in backbone.state_dict())
+
+
+def test_token_count_follows_input_size(tiny_arch):
+    small = CLIP4IDCBackbone(tiny_arch, num_inter_layers=2).eval()
+    large = CLIP4IDCBackbone(tiny_arch, num_inter_layers=2,
+                             img_size=64).eval()
+    assert small(*_pair(1, 32)).shape[1] == 2 * (4 * 4 + 1)
+    assert large(*_pair(1, 64)).shape[1] == 2 * (8 * 8 + 1)
+    assert large.joint_positional_embedding.shape[0] == 2 * 65
+    # a size other than the configured one resizes the embeddings on the fly
+    assert small(*_pair(1, 48)).shape[1] == 2 * (6 * 6 + 1)
+    with pytest.raises(ValueError, match='divisible'):
+        small(*_pair(1, 30))
+    with pytest.raises(ValueError, match='divisible'):
+        CLIP4IDCBackbone(tiny_arch, img_size=36)
+
+
+def test_loading_resizes_positional_embedding(tiny_arch, tiny_clip):
+    backbone = CLIP4IDCBackbone(tiny_arch, pretrained=tiny_clip.state_dict(),
+                                img_size=64, num_inter_layers=1)
+    clip_pos = tiny_clip.visual.positional_embedding
+    assert backbone.positional_embedding.shape == (65, 64)
+    assert_close(backbone.positional_embedding[0], clip_pos[0])  # CLS kept
+    assert_close(backbone.joint_positional_embedding,
+                 backbone.positional_embedding.repeat(2, 1))
+
+
+@pytest.mark.parametrize('num_inter', [0, 2])
+def test_inter_blocks_mix_the_two_images(tiny_arch, num_inter):
+    backbone = CLIP4IDCBackbone(tiny_arch, num_inter_layers=num_inter).eval()
+    img1, img2 = _pair(2)
+    n1 = 17
+    before = backbone(img1, img2)
+    after = backbone(img1, img2 + 1.0)  # change image 2 only
+    image1_changed = not torch.allclose(before[:, :n1], after[:, :n1])
+    assert image1_changed == (num_inter > 0)
+    assert not torch.allclose(before[:, n1:], after[:, n1:])
+
+
+def test_attention_maps(tiny_arch):
+    backbone = CLIP4IDCBackbone(tiny_arch, num_inter_layers=1).eval()
+    img1, img2 = _pair(2)
+    tokens, maps = backbone(img1, img2, return_attentions=True)
+    assert_close(tokens, backbone(img1, img2), rtol=1e-4, atol=1e-5)
+    assert len(maps['intra']) == 3 and len(maps['inter']) == 1
+    assert maps['intra'][0].shape == (2, 2, 2, 17, 17)  # [B, 2, heads, ..]
+    assert maps['inter'][0].shape == (2, 2, 34, 34)
+    assert_close(maps['inter'][0].sum(-1), torch.ones(2, 2, 34))
+
+
+def test_missing_key_in_checkpoint_file_is_named(tiny_arch, tiny_clip,
+                                                 tmp_path):
+    state = tiny_clip.state_dict()
+    del state['visual.transformer.resblocks.1.mlp.c_fc.weight']
+    path = tmp_path / 'broken.pt'
+    torch.save(state, path)
+    with pytest.raises(KeyError, match=r'transformer\.resblocks\.1\.mlp'):
+        CLIP4IDCBackbone(tiny_arch, pretrained=str(path))
+
+
+def test_loads_files_and_mmengine_checkpoints(tiny_arch, tiny_clip,
+                                              tiny_clip_file, tmp_path):
+    from safetensors.torch import save_file
+    ref = tiny_clip.visual.conv1.weight
+    st = tmp_path / 'clip.safetensors'
+    save_file({k: v.contiguous() for k, v in tiny_clip.state_dict().items()},
+              str(st))
+    wrapped = tmp_path / 'epoch_1.pth'
+    torch.save({'meta': {}, 'state_dict': {
+        'module.visual.' + k: v
+        for k, v in tiny_clip.visual.state_dict().items()}}, wrapped)
+    for source in (tiny_clip_file, str(st), str(wrapped)):
+        backbone = CLIP4IDCBackbone(tiny_arch, pretrained=source)
+        assert_close(backbone.conv1.weight, ref)
+
+
+def test_bad_checkpoints_give_clear_errors(tiny_arch, tmp_path):
+    script = tmp_path / 'ViT-B-32.pt'
+    torch.jit.save(torch.jit.trace(torch.nn.Linear(2, 2), torch.ones(1, 2)),
+                   str(script))
+    with pytest.raises(ValueError, match='openai_clip_to_safetensors'):
+        CLIP4IDCBackbone(tiny_arch, pretrained=str(script))
+    with pytest.raises(FileNotFoundError, match='nowhere.pt'):
+        CLIP4IDCBackbone(tiny_arch, pretrained='nowhere.pt')
+    with pytest.raises(ValueError, match='not an open_clip tag'):
+        CLIP4IDCBackbone('ViT-B-32', pretrained='no_such_tag')
+    with pytest.raises(ValueError, match='num_inter_layers'):
+        CLIP4IDCBackbone(tiny_arch, num_inter_layers=5)
+
+
+def test_unreachable_hub_gives_clear_error(monkeypatch):
+    import open_clip
+
+    def offline(*args, **kwargs):
+        raise OSError('network unreachable')
+
+    monkeypatch.setattr(open_clip, 'download_pretrained', offline)
+    with pytest.raises(RuntimeError, match='local path'):
+        CLIP4IDCBackbone('ViT-B-32', pretrained='openai')
+
+
+def test_frozen_stages(tiny_arch):
+    backbone = CLIP4IDCBackbone(tiny_arch, frozen_stages=2)
+    backbone.train()
+    frozen = [backbone.conv1.weight, backbone.class_embedding,
+              backbone.positional_embedding,
+              *backbone.transformer.resblocks[1].parameters()]
+    assert not any(p.requires_grad for p in frozen)
+    assert all(p.requires_grad
+               for p in backbone.transformer.resblocks[2].parameters())
+    assert backbone.image_id_embedding.requires_grad
+    tokens = backbone(*_pair(2))
+    tokens.sum().backward()
+    assert backbone.transformer.resblocks[0].mlp.c_fc.weight.grad is None
+    assert backbone.transformer.resblocks[3].mlp.c_fc.weight.grad is not None
+
+
+def test_grad_checkpointing_gives_same_gradients(tiny_arch):
+    plain = CLIP4IDCBackbone(tiny_arch, num_inter_layers=2).train()
+    ckpt = CLIP4IDCBackbone(tiny_arch, num_inter_layers=2,
+                            grad_checkpointing=True).train()
+    ckpt.load_state_dict(plain.state_dict())
+    img1, img2 = _pair(2)
+    for model in (plain, ckpt):
+        model.pool(model(img1, img2)).pow(2).sum().backward()
+    for (name, p), q in zip(plain.named_parameters(), ckpt.parameters()):
+        assert_close(p.grad, q.grad, msg=name)
+
+
+def test_builds_from_registry_and_runs_in_bf16(tiny_arch):
+    backbone = MODELS.build(dict(type='CLIP4IDCBackbone', arch=tiny_arch,
+                                 num_inter_layers=2))
+    with torch.autocast('cpu', dtype=torch.bfloat16):
+        tokens = backbone(*_pair(2))
+        pooled = backbone.pool(tokens)
+    assert tokens.shape == (2, 34, 64) and pooled.shape == (2, 64)
+    assert backbone.conv1.weight.dtype == torch.float32
+    assert torch.isfinite(tokens.float()).all()
