@@ -1,0 +1,157 @@
+"""What the captioning and retrieval inferencers share: model loading, input
+checking, batching, and the pair encoder's attention maps."""
+import os
+from typing import Iterator, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import torch
+from mmengine.config import Config
+from mmengine.dataset import pseudo_collate
+from mmpretrain.apis import BaseInferencer
+
+from mmidc.visualization import PairAttentionVisualizer, cls_attention_maps
+from .image_loading import (DEFAULT_MAX_PIXELS, ImageInput, check_pair_sizes,
+                            describe_image, load_rgb_image)
+from .model_loading import ConfigType, init_model
+from .pair_pipeline import build_image_pipeline
+
+Pair = Tuple[ImageInput, ImageInput]
+
+
+class BasePairInferencer(BaseInferencer):
+    """Base of the image-pair inferencers (MMPretrain's inferencer workflow).
+
+    Args:
+        config (str | Config | dict): model config (path or object). The
+            image part of ``test_dataloader.dataset.pipeline`` (everything
+            but ``LoadImagePair`` and ``TokenizeCaptions``) prepares inputs.
+        checkpoint (str, optional): trained weights, ``.pth`` (loaded with
+            ``weights_only=True``) or ``.safetensors``. None only for tests.
+        device (str, optional): ``'cpu'``, ``'cuda'``... Defaults to CUDA if
+            available.
+        max_pixels (int, optional): pixel budget of one input image; larger
+            JPEGs are decoded at reduced size, other formats refused (see
+            :func:`load_rgb_image`). Defaults to 40 megapixels.
+        aspect_tolerance (float, optional): the two images' aspect ratios
+            may differ by this relative amount; more is an error. None
+            disables the check. Defaults to 0.25.
+        cfg_options (dict, optional): overrides merged into the config.
+    """
+
+    def __init__(self,
+                 config: ConfigType,
+                 checkpoint: Union[str, os.PathLike, None] = None,
+                 device: Optional[str] = None,
+                 max_pixels: Optional[int] = DEFAULT_MAX_PIXELS,
+                 aspect_tolerance: Optional[float] = 0.25,
+                 cfg_options: Optional[dict] = None) -> None:
+        if max_pixels is not None and max_pixels < 1:
+            raise ValueError(f'max_pixels must be positive, got {max_pixels}')
+        self.max_pixels = max_pixels
+        self.aspect_tolerance = aspect_tolerance
+        model = init_model(config, checkpoint, device, cfg_options)
+        super().__init__(model=model, pretrained=False)
+        self.visualizer = None  # built on first use
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.model.parameters()).device
+
+    def _init_pipeline(self, cfg: Config):
+        return build_image_pipeline(cfg)
+
+    # ------------------------------------------------------------ inputs
+    def prepare_pair(self,
+                     img1: ImageInput,
+                     img2: ImageInput,
+                     pair_id: Optional[str] = None,
+                     names: Optional[Sequence[str]] = None) -> dict:
+        """Load, check and pack one pair.
+
+        Args:
+            img1, img2: before / after image: path, PIL image or RGB array.
+            pair_id (str, optional): id carried in the data sample.
+            names (Sequence[str], optional): names of the images in
+                messages (default: the paths, or a description).
+
+        Returns:
+            dict: ``{'inputs': uint8 [2, 3, H, W], 'data_samples'}``.
+
+        Raises:
+            ImageInputError: see :func:`load_rgb_image` and
+                :func:`check_pair_sizes`; the message names the image.
+        """
+        names = list(names) if names else [describe_image(img1),
+                                           describe_image(img2)]
+        before = load_rgb_image(img1, self.max_pixels, names[0])
+        after = load_rgb_image(img2, self.max_pixels, names[1])
+        check_pair_sizes(before.shape[1::-1], after.shape[1::-1], names,
+                         self.aspect_tolerance)
+        results = dict(
+            img1=before, img2=after, img1_path=names[0], img2_path=names[1],
+            ori_shape=(before.shape[:2], after.shape[:2]),
+            pair_id=str(pair_id if pair_id is not None else 0),
+            change_type='unknown', gt_captions=[])
+        return self.pipeline(results)
+
+    @staticmethod
+    def _as_pairs(img1, img2) -> Tuple[List[Pair], bool]:
+        """``(img1, img2)`` or a list of pairs -> (pairs, was_single)."""
+        if img2 is not None:
+            return [(img1, img2)], True
+        if not isinstance(img1, (list, tuple)) or not all(
+                isinstance(p, (list, tuple)) and len(p) == 2 for p in img1):
+            raise TypeError('give two images, or one list of (before, after) '
+                            'pairs')
+        return [tuple(p) for p in img1], False
+
+    def iter_batches(self, pairs: Sequence[Pair],
+                     batch_size: int = 1) -> Iterator[dict]:
+        """Collated batches of prepared pairs (for ``model.test_step``)."""
+        if batch_size < 1:
+            raise ValueError(f'batch_size must be >= 1, got {batch_size}')
+        for start in range(0, len(pairs), batch_size):
+            chunk = pairs[start:start + batch_size]
+            yield pseudo_collate([
+                self.prepare_pair(a, b, pair_id=start + i)
+                for i, (a, b) in enumerate(chunk)])
+
+    # ------------------------------------------------------------ attention
+    @torch.no_grad()
+    def attention_maps(self, img1: ImageInput, img2: ImageInput) -> dict:
+        """CLS attention of the pair encoder's last intra and inter blocks.
+
+        Returns:
+            dict: ``images`` (the model inputs, RGB uint8 ``[2, H, W, 3]``),
+            ``intra`` and ``inter`` (``[2, gh, gw]`` per image, or None),
+            ``inter_per_query`` (``[2, 2, gh, gw]``: CLS query, image). See
+            :func:`mmidc.visualization.cls_attention_maps`.
+        """
+        sample = self.prepare_pair(img1, img2)
+        data = self.model.data_preprocessor(pseudo_collate([sample]), False)
+        inputs = data['inputs']  # [1, 2, 3, H, W], normalised
+        _, attentions = self.model.backbone(
+            inputs[:, 0], inputs[:, 1], return_attentions=True)
+        maps = cls_attention_maps(attentions, tuple(inputs.shape[-2:]))
+        out = {k: None if v is None else v[0].cpu() for k, v in maps.items()}
+        out['images'] = sample['inputs'].permute(0, 2, 3, 1).numpy()  # [2, H, W, 3]
+        return out
+
+    def visualize_attention(self,
+                            img1: ImageInput,
+                            img2: ImageInput,
+                            out_file: Union[str, os.PathLike, None] = None,
+                            title: str = '') -> np.ndarray:
+        """Draw :meth:`attention_maps` as a labelled grid (PNG if
+        ``out_file``); returns the RGB figure."""
+        maps = self.attention_maps(img1, img2)
+        if self.visualizer is None:
+            self.visualizer = PairAttentionVisualizer(
+                name=f'pair_attention_{id(self)}')
+        before, after = maps['images']
+        return self.visualizer.draw_pair_attention(
+            before, after, maps, title, out_file)
+
+    def postprocess(self, preds, visualization=None,
+                    return_datasamples: bool = False, **kwargs):
+        return preds

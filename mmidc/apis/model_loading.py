@@ -1,0 +1,127 @@
+"""Build a model from a config and load a trained checkpoint, safely."""
+import copy
+import os
+from pathlib import Path
+from typing import Optional, Union
+
+import torch
+from mmengine.config import Config
+from mmengine.logging import print_log
+from mmengine.model import BaseModel
+from mmengine.registry import init_default_scope
+from mmengine.runner import load_state_dict
+
+ConfigType = Union[str, os.PathLike, Config, dict]
+
+
+def load_config(config: ConfigType, cfg_options: Optional[dict] = None) -> Config:
+    """A :class:`~mmengine.config.Config` from a path, a dict or a Config."""
+    if isinstance(config, (str, os.PathLike)):
+        if not Path(config).is_file():
+            raise FileNotFoundError(f'config file not found: {config}')
+        config = Config.fromfile(str(config))
+    elif isinstance(config, dict) and not isinstance(config, Config):
+        config = Config(copy.deepcopy(config))
+    elif isinstance(config, Config):
+        config = copy.deepcopy(config)
+    else:
+        raise TypeError(f'config must be a path, a dict or a Config, got '
+                        f'{type(config).__name__}')
+    if cfg_options:
+        config.merge_from_dict(cfg_options)
+    if 'model' not in config:
+        raise KeyError(f'config {config.filename or "<dict>"} has no "model"')
+    return config
+
+
+def load_weights(model: torch.nn.Module, checkpoint: Union[str, os.PathLike],
+                 strict: bool = True) -> dict:
+    """Load a checkpoint's weights into ``model``.
+
+    ``.safetensors`` files are read with safetensors; anything else with
+    ``torch.load(weights_only=True)`` (MMEngine checkpoints pass thanks to
+    the allow-list in :mod:`mmidc.engine`). A ``state_dict`` entry is used
+    when present, a ``module.`` prefix (DDP) is stripped.
+
+    Returns:
+        dict: the checkpoint's ``meta`` (empty if none).
+    """
+    import mmidc.engine  # noqa: F401  (the weights_only allow-list)
+    path = Path(checkpoint)
+    if not path.is_file():
+        raise FileNotFoundError(f'checkpoint not found: {path}')
+    meta = {}
+    if path.suffix == '.safetensors':
+        from safetensors.torch import load_file
+        state = load_file(str(path))
+    else:
+        try:
+            ckpt = torch.load(path, map_location='cpu', weights_only=True)
+        except Exception as err:  # UnpicklingError and friends
+            raise RuntimeError(
+                f'cannot load checkpoint {path} with weights_only=True: '
+                f'{err}') from err
+        if not isinstance(ckpt, dict):
+            raise TypeError(f'checkpoint {path} holds a '
+                            f'{type(ckpt).__name__}, not a state dict')
+        meta = ckpt.get('meta') or {}
+        state = ckpt.get('state_dict', ckpt)
+    state = {k[len('module.'):] if k.startswith('module.') else k: v
+             for k, v in state.items()}
+    load_state_dict(model, state, strict=strict, logger='current')
+    return meta
+
+
+def _prepare_for_checkpoint(cfg, checkpoint: str):
+    """Weights come from the trained checkpoint: drop ``pretrained`` paths
+    (CLIP weights the user may not have) and read a caption vocabulary that
+    the config builds from training data from the checkpoint instead."""
+    if isinstance(cfg, dict):
+        for key, value in cfg.items():
+            if key == 'pretrained':
+                cfg[key] = None
+            elif key == 'vocab' and isinstance(value, dict):
+                cfg[key] = str(checkpoint)
+            else:
+                _prepare_for_checkpoint(value, checkpoint)
+    elif isinstance(cfg, list):
+        for item in cfg:
+            _prepare_for_checkpoint(item, checkpoint)
+
+
+def init_model(config: ConfigType,
+               checkpoint: Union[str, os.PathLike, None] = None,
+               device: Union[str, torch.device, None] = None,
+               cfg_options: Optional[dict] = None) -> BaseModel:
+    """Build the config's model, load ``checkpoint``, move it to ``device``.
+
+    Args:
+        config (str | Config | dict): config path or object.
+        checkpoint (str, optional): trained weights (``.pth`` or
+            ``.safetensors``). None: the model as the config initialises it
+            (random heads; only for tests).
+        device (str | torch.device, optional): ``'cpu'``, ``'cuda'``,
+            ``'cuda:1'``... Defaults to CUDA when available, else CPU.
+        cfg_options (dict, optional): overrides merged into the config.
+
+    Returns:
+        BaseModel: the model in eval mode, config in ``model.cfg``.
+    """
+    import mmidc  # noqa: F401  (registers every component)
+    from mmidc.registry import MODELS
+    cfg = load_config(config, cfg_options)
+    init_default_scope(cfg.get('default_scope', 'mmidc'))
+    model_cfg = copy.deepcopy(cfg.model)
+    if checkpoint is not None:
+        _prepare_for_checkpoint(model_cfg, checkpoint)
+    model = MODELS.build(model_cfg)
+    if checkpoint is not None:
+        model.checkpoint_meta = load_weights(model, checkpoint)
+        print_log(f'loaded {checkpoint}', logger='current')
+    if device is None:
+        device = 'cuda' if torch.cuda.is_available() else 'cpu'
+    if str(device).startswith('cuda') and not torch.cuda.is_available():
+        raise RuntimeError(f'device={device!r} but CUDA is not available')
+    model.cfg = cfg
+    model._config = cfg  # what MMPretrain's inferencers read
+    return model.to(device).eval()

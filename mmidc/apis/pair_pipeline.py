@@ -1,0 +1,58 @@
+"""The image part of a config's test pipeline, for user-supplied pairs."""
+from mmcv.transforms import Compose
+from mmengine.config import Config
+
+#: Steps of a data set pipeline that inference replaces or does not need:
+#: images come from :func:`load_rgb_image` (any source, validated), and
+#: user pairs have no reference captions to tokenise.
+SKIPPED_TRANSFORMS = ('LoadImagePair', 'TokenizeCaptions')
+PACK_TRANSFORM = 'PackIDCInputs'
+
+
+def _type_name(transform: dict) -> str:
+    type_ = transform['type']
+    name = type_ if isinstance(type_, str) else type_.__name__
+    return name.split('.')[-1]  # 'mmidc.ResizePair' -> 'ResizePair'
+
+
+def get_test_pipeline_cfg(cfg: Config) -> list:
+    """The test (else val) data set pipeline of a config."""
+    for loader in ('test_dataloader', 'val_dataloader'):
+        dataset = (cfg.get(loader) or {}).get('dataset')
+        while dataset is not None and 'pipeline' not in dataset:
+            dataset = dataset.get('dataset')  # wrappers (RepeatDataset, ...)
+        if dataset is not None:
+            return list(dataset['pipeline'])
+    raise KeyError(f'config {cfg.filename or "<dict>"} has no '
+                   f'test_dataloader.dataset.pipeline (nor val_dataloader): '
+                   f'inference needs it to know the input size')
+
+
+def build_image_pipeline(cfg: Config) -> Compose:
+    """Build the test pipeline minus loading and caption tokenisation.
+
+    The result maps ``{'img1', 'img2', 'ori_shape', 'pair_id',
+    'change_type', 'gt_captions', ...}`` with RGB ``uint8`` arrays to a
+    packed sample ``{'inputs': uint8 [2, 3, H, W], 'data_samples'}``.
+    """
+    from mmidc.registry import TRANSFORMS
+    steps = [t for t in get_test_pipeline_cfg(cfg)
+             if _type_name(t) not in SKIPPED_TRANSFORMS]
+    names = [_type_name(t) for t in steps]
+    if not names or names[-1] != PACK_TRANSFORM:
+        raise ValueError(f'config {cfg.filename or "<dict>"}: the test '
+                         f'pipeline must end with {PACK_TRANSFORM}, got '
+                         f'{names}')
+    if len(names) < 2:
+        raise ValueError(f'config {cfg.filename or "<dict>"}: the test '
+                         f'pipeline has no resize step (e.g. ResizePair) '
+                         f'before {PACK_TRANSFORM}')
+    return Compose([TRANSFORMS.build(t) for t in steps])
+
+
+def context_length_of(cfg: Config, default: int = 32) -> int:
+    """``TokenizeCaptions.context_length`` of the config's test pipeline."""
+    for step in get_test_pipeline_cfg(cfg):
+        if _type_name(step) == 'TokenizeCaptions':
+            return step.get('context_length', default)
+    return default
