@@ -1,0 +1,225 @@
+"""coco-caption scoring of IDC predictions, total and per change type.
+
+Shared by :class:`IDCMetric` (during validation / test) and
+``tools/analysis_tools/eval_captions.py`` (re-scoring a predictions file).
+A *record* is one pair: ``{'pair_id', 'prediction', 'references',
+'change_type'}``, the same layout as the predictions JSON the metric writes.
+"""
+import time
+from collections import OrderedDict
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+from mmengine.logging import print_log
+from pycocoevalcap.bleu.bleu import Bleu
+from pycocoevalcap.cider.cider import Cider
+from pycocoevalcap.rouge.rouge import Rouge
+
+from mmidc.utils.java import require_java
+from .coco_caption_java import JavaMeteor, JavaPTBTokenizer
+
+METRIC_GROUPS = ('Bleu', 'METEOR', 'ROUGE_L', 'CIDEr')
+# Change types of CLEVR-Change, in the order its evaluation reports them.
+KNOWN_CHANGE_TYPES = ('color', 'material', 'add', 'drop', 'move')
+NO_CHANGE_TYPE = 'none'
+UNKNOWN_TYPE = 'unknown'
+
+
+def check_records(records: Sequence[dict], source: str = 'records') -> None:
+    """Raise a ``ValueError`` naming ``source`` if a record is malformed."""
+    seen = set()
+    for i, rec in enumerate(records):
+        for key in ('pair_id', 'prediction', 'references'):
+            if key not in rec:
+                raise ValueError(f'{source}: entry {i} has no {key!r} key '
+                                 f'(keys: {sorted(rec)}).')
+        pid = rec['pair_id']
+        if pid in seen:
+            raise ValueError(f'{source}: pair_id {pid!r} appears twice.')
+        seen.add(pid)
+        if not isinstance(rec['prediction'], str):
+            raise ValueError(f'{source}: prediction of pair {pid!r} is not a '
+                             f'string: {rec["prediction"]!r}')
+        refs = rec['references']
+        if (not isinstance(refs, (list, tuple)) or not refs
+                or not all(isinstance(r, str) for r in refs)):
+            raise ValueError(f'{source}: references of pair {pid!r} must be '
+                             f'a non-empty list of strings, got {refs!r}')
+
+
+def change_type_subsets(records: Sequence[dict]) -> 'OrderedDict[str, list]':
+    """Pair ids of each per-type subset, in report order.
+
+    Subsets: each change type present (CLEVR-Change's ``color``,
+    ``material``, ``add``, ``drop``, ``move`` first, then any other type in
+    alphabetical order), ``semantic`` (all pairs whose type is neither
+    ``'none'`` nor ``'unknown'``) and ``distractor`` (type ``'none'``).
+    Pairs of type ``'unknown'`` (data sets without types, e.g. Spot-the-Diff)
+    are only part of the total. Empty subsets are left out.
+    """
+    by_type: Dict[str, list] = {}
+    for rec in records:
+        ctype = rec.get('change_type') or UNKNOWN_TYPE
+        by_type.setdefault(ctype, []).append(rec['pair_id'])
+    change_types = [t for t in by_type if t not in (NO_CHANGE_TYPE,
+                                                     UNKNOWN_TYPE)]
+    order = [t for t in KNOWN_CHANGE_TYPES if t in change_types]
+    order += sorted(t for t in change_types if t not in KNOWN_CHANGE_TYPES)
+    subsets = OrderedDict((t, by_type[t]) for t in order)
+    semantic = [rec['pair_id'] for rec in records
+                if (rec.get('change_type') or UNKNOWN_TYPE) in change_types]
+    if semantic:
+        subsets['semantic'] = semantic
+    if NO_CHANGE_TYPE in by_type:
+        subsets['distractor'] = by_type[NO_CHANGE_TYPE]
+    return subsets
+
+
+class CaptionScorer:
+    """BLEU-1..4, METEOR, ROUGE-L and CIDEr-D as coco-caption computes them.
+
+    Every reference sentence of a pair is a separate reference (so the
+    Spot-the-Diff single-sentence protocol needs nothing special). Sentences
+    are PTB-tokenised once (one JVM), METEOR runs in one JVM per call of
+    :meth:`score` and its per-pair statistics are reused for every subset;
+    BLEU and CIDEr-D are recomputed on each subset (CIDEr's idf comes from
+    the subset scored, as in the CLEVR-Change evaluation). Scores are x100.
+
+    Args:
+        metrics (Sequence[str]): Any of ``'Bleu'`` (gives ``Bleu_1`` ..
+            ``Bleu_4``), ``'METEOR'``, ``'ROUGE_L'``, ``'CIDEr'``.
+            Defaults to all four.
+        java (str, optional): Java binary (path or name). Defaults to
+            ``MMIDC_JAVA`` or ``java`` on ``PATH``.
+        meteor_timeout (float): Seconds to wait for one METEOR answer before
+            the JVM is killed and an error raised. Defaults to 600.
+    """
+
+    def __init__(self,
+                 metrics: Sequence[str] = METRIC_GROUPS,
+                 java: Optional[str] = None,
+                 meteor_timeout: float = 600.):
+        if isinstance(metrics, str):
+            metrics = (metrics, )
+        unknown = [m for m in metrics if m not in METRIC_GROUPS]
+        if unknown or not metrics:
+            raise ValueError(f'metrics={tuple(metrics)!r}: choose from '
+                             f'{METRIC_GROUPS} (unknown: {unknown}).')
+        self.metrics = tuple(m for m in METRIC_GROUPS if m in metrics)
+        self.java = require_java(
+            java, needed_by='Caption scoring (PTB tokenizer and METEOR)')
+        self.meteor_timeout = meteor_timeout
+
+    def score(self, records: Sequence[dict], per_type: bool = True,
+              source: str = 'records') -> 'OrderedDict[str, float]':
+        """Score ``records``; keys ``Bleu_1`` .. ``CIDEr`` for all pairs,
+        then ``<subset>/<metric>`` for each subset of
+        :func:`change_type_subsets` when ``per_type``."""
+        check_records(records, source)
+        subsets = OrderedDict(total=[r['pair_id'] for r in records])
+        if per_type:
+            subsets.update(change_type_subsets(records))
+
+        start = time.time()
+        gts, res = self.tokenize(records)
+        meteor = (JavaMeteor(self.java, timeout=self.meteor_timeout)
+                  if 'METEOR' in self.metrics else None)
+        try:
+            # Per-pair scores do not depend on the rest of a subset.
+            meteor_stats = self._meteor_stats(meteor, gts, res)
+            rouge = Rouge()
+            rouge_scores = ({pid: rouge.calc_score(res[pid], gts[pid])
+                             for pid in gts}
+                            if 'ROUGE_L' in self.metrics else {})
+            results = OrderedDict()
+            for name, pair_ids in subsets.items():
+                prefix = '' if name == 'total' else f'{name}/'
+                sub_gts = {pid: gts[pid] for pid in pair_ids}
+                sub_res = {pid: res[pid] for pid in pair_ids}
+                if 'Bleu' in self.metrics:
+                    bleu, _ = Bleu(4).compute_score(sub_gts, sub_res,
+                                                    verbose=0)
+                    for n, value in enumerate(bleu, start=1):
+                        results[f'{prefix}Bleu_{n}'] = value * 100
+                if meteor is not None:
+                    value, _ = meteor.corpus_score(
+                        [meteor_stats[pid] for pid in pair_ids])
+                    results[f'{prefix}METEOR'] = value * 100
+                if 'ROUGE_L' in self.metrics:
+                    # The same mean as ``Rouge.compute_score``.
+                    value = np.mean(
+                        np.array([rouge_scores[pid] for pid in pair_ids]))
+                    results[f'{prefix}ROUGE_L'] = float(value) * 100
+                if 'CIDEr' in self.metrics:
+                    value, _ = Cider().compute_score(sub_gts, sub_res)
+                    results[f'{prefix}CIDEr'] = float(value) * 100
+        finally:
+            if meteor is not None:
+                meteor.close()
+        print_log(
+            f'Scored {len(records)} pairs and {len(subsets) - 1} subsets in '
+            f'{time.time() - start:.1f}s', logger='current')
+        return results
+
+    def tokenize(self, records: Sequence[dict]):
+        """PTB-tokenised ``(references, predictions)`` dicts keyed by pair id,
+        in coco-caption's ``{id: [sentence, ...]}`` layout (one JVM)."""
+        captions = {}
+        for rec in records:
+            pid = rec['pair_id']
+            captions[('gt', pid)] = [{'caption': c} for c in rec['references']]
+            captions[('res', pid)] = [{'caption': rec['prediction']}]
+        tokens = JavaPTBTokenizer(self.java).tokenize(captions)
+        gts = {r['pair_id']: tokens[('gt', r['pair_id'])] for r in records}
+        res = {r['pair_id']: tokens[('res', r['pair_id'])] for r in records}
+        return gts, res
+
+    @staticmethod
+    def _meteor_stats(meteor: Optional[JavaMeteor], gts: Dict,
+                      res: Dict) -> Dict:
+        """METEOR sufficient statistics of every pair (one JVM round trip
+        each), reused by every subset's corpus score."""
+        if meteor is None:
+            return {}
+        stats = {}
+        for i, pid in enumerate(gts):
+            stats[pid] = meteor.segment_stats(res[pid][0], gts[pid])
+            if (i + 1) % 2000 == 0:
+                print_log(f'METEOR statistics: {i + 1}/{len(gts)} pairs',
+                          logger='current')
+        return stats
+
+
+def format_score_table(scores: Dict[str, float],
+                       counts: Optional[Dict[str, int]] = None) -> str:
+    """A plain-text table: one row per subset (``total`` first), one column
+    per metric. ``counts`` (subset name -> number of pairs) adds a column."""
+    rows: Dict[str, Dict[str, float]] = OrderedDict()
+    for key, value in scores.items():
+        subset, _, metric = key.rpartition('/')
+        rows.setdefault(subset or 'total', OrderedDict())[metric] = value
+    columns: List[str] = []
+    for row in rows.values():
+        columns += [c for c in row if c not in columns]
+    header = ['subset'] + (['pairs'] if counts else []) + columns
+    lines = [header]
+    for subset, row in rows.items():
+        line = [subset]
+        if counts:
+            line.append(str(counts.get(subset, '')))
+        line += [f'{row[c]:.2f}' if c in row else '-' for c in columns]
+        lines.append(line)
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    return '\n'.join('  '.join(cell.rjust(w) if i else cell.ljust(w)
+                                for i, (cell, w) in enumerate(zip(line, widths)))
+                      for line in lines)
+
+
+def subset_counts(records: Sequence[dict],
+                  per_type: bool = True) -> Dict[str, int]:
+    """Number of pairs in the total and in each per-type subset."""
+    counts = {'total': len(records)}
+    if per_type:
+        counts.update({k: len(v)
+                       for k, v in change_type_subsets(records).items()})
+    return counts

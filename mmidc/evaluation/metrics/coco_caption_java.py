@@ -1,0 +1,202 @@
+"""pycocoevalcap's Java-backed parts (PTB tokenizer, METEOR) on a chosen JVM.
+
+pycocoevalcap starts ``java`` by name and writes temporary files into its own
+package folder. The two small subclasses here run the same jars with the same
+flags, but with an explicit java binary, temporary files in the system temp
+folder, and clear errors (with the JVM's stderr) instead of hangs when the
+Java process dies or stops answering.
+"""
+import os
+import subprocess
+import tempfile
+import threading
+from typing import Dict, List, Sequence, Tuple
+
+from pycocoevalcap.meteor import meteor as _meteor_module
+from pycocoevalcap.meteor.meteor import METEOR_JAR, Meteor
+from pycocoevalcap.tokenizer import ptbtokenizer as _ptb_module
+from pycocoevalcap.tokenizer.ptbtokenizer import (PUNCTUATIONS,
+                                                  STANFORD_CORENLP_3_4_1_JAR,
+                                                  PTBTokenizer)
+
+_PTB_DIR = os.path.dirname(os.path.abspath(_ptb_module.__file__))
+_METEOR_DIR = os.path.dirname(os.path.abspath(_meteor_module.__file__))
+
+
+def _stderr_tail(stderr_file, limit: int = 2000) -> str:
+    """The last ``limit`` characters a process wrote to ``stderr_file``."""
+    stderr_file.seek(0)
+    text = stderr_file.read().decode('utf-8', errors='replace')
+    return text[-limit:].strip() or '(no output on stderr)'
+
+
+class JavaPTBTokenizer(PTBTokenizer):
+    """pycocoevalcap's ``PTBTokenizer`` run with an explicit java binary.
+
+    Same jar (Stanford CoreNLP 3.4.1), same flags (``-preserveLines
+    -lowerCase``) and the same punctuation removal as the original, so the
+    tokens are identical; the sentence file goes to the system temp folder
+    instead of the (possibly read-only) package folder.
+
+    Args:
+        java (str): Path of the java binary.
+    """
+
+    def __init__(self, java: str):
+        self.java = java
+
+    def tokenize(self, captions_for_image: Dict) -> Dict[object, List[str]]:
+        """Tokenise ``{key: [{'caption': str}, ...]}`` into
+        ``{key: [tokenised str, ...]}`` (keys in input order)."""
+        keys = [k for k, caps in captions_for_image.items() for _ in caps]
+        sentences = [
+            c['caption'].replace('\n', ' ').replace('\r', ' ')
+            for caps in captions_for_image.values() for c in caps
+        ]
+        lines = self._run_jar('\n'.join(sentences))
+        if len(lines) < len(sentences):
+            raise RuntimeError(
+                f'PTB tokenizer returned {len(lines)} lines for '
+                f'{len(sentences)} sentences.')
+        tokenized: Dict[object, List[str]] = {}
+        for key, line in zip(keys, lines):
+            words = [w for w in line.rstrip().split(' ')
+                     if w not in PUNCTUATIONS]
+            tokenized.setdefault(key, []).append(' '.join(words))
+        return tokenized
+
+    def _run_jar(self, text: str) -> List[str]:
+        jar = os.path.join(_PTB_DIR, STANFORD_CORENLP_3_4_1_JAR)
+        with tempfile.TemporaryDirectory(prefix='mmidc_ptb_') as tmp_dir:
+            sentence_file = os.path.join(tmp_dir, 'sentences.txt')
+            with open(sentence_file, 'wb') as f:
+                f.write(text.encode('utf-8'))
+            cmd = [
+                self.java, '-Dfile.encoding=UTF-8', '-cp', jar,
+                'edu.stanford.nlp.process.PTBTokenizer', '-preserveLines',
+                '-lowerCase', sentence_file
+            ]
+            proc = subprocess.run(cmd, capture_output=True)
+        if proc.returncode != 0:
+            err = proc.stderr.decode('utf-8', errors='replace')[-2000:]
+            raise RuntimeError(f'PTB tokenizer failed ({self.java}, exit '
+                               f'code {proc.returncode}): {err}')
+        return proc.stdout.decode('utf-8').split('\n')
+
+
+class JavaMeteor(Meteor):
+    """pycocoevalcap's ``Meteor`` (METEOR 1.5) on an explicit java binary.
+
+    One JVM per instance: start it once per evaluation and score all subsets
+    with it. Scoring is split in two steps so that subsets reuse the
+    per-pair statistics: :meth:`segment_stats` (one ``SCORE`` line per pair)
+    and :meth:`corpus_score` (one ``EVAL`` line over any list of stats),
+    which is exactly what ``Meteor.compute_score`` sends. Every exchange is
+    guarded by a lock and a watchdog: if the JVM dies or does not answer
+    within ``timeout`` seconds it is killed and a ``RuntimeError`` with its
+    stderr is raised instead of hanging. Use as a context manager (or call
+    :meth:`close`) to stop the JVM.
+
+    Args:
+        java (str): Path of the java binary.
+        timeout (float): Seconds to wait for one answer from the JVM.
+            Defaults to 300.
+        max_heap (str): JVM heap limit, as in pycocoevalcap. Defaults to '2G'.
+    """
+
+    def __init__(self, java: str, timeout: float = 300., max_heap: str = '2G'):
+        self.timeout = timeout
+        self.lock = threading.Lock()
+        self._stderr = tempfile.TemporaryFile()
+        self.meteor_cmd = [
+            java, '-Dfile.encoding=UTF-8', '-jar', f'-Xmx{max_heap}',
+            os.path.join(_METEOR_DIR, METEOR_JAR), '-', '-', '-stdio', '-l',
+            'en', '-norm'
+        ]
+        self.meteor_p = subprocess.Popen(
+            self.meteor_cmd,
+            cwd=_METEOR_DIR,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr)
+
+    # -- protocol --------------------------------------------------------
+    @staticmethod
+    def _clean(sentence: str) -> str:
+        # '|||' separates fields and a newline ends a request.
+        sentence = sentence.replace('|||', '').replace('\n', ' ')
+        return sentence.replace('  ', ' ')
+
+    def _ask(self, request: str, num_answers: int) -> List[str]:
+        """Send one request line, read ``num_answers`` answer lines."""
+        proc = self.meteor_p
+        if proc is None or proc.poll() is not None:
+            raise RuntimeError('METEOR JVM is not running: '
+                               f'{_stderr_tail(self._stderr)}')
+        watchdog = threading.Timer(self.timeout, proc.kill)
+        watchdog.start()
+        try:
+            proc.stdin.write(f'{request}\n'.encode('utf-8'))
+            proc.stdin.flush()
+            answers = [proc.stdout.readline() for _ in range(num_answers)]
+        except (BrokenPipeError, OSError) as e:
+            answers = [b'']
+            cause = repr(e)
+        else:
+            cause = 'no answer'
+        finally:
+            watchdog.cancel()
+        if any(not a.endswith(b'\n') for a in answers):
+            self.close()
+            raise RuntimeError(
+                f'METEOR failed ({cause}; killed after {self.timeout}s '
+                f'without an answer, or the JVM exited): '
+                f'{_stderr_tail(self._stderr)}')
+        return [a.decode('utf-8').strip() for a in answers]
+
+    def segment_stats(self, hypothesis: str, references: Sequence[str]) -> str:
+        """METEOR sufficient statistics of one hypothesis vs its references."""
+        line = ' ||| '.join(['SCORE'] + [self._clean(r) for r in references] +
+                            [self._clean(hypothesis)])
+        with self.lock:
+            return self._ask(line, 1)[0]
+
+    def corpus_score(self, stats: Sequence[str]) -> Tuple[float, List[float]]:
+        """Corpus METEOR and per-segment scores from segment statistics."""
+        line = ' ||| '.join(['EVAL'] + list(stats))
+        with self.lock:
+            answers = self._ask(line, len(stats) + 1)
+        return float(answers[-1]), [float(a) for a in answers[:-1]]
+
+    def compute_score(self, gts: Dict, res: Dict) -> Tuple[float, List[float]]:
+        """Same inputs and outputs as ``Meteor.compute_score``."""
+        assert gts.keys() == res.keys()
+        stats = []
+        for key in gts:
+            assert len(res[key]) == 1
+            stats.append(self.segment_stats(res[key][0], gts[key]))
+        return self.corpus_score(stats)
+
+    # -- lifetime --------------------------------------------------------
+    def close(self) -> None:
+        """Stop the JVM (idempotent)."""
+        proc, self.meteor_p = getattr(self, 'meteor_p', None), None
+        if proc is None:
+            return
+        for stream in (proc.stdin, proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        proc.kill()
+        proc.wait()
+
+    def __enter__(self) -> 'JavaMeteor':
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
+
