@@ -1,0 +1,106 @@
+import os
+
+import pytest
+from pair_trees import make_generic_tree, write_records
+from PIL import Image
+
+from mmidc.datasets import CHANGE_TYPES, ImagePairDataset
+from mmidc.registry import DATASETS
+
+
+@pytest.mark.parametrize('ann_name', ['pairs.json', 'pairs.jsonl'])
+def test_reads_json_and_jsonl(tmp_path, ann_name):
+    records = make_generic_tree(str(tmp_path), ann_name)
+    dataset = DATASETS.build(
+        dict(type='ImagePairDataset', ann_file=ann_name,
+             data_root=str(tmp_path), data_prefix=dict(img_path='imgs')))
+    assert len(dataset) == 3
+    entries = [dataset.get_pair_info(i) for i in range(3)]
+    # pair_id defaults to the record index, change_type to "unknown".
+    assert [e['pair_id'] for e in entries] == ['0', 'custom-1', '2']
+    assert [e['change_type'] for e in entries] == ['unknown', 'move',
+                                                   'unknown']
+    assert entries[2]['img1_path'] == str(tmp_path / 'imgs/before/2.png')
+    assert entries[2]['img2_path'] == str(tmp_path / 'imgs/after/2.png')
+    assert entries[0]['gt_captions'] == records[0]['captions']
+    assert dataset.metainfo['change_types'] == CHANGE_TYPES
+
+
+def test_lazy_init_defers_reading(tmp_path):
+    make_generic_tree(str(tmp_path))
+    dataset = ImagePairDataset('pairs.json', str(tmp_path),
+                               data_prefix=dict(img_path='imgs'),
+                               lazy_init=True)
+    assert not dataset._fully_initialized
+    assert len(dataset) == 3  # builds on first use
+    assert dataset._fully_initialized
+
+
+def _write_bad(tmp_path, mutate):
+    records = make_generic_tree(str(tmp_path))
+    mutate(records)
+    write_records(str(tmp_path / 'pairs.json'), records)
+    return dict(ann_file='pairs.json', data_root=str(tmp_path),
+                data_prefix=dict(img_path='imgs'))
+
+
+@pytest.mark.parametrize('mutate, error, words', [
+    (lambda r: r[1].update(img2='after/nope.png'), FileNotFoundError,
+     ['imgs/after/nope.png', 'pairs.json']),
+    (lambda r: r[0].update(captions=[]), ValueError,
+     ['pairs.json', 'pair "0"', 'empty caption list']),
+    (lambda r: r[2].update(captions=['ok', '']), ValueError,
+     ['pairs.json', 'pair "2"', 'caption 1']),
+    (lambda r: r[2].update(pair_id='custom-1'), ValueError,
+     ['pairs.json', 'custom-1', 'unique']),
+    (lambda r: r[0].update(change_type='rotate'), ValueError,
+     ['pairs.json', 'rotate', 'color']),
+    (lambda r: r[1].pop('img1'), ValueError,
+     ['pairs.json', 'record 1', '"img1"']),
+    (lambda r: r[0].update(captions='just a string'), ValueError,
+     ['pairs.json', 'record 0', 'list of strings']),
+])
+def test_bad_input_names_file_and_key(tmp_path, mutate, error, words):
+    cfg = _write_bad(tmp_path, mutate)
+    with pytest.raises(error) as info:
+        ImagePairDataset(**cfg)
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_bad_jsonl_line_named(tmp_path):
+    make_generic_tree(str(tmp_path), 'pairs.jsonl')
+    with open(tmp_path / 'pairs.jsonl', 'a') as f:
+        f.write('{"img1": oops\n')
+    with pytest.raises(ValueError, match=r'pairs.jsonl: line 4'):
+        ImagePairDataset('pairs.jsonl', str(tmp_path),
+                         data_prefix=dict(img_path='imgs'))
+
+
+def test_missing_annotation_file(tmp_path):
+    with pytest.raises(FileNotFoundError, match='nothing.json'):
+        ImagePairDataset('nothing.json', str(tmp_path))
+
+
+def test_missing_image_folder_named(tmp_path):
+    make_generic_tree(str(tmp_path))
+    with pytest.raises(FileNotFoundError, match='image folder not found.*'
+                       'wrong/before'):
+        ImagePairDataset('pairs.json', str(tmp_path),
+                         data_prefix=dict(img_path='wrong'))
+
+
+def test_corrupt_image_found_by_verify_images(tmp_path):
+    cfg = _write_bad(tmp_path, lambda r: None)
+    path = tmp_path / 'imgs/after/1.png'
+    path.write_bytes(path.read_bytes()[:60])  # truncated PNG
+    ImagePairDataset(**cfg)  # existence only: builds
+    with pytest.raises(OSError, match='corrupt or unreadable image.*1.png'):
+        ImagePairDataset(**cfg, verify_images=True)
+
+
+def test_verify_images_accepts_good_images(tmp_path):
+    cfg = _write_bad(tmp_path, lambda r: None)
+    Image.new('L', (8, 8)).save(tmp_path / 'imgs/after/0.png')
+    assert len(ImagePairDataset(**cfg, verify_images=True)) == 3
+    assert os.path.getsize(tmp_path / 'imgs/after/0.png') > 0
