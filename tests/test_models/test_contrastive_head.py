@@ -1,0 +1,119 @@
+import math
+import os
+import socket
+
+import pytest
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+import torch.nn.functional as F
+from torch.testing import assert_close
+
+from mmidc.models.clip4idc import ContrastiveAdaptationHead
+from mmidc.registry import MODELS
+
+
+def _tokens(*rows):
+    return torch.tensor([list(r) + [0] * (4 - len(r)) for r in rows])
+
+
+def test_matches_plain_infonce_without_duplicates():
+    head = MODELS.build(dict(type='ContrastiveAdaptationHead'))
+    pair, text = torch.randn(5, 16), torch.randn(5, 16)
+    losses = head.loss(pair, text, _tokens(*[[i + 1] for i in range(5)]))
+    logits = F.normalize(pair) @ F.normalize(text).t() / 0.07
+    target = torch.arange(5)
+    assert_close(losses['loss_p2t'], F.cross_entropy(logits, target))
+    assert_close(losses['loss_t2p'], F.cross_entropy(logits.t(), target))
+    assert_close(losses['logit_scale'], torch.tensor(1 / 0.07))
+
+
+def test_identical_captions_are_positives_not_negatives():
+    head = ContrastiveAdaptationHead(init_logit_scale=0.0)  # scale 1
+    pair = torch.tensor([[1., 0.], [0., 1.], [1., 1.]])
+    text = torch.tensor([[1., 0.], [0.6, 0.8], [0., 1.]])
+    tokens = _tokens([5, 9], [5, 9], [7])  # captions 0 and 1 identical
+    losses = head.loss(pair, text, tokens)
+    # by hand: cos(pair_i, text_j)
+    r = 1 / math.sqrt(2)
+    sim = torch.tensor([[1., .6, 0.], [0., .8, 1.], [r, 1.4 * r, r]])
+    logp_p2t = sim.log_softmax(1)
+    logp_t2p = sim.t().log_softmax(1)
+    # pairs 0 and 1 both have caption "5 9": half the target on each
+    p2t = -(0.5 * (logp_p2t[0, 0] + logp_p2t[0, 1])
+            + 0.5 * (logp_p2t[1, 0] + logp_p2t[1, 1])
+            + logp_p2t[2, 2]) / 3
+    t2p = -(0.5 * (logp_t2p[0, 0] + logp_t2p[0, 1])
+            + 0.5 * (logp_t2p[1, 0] + logp_t2p[1, 1])
+            + logp_t2p[2, 2]) / 3
+    assert_close(losses['loss_p2t'], p2t)
+    assert_close(losses['loss_t2p'], t2p)
+    plain = ContrastiveAdaptationHead(init_logit_scale=0.0,
+                                      multi_positive=False)
+    assert not torch.allclose(plain.loss(pair, text, tokens)['loss_p2t'],
+                              p2t)
+
+
+def test_scale_is_clamped_and_learnable():
+    head = ContrastiveAdaptationHead()
+    with torch.no_grad():
+        head.logit_scale.fill_(10.0)
+    losses = head.loss(torch.randn(3, 8), torch.randn(3, 8),
+                       _tokens([1], [2], [3]))
+    assert_close(losses['logit_scale'], torch.tensor(100.0))
+    head.logit_scale.data.fill_(1.0)
+    head.loss(torch.randn(3, 8), torch.randn(3, 8),
+              _tokens([1], [2], [3]))['loss_p2t'].backward()
+    assert head.logit_scale.grad is not None
+    with pytest.raises(ValueError, match='exceeds'):
+        ContrastiveAdaptationHead(init_logit_scale=5.0)
+
+
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+def _ddp_worker(rank, world, port, data, bounds, out_dir):
+    os.environ.update(MASTER_ADDR='127.0.0.1', MASTER_PORT=str(port))
+    torch.set_num_threads(1)
+    dist.init_process_group('gloo', rank=rank, world_size=world)
+    try:
+        head = ContrastiveAdaptationHead()
+        sl = slice(bounds[rank], bounds[rank + 1])
+        pair = data['pair'][sl].clone().requires_grad_()
+        text = data['text'][sl].clone().requires_grad_()
+        losses = head.loss(pair, text, data['tokens'][sl])
+        loss = losses['loss_p2t'] + losses['loss_t2p']
+        loss.backward()
+        # DDP averages parameter gradients; do the same for the features'
+        # gradient, which is what flows into the towers
+        torch.save(dict(loss=loss.detach(), pair_grad=pair.grad / world,
+                        text_grad=text.grad / world),
+                   os.path.join(out_dir, f'rank{rank}.pt'))
+    finally:
+        dist.destroy_process_group()
+
+
+@pytest.mark.parametrize('bounds', [(0, 3, 6), (0, 2, 6)])
+def test_ddp_gather_equals_single_process(tmp_path, bounds):
+    data = dict(pair=torch.randn(6, 8), text=torch.randn(6, 8),
+                tokens=_tokens([1], [2], [1], [4], [2], [6]))  # duplicates
+    # fork: the workers inherit the imported modules (spawn re-imports
+    # mmpretrain in each, ~10 s per process on two cores)
+    mp.start_processes(_ddp_worker, nprocs=2, start_method='fork',
+                       args=(2, _free_port(), data, bounds, str(tmp_path)))
+    ranks = [torch.load(tmp_path / f'rank{r}.pt') for r in range(2)]
+
+    head = ContrastiveAdaptationHead()
+    pair = data['pair'].clone().requires_grad_()
+    text = data['text'].clone().requires_grad_()
+    losses = head.loss(pair, text, data['tokens'])
+    loss = losses['loss_p2t'] + losses['loss_t2p']
+    loss.backward()
+    for r, res in enumerate(ranks):
+        assert_close(res['loss'], loss.detach())
+        sl = slice(bounds[r], bounds[r + 1])
+        assert_close(res['pair_grad'], pair.grad[sl])
+        assert_close(res['text_grad'], text.grad[sl])
