@@ -1,0 +1,144 @@
+"""The pre-resized cache: built by the tool, read by LoadImagePair."""
+import importlib.util
+import json
+import os
+import os.path as osp
+import pickle
+
+import numpy as np
+import pytest
+import torch
+from mmengine.dataset import pseudo_collate
+from pair_trees import make_clevr_change_tree
+
+from mmidc.datasets import CLEVRChangeDataset, pair_image_cache
+from mmidc.registry import TRANSFORMS
+
+TOOL = osp.join(osp.dirname(__file__), '..', '..', 'tools',
+                'dataset_converters', 'build_resized_cache.py')
+SIZE = (24, 20)
+
+
+def _run_tool(argv):
+    spec = importlib.util.spec_from_file_location('build_resized_cache', TOOL)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool.main(argv)
+
+
+@pytest.fixture(scope='module')
+def cached_clevr(tmp_path_factory):
+    fresh_clevr_root = str(tmp_path_factory.mktemp('cached') / 'clevr')
+    make_clevr_change_tree(fresh_clevr_root)
+    assert _run_tool([
+        '--dataset-type', 'CLEVRChangeDataset', '--data-root',
+        fresh_clevr_root, '--splits', 'train', 'val', '--size',
+        *map(str, SIZE), '--workers', '2'
+    ]) == 0
+    return fresh_clevr_root, osp.join(fresh_clevr_root, 'cache_24x20')
+
+
+def _pipeline(cache_dir=None):
+    load = dict(type='LoadImagePair')
+    if cache_dir:
+        load.update(cache_dir=cache_dir, cache_size=SIZE)
+    return [load, dict(type='ResizePair', size=SIZE)]
+
+
+def _warnings(monkeypatch):
+    logged = []
+    monkeypatch.setattr(pair_image_cache, 'print_log',
+                        lambda msg, **kwargs: logged.append(msg))
+    return logged
+
+
+def test_tool_writes_shards(cached_clevr):
+    _, cache_dir = cached_clevr
+    assert sorted(os.listdir(cache_dir)) == [
+        'train.json', 'train.npy', 'val.json', 'val.npy']
+    with open(osp.join(cache_dir, 'train.json')) as f:
+        index = json.load(f)
+    array = np.load(osp.join(cache_dir, 'train.npy'), mmap_mode='r')
+    # 4 scenes x (before, semantic, non-semantic), each stored once.
+    assert array.shape == (12, *SIZE, 3) and array.dtype == np.uint8
+    assert index['size'] == list(SIZE) and index['root'] == '..'
+    assert 'images/CLEVR_default_000000.png' in index['images']
+
+
+def test_round_trip_equals_resize_from_png(cached_clevr, monkeypatch):
+    root, cache_dir = cached_clevr
+    from_png = CLEVRChangeDataset(root, 'train', pipeline=_pipeline())
+    from_cache = CLEVRChangeDataset(root, 'train',
+                                    pipeline=_pipeline(cache_dir))
+    load = from_cache.pipeline.transforms[0]
+    expected = [from_png[i] for i in range(len(from_png))]
+    # Fail if the cached loader decodes any PNG.
+    monkeypatch.setattr('mmidc.datasets.transforms.load_image_pair.read_rgb',
+                        lambda path: pytest.fail(f'decoded {path}'))
+    for i in range(len(from_cache)):
+        cached = from_cache[i]
+        for key in ('img1', 'img2'):
+            np.testing.assert_array_equal(cached[key], expected[i][key])
+    assert load.cache._rows  # the cache was opened and used
+
+
+def test_fallback_when_absent_or_stale(cached_clevr, monkeypatch):
+    root, cache_dir = cached_clevr
+    logged = _warnings(monkeypatch)
+    load = TRANSFORMS.build(dict(type='LoadImagePair', cache_dir=cache_dir,
+                                 cache_size=(8, 8)))  # no cache of 8x8
+    pair = dict(img1_path=osp.join(root, 'images/CLEVR_default_000001.png'),
+                img2_path=osp.join(root, 'images/CLEVR_default_000002.png'))
+    assert load(dict(pair))['img1'].shape == (32, 48, 3)  # original size
+    load(dict(pair))
+    assert len(logged) == 1 and 'no cache of size (8, 8)' in logged[0]
+
+    load = TRANSFORMS.build(dict(type='LoadImagePair', cache_dir=cache_dir,
+                                 cache_size=SIZE))
+    assert load(dict(pair))['img1'].shape == (*SIZE, 3)  # from the cache
+    stat = os.stat(pair['img1_path'])
+    os.utime(pair['img1_path'], ns=(1, 1))  # the source changed
+    try:
+        assert load(dict(pair))['img1'].shape == (32, 48, 3)
+    finally:
+        os.utime(pair['img1_path'], ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert 'changed since the cache was built' in logged[-1]
+    test_png = dict(pair, img1_path=osp.join(
+        root, 'images/CLEVR_default_000006.png'))  # test split: not cached
+    assert load(test_png)['img1'].shape == (32, 48, 3)
+    assert 'is not in the cache' in logged[-1]
+
+
+def test_memmaps_not_pickled_and_dataloader_workers(cached_clevr):
+    root, cache_dir = cached_clevr
+    pipeline = _pipeline(cache_dir) + [dict(type='TokenizeCaptions'),
+                                       dict(type='PackIDCInputs')]
+    dataset = CLEVRChangeDataset(root, 'val', pipeline=pipeline)
+    dataset[0]
+    assert dataset.pipeline.transforms[0].cache._rows  # opened in this process
+    assert len(pickle.dumps(dataset.pipeline.transforms[0])) < 2000
+    loader = torch.utils.data.DataLoader(dataset, batch_size=2,
+                                         num_workers=2,
+                                         collate_fn=pseudo_collate)
+    batches = list(loader)
+    assert sum(len(b['inputs']) for b in batches) == len(dataset)
+    assert batches[0]['inputs'][0].shape == (2, 3, *SIZE)
+
+
+def test_tool_reads_a_config(cached_clevr, tmp_path):
+    root, _ = cached_clevr
+    config = tmp_path / 'cfg.py'
+    config.write_text(
+        f"train_dataloader = dict(dataset=dict(type='RepeatDataset', times=2,"
+        f" dataset=dict(type='CLEVRChangeDataset', data_root={root!r},"
+        f" split='val', with_no_change=False)))\n")
+    cache_dir = str(tmp_path / 'cache')
+    assert _run_tool([str(config), '--size', '8', '8', '--workers', '1',
+                      '--cache-dir', cache_dir]) == 0
+    array = np.load(osp.join(cache_dir, 'CLEVRChangeDataset_val.npy'))
+    assert array.shape == (4, 8, 8, 3)  # 2 scenes x (before, semantic)
+
+
+def test_tool_argument_errors():
+    with pytest.raises(SystemExit):
+        _run_tool(['--data-root', 'x'])  # neither config nor type

@@ -1,0 +1,111 @@
+"""Write the pre-resized image cache that ``LoadImagePair(cache_dir=...)``
+reads (one uint8 memmap + JSON index per split).
+
+From a config (its train / val / test data sets)::
+
+    python tools/dataset_converters/build_resized_cache.py CONFIG \
+        --size 224 224 --workers 4
+
+or from a data set type and root::
+
+    python tools/dataset_converters/build_resized_cache.py \
+        --dataset-type CLEVRChangeDataset --data-root data/clevr_change \
+        --splits train val test --size 224 224 --workers 4
+
+The cache goes to ``<data_root>/cache_<H>x<W>/`` unless ``--cache-dir`` is
+given. Then add to the pipeline::
+
+    dict(type='LoadImagePair', cache_dir='<data_root>/cache_224x224',
+         cache_size=(224, 224)),
+    dict(type='ResizePair', size=(224, 224)),   # a no-op on cached images
+"""
+import argparse
+import copy
+import os.path as osp
+import sys
+import time
+
+from mmengine.config import Config, DictAction
+from mmengine.registry import init_default_scope
+
+import mmidc  # noqa: F401  (registers the data sets)
+from mmidc.datasets import build_pair_image_cache, default_cache_dir
+from mmidc.registry import DATASETS
+
+DATALOADERS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(
+        description='Build the pre-resized image cache of a data set')
+    parser.add_argument('config', nargs='?',
+                        help='config whose train/val/test data sets to cache')
+    parser.add_argument('--dataset-type', help='registered data set type, '
+                        'e.g. CLEVRChangeDataset (instead of a config)')
+    parser.add_argument('--data-root', help='data set root (with '
+                        '--dataset-type)')
+    parser.add_argument('--splits', nargs='+', default=['train', 'val',
+                                                        'test'],
+                        help='splits to cache (with --dataset-type)')
+    parser.add_argument('--size', nargs=2, type=int, default=[224, 224],
+                        metavar=('H', 'W'), help='cached image size')
+    parser.add_argument('--cache-dir', help='output folder (default: '
+                        '<data_root>/cache_<H>x<W>)')
+    parser.add_argument('--workers', type=int, default=4,
+                        help='worker processes')
+    parser.add_argument('--cfg-options', nargs='+', action=DictAction,
+                        help='override config settings, key=value')
+    args = parser.parse_args(argv)
+    if bool(args.config) == bool(args.dataset_type):
+        parser.error('give either CONFIG or --dataset-type/--data-root')
+    if args.dataset_type and not args.data_root:
+        parser.error('--dataset-type needs --data-root')
+    return args
+
+
+def dataset_cfgs(args):
+    """``(shard name, data set config)`` for every data set to cache."""
+    if args.dataset_type:
+        return [(split, dict(type=args.dataset_type, data_root=args.data_root,
+                             split=split)) for split in args.splits]
+    cfg = Config.fromfile(args.config)
+    if args.cfg_options:
+        cfg.merge_from_dict(args.cfg_options)
+    found = []
+    for key in DATALOADERS:
+        loader = cfg.get(key)
+        if not loader:
+            continue
+        dataset = copy.deepcopy(loader['dataset'])
+        while 'dataset' in dataset:  # unwrap RepeatDataset & co.
+            dataset = dataset['dataset']
+        name = dataset.get('split', key.split('_')[0])
+        found.append((f'{dataset["type"]}_{name}', dataset))
+    if not found:
+        raise ValueError(f'{args.config}: no {", ".join(DATALOADERS)} '
+                         f'with a dataset')
+    return found
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    init_default_scope('mmidc')
+    for shard, cfg in dataset_cfgs(args):
+        cfg.update(pipeline=[], lazy_init=False)
+        dataset = DATASETS.build(cfg)
+        paths = [dataset.get_data_info(i)[key] for i in range(len(dataset))
+                 for key in ('img1_path', 'img2_path')]
+        cache_dir = args.cache_dir or default_cache_dir(dataset.data_root,
+                                                        args.size)
+        start = time.time()
+        index = build_pair_image_cache(paths, dataset.data_root, cache_dir,
+                                       args.size, shard, args.workers)
+        print(f'{shard}: {len(set(paths))} images cached in '
+              f'{time.time() - start:.1f} s -> {index}')
+    print(f'use: dict(type="LoadImagePair", cache_dir="{osp.abspath(cache_dir)}"'
+          f', cache_size={tuple(args.size)})')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
