@@ -1,0 +1,12 @@
+"""Synthetic CLEVR-Change-style data (numpy/PIL renderer, no Blender).
+
+Not imported by :mod:`mmidc.datasets`; use ``mmidc.datasets.synthetic``.
+"""
+from .caption_checker import (check_change_caption, check_dataset,
+                              check_no_change_caption, check_scene_graph,
+                              resolve_reference)
+from .generator import generate_dataset, generate_scene, split_indices
+
+__all__ = ['generate_dataset', 'generate_scene', 'split_indices',
+           'check_dataset', 'check_change_caption', 'check_no_change_caption',
+           'check_scene_graph', 'resolve_reference']

@@ -1,0 +1,237 @@
+"""Scene graphs: objects, lights, and random scenes and changes as in CLEVR.
+
+Placement follows CLEVR's generator: positions uniform in ``[-3, 3]^2``, a
+minimum gap between objects, and a margin along the camera's left/behind
+directions between every pair so that spatial relations are unambiguous.
+"""
+import math
+from dataclasses import asdict, dataclass, replace
+from typing import List, Optional
+
+import numpy as np
+
+from .camera import Camera
+from .properties import COLORS, MATERIALS, SHAPES, SIZES
+
+PLACEMENT_RANGE = 3.0  # objects lie in [-3, 3]^2, as CLEVR
+MIN_GAP = 0.25  # CLEVR's min_dist between object surfaces
+RELATION_MARGIN = 0.4  # CLEVR's margin along left/behind for every pair
+MIN_MOVE_DISTANCE = 1.5  # a moved object travels at least this far
+MIN_OBJECTS, MAX_OBJECTS = 3, 10
+
+
+@dataclass
+class SceneObject:
+    """One object of a scene graph.
+
+    Args:
+        id (int): Identity of the object, stable across the scene's images.
+        shape (str): ``cube``, ``sphere`` or ``cylinder``.
+        color (str): One of CLEVR's eight colour names.
+        material (str): ``rubber`` or ``metal``.
+        size (str): ``large`` or ``small``.
+        x (float): Floor position.
+        y (float): Floor position.
+        rotation (float): Degrees about the vertical axis (cubes show it).
+    """
+    id: int
+    shape: str
+    color: str
+    material: str
+    size: str
+    x: float
+    y: float
+    rotation: float = 0.0
+
+    @property
+    def radius(self) -> float:
+        """Footprint radius; also the half height (cubes: r / sqrt(2))."""
+        return SIZES[self.size]
+
+    @property
+    def half_height(self) -> float:
+        if self.shape == 'cube':
+            return self.radius / math.sqrt(2)
+        return self.radius
+
+    @property
+    def center(self) -> np.ndarray:
+        return np.array([self.x, self.y, self.half_height])
+
+    def attributes(self) -> tuple:
+        return (self.size, self.color, self.material, self.shape)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d['position'] = [float(c) for c in self.center]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> 'SceneObject':
+        return cls(d['id'], d['shape'], d['color'], d['material'], d['size'],
+                   d['x'], d['y'], d.get('rotation', 0.0))
+
+
+@dataclass
+class Lights:
+    """A key light, a fill light (directional) and ambient light.
+
+    Args:
+        key_azimuth (float): Degrees; direction *towards* the key light.
+        key_elevation (float): Degrees above the floor.
+        key_intensity (float): Multiplier of the key light.
+        fill_azimuth (float): Degrees; direction towards the fill light.
+        fill_intensity (float): Multiplier of the fill light.
+        ambient (float): Ambient light level.
+    """
+    key_azimuth: float
+    key_elevation: float
+    key_intensity: float
+    fill_azimuth: float
+    fill_intensity: float
+    ambient: float
+
+    @staticmethod
+    def _direction(azimuth: float, elevation: float) -> np.ndarray:
+        az, el = math.radians(azimuth), math.radians(elevation)
+        return np.array([math.cos(el) * math.cos(az),
+                         math.cos(el) * math.sin(az), math.sin(el)])
+
+    @property
+    def key_direction(self) -> np.ndarray:
+        return self._direction(self.key_azimuth, self.key_elevation)
+
+    @property
+    def fill_direction(self) -> np.ndarray:
+        return self._direction(self.fill_azimuth, 35.0)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def sample_view(rng: np.random.Generator):
+    """The scene's base camera and lights (CLEVR's camera, jittered)."""
+    camera = Camera(azimuth=-43.0 + rng.uniform(-4, 4),
+                    elevation=29.0 + rng.uniform(-2, 2),
+                    distance=11.2 + rng.uniform(-0.4, 0.4),
+                    target=(0.0, 0.0))
+    lights = Lights(key_azimuth=camera.azimuth + 45 + rng.uniform(-15, 15),
+                    key_elevation=52 + rng.uniform(-6, 6),
+                    key_intensity=0.85 + rng.uniform(-0.05, 0.05),
+                    fill_azimuth=camera.azimuth - 70 + rng.uniform(-15, 15),
+                    fill_intensity=0.25 + rng.uniform(-0.05, 0.05),
+                    ambient=0.30 + rng.uniform(-0.03, 0.03))
+    return camera, lights
+
+
+def jitter_view(camera: Camera, lights: Lights, rng: np.random.Generator):
+    """A small random camera move and lighting change (each image's own)."""
+    camera = replace(
+        camera,
+        azimuth=camera.azimuth + rng.uniform(-2.5, 2.5),
+        elevation=camera.elevation + rng.uniform(-1.5, 1.5),
+        distance=camera.distance + rng.uniform(-0.3, 0.3),
+        target=(camera.target[0] + rng.uniform(-0.15, 0.15),
+                camera.target[1] + rng.uniform(-0.15, 0.15)))
+    lights = replace(
+        lights,
+        key_azimuth=lights.key_azimuth + rng.uniform(-10, 10),
+        key_elevation=lights.key_elevation + rng.uniform(-4, 4),
+        key_intensity=lights.key_intensity * rng.uniform(0.9, 1.1),
+        fill_intensity=lights.fill_intensity * rng.uniform(0.85, 1.15),
+        ambient=lights.ambient * rng.uniform(0.92, 1.08))
+    return camera, lights
+
+
+def sample_attributes(rng: np.random.Generator) -> dict:
+    return {'shape': SHAPES[rng.integers(len(SHAPES))],
+            'color': list(COLORS)[rng.integers(len(COLORS))],
+            'material': MATERIALS[rng.integers(len(MATERIALS))],
+            'size': list(SIZES)[rng.integers(len(SIZES))],
+            'rotation': float(rng.uniform(0, 360))}
+
+
+def position_is_free(x: float, y: float, radius: float,
+                     others: List[SceneObject], directions: dict) -> bool:
+    """CLEVR's placement test against every other object."""
+    for other in others:
+        dx, dy = x - other.x, y - other.y
+        if math.hypot(dx, dy) - radius - other.radius < MIN_GAP:
+            return False
+        for name in ('left', 'behind'):
+            margin = abs(dx * directions[name][0] + dy * directions[name][1])
+            if margin < RELATION_MARGIN:
+                return False
+    return True
+
+
+def sample_free_position(rng, radius, others, directions, max_tries=60,
+                         away_from=None) -> Optional[tuple]:
+    """A random free floor position, optionally far from ``away_from``."""
+    for _ in range(max_tries):
+        x, y = rng.uniform(-PLACEMENT_RANGE, PLACEMENT_RANGE, size=2)
+        if away_from is not None and math.hypot(
+                x - away_from[0], y - away_from[1]) < MIN_MOVE_DISTANCE:
+            continue
+        if position_is_free(x, y, radius, others, directions):
+            return float(x), float(y)
+    return None
+
+
+def sample_objects(rng, num_objects: int,
+                   directions: dict) -> Optional[List[SceneObject]]:
+    """``num_objects`` random non-overlapping objects, or None on failure."""
+    objects = []
+    for obj_id in range(num_objects):
+        attrs = sample_attributes(rng)
+        pos = sample_free_position(rng, SIZES[attrs['size']], objects,
+                                   directions)
+        if pos is None:
+            return None
+        objects.append(SceneObject(obj_id, x=pos[0], y=pos[1], **attrs))
+    return objects
+
+
+def sample_change(rng, objects: List[SceneObject], change_type: str,
+                  directions: dict):
+    """Apply one semantic change; returns ``(after_objects, change)``.
+
+    ``change`` names the changed object's id and, for attribute changes,
+    the old and new value. Returns None if no valid change was found.
+    """
+    target = objects[rng.integers(len(objects))]
+    others = [o for o in objects if o.id != target.id]
+    change = {'type': change_type, 'object_id': target.id}
+    if change_type == 'color':
+        new_colors = [c for c in COLORS if c != target.color]
+        new = new_colors[rng.integers(len(new_colors))]
+        change.update({'from': target.color, 'to': new})
+        after = [replace(o, color=new) if o.id == target.id else o
+                 for o in objects]
+    elif change_type == 'material':
+        new = 'metal' if target.material == 'rubber' else 'rubber'
+        change.update({'from': target.material, 'to': new})
+        after = [replace(o, material=new) if o.id == target.id else o
+                 for o in objects]
+    elif change_type == 'drop':
+        after = others
+    elif change_type == 'add':
+        attrs = sample_attributes(rng)
+        pos = sample_free_position(rng, SIZES[attrs['size']], objects,
+                                   directions)
+        if pos is None:
+            return None
+        new_id = max(o.id for o in objects) + 1
+        change['object_id'] = new_id
+        after = objects + [SceneObject(new_id, x=pos[0], y=pos[1], **attrs)]
+    elif change_type == 'move':
+        pos = sample_free_position(rng, target.radius, others, directions,
+                                   away_from=(target.x, target.y))
+        if pos is None:
+            return None
+        change.update({'from': [target.x, target.y], 'to': list(pos)})
+        after = [replace(o, x=pos[0], y=pos[1]) if o.id == target.id else o
+                 for o in objects]
+    else:
+        raise ValueError(f'unknown change type {change_type!r}')
+    return after, change
