@@ -18,6 +18,7 @@ its vocabulary. How the vocabulary reaches the head (see
 ``TransformerCaptionHead(vocab=...)``):
 
 * ``None``: full CLIP vocabulary.
+* a list of captions: built from them (tiny configs, tests).
 * a path: a ``.json`` list of CLIP ids written by :meth:`CaptionVocab.save`, or
   a checkpoint (``.pth``/``.safetensors``) whose state dict holds a
   ``*vocab.clip_ids`` buffer (a trained model is self-contained).
@@ -230,6 +231,8 @@ def build_vocab_from_cfg(vocab) -> CaptionVocab:
         return vocab
     if isinstance(vocab, str):
         return CaptionVocab.from_file(vocab)
+    if isinstance(vocab, (list, tuple)):  # captions (tiny configs, tests)
+        return build_caption_vocab(vocab)
     if isinstance(vocab, dict) and 'captions_from' in vocab:
         unknown = set(vocab) - {'captions_from', 'cache_file'}
         if unknown:
@@ -245,5 +248,6 @@ def build_vocab_from_cfg(vocab) -> CaptionVocab:
         if cache_file:
             built.save(cache_file)
         return built
-    raise TypeError('vocab: expected None, a file path, a CaptionVocab or '
+    raise TypeError('vocab: expected None, a file path, a list of captions, '
+                    'a CaptionVocab or '
                     f'dict(captions_from=..., cache_file=...), got {vocab!r}')

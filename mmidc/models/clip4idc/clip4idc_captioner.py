@@ -1,1 +1,166 @@
-"""Placeholder: being written."""
+"""CLIP4IDC captioning stage: pair encoder + Transformer caption head."""
+import copy
+from typing import List, Optional
+
+import torch
+from mmengine.logging import print_log
+from mmengine.model import BaseModel
+
+from mmidc.registry import MODELS
+from .open_clip_utils import load_clip_state_dict, load_tower_weights, vision_state_dict
+
+__all__ = ['CLIP4IDCCaptioner']
+
+_DECODE_KEYS = {'strategy', 'beam_size', 'length_penalty', 'max_length'}
+
+
+@MODELS.register_module()
+class CLIP4IDCCaptioner(BaseModel):
+    """Caption the difference between two images (CLIP4IDC, second stage).
+
+    The backbone's ``2(n+1)`` tokens feed a :class:`TransformerCaptionHead`.
+    Modes of ``forward(inputs, data_samples, mode)`` (``inputs`` is the
+    preprocessed ``[B, 2, 3, H, W]``):
+
+    - ``'loss'``: teacher forcing on each sample's ``text_tokens`` ``[L]``;
+      returns ``loss_caption`` and ``accuracy``.
+    - ``'predict'``: decodes with ``decode_cfg`` and sets ``pred_caption``
+      (str) and ``pred_score`` (float, mean log-prob per token) on each
+      data sample.
+    - ``'tensor'``: teacher-forced logits ``[B, L-1, V]`` over the head's
+      vocabulary (needs ``text_tokens``).
+
+    Loading the adaptation stage (``init_backbone_from``): an MMEngine
+    checkpoint of :class:`CLIP4IDCRetriever` (or any state dict with
+    ``backbone.*`` keys, ``module.`` prefixes stripped, ``.safetensors``
+    too). The mapping is ``backbone.X -> backbone.X``; ``text_encoder.*``
+    and ``head.*`` are dropped. Every backbone key must be present (the
+    inter-image parameters included): a missing one is a ``KeyError``
+    naming it. The file is read with ``torch.load(weights_only=True)``.
+    This happens in the constructor, so a later ``load_from``/``resume`` of
+    a captioner checkpoint overrides it.
+
+    Separate learning rates: ``optim_wrapper = dict(..., paramwise_cfg=dict(
+    custom_keys={'backbone': dict(lr_mult=1e-3)}))`` (paper: 1e-7 / 1e-4).
+
+    Args:
+        backbone (dict): ``CLIP4IDCBackbone`` config.
+        head (dict): ``TransformerCaptionHead`` config. ``memory_dim`` and
+            ``max_memory_tokens`` default to the backbone's output width and
+            token count.
+        data_preprocessor (dict, optional): Default ``IDCDataPreprocessor``.
+        freeze_backbone (bool): No gradients into the backbone, kept in eval
+            mode. Defaults to False.
+        decode_cfg (dict, optional): ``strategy`` (``'greedy'`` or
+            ``'beam'``), ``beam_size`` (3), ``length_penalty`` (1.0),
+            ``max_length`` (the head's). Defaults to greedy.
+        init_backbone_from (str, optional): adaptation-stage checkpoint.
+        init_cfg (dict, optional): MMEngine init config.
+    """
+
+    def __init__(self,
+                 backbone: dict,
+                 head: dict,
+                 data_preprocessor: Optional[dict] = None,
+                 freeze_backbone: bool = False,
+                 decode_cfg: Optional[dict] = None,
+                 init_backbone_from: Optional[str] = None,
+                 init_cfg: Optional[dict] = None):
+        if data_preprocessor is None:
+            data_preprocessor = dict(type='IDCDataPreprocessor')
+        if isinstance(data_preprocessor, dict):  # mmidc scope, not mmengine's
+            data_preprocessor = MODELS.build(data_preprocessor)
+        super().__init__(data_preprocessor=data_preprocessor, init_cfg=init_cfg)
+        self.decode_cfg = self._check_decode_cfg(decode_cfg or {})
+        self.backbone = MODELS.build(backbone)
+        head = copy.deepcopy(head)
+        head.setdefault('memory_dim', self.backbone.output_dim)
+        head.setdefault('max_memory_tokens', self.backbone.num_tokens())
+        self.head = MODELS.build(head)
+        if init_backbone_from is not None:
+            self.load_backbone(init_backbone_from)
+        self.freeze_backbone = freeze_backbone
+        if freeze_backbone:
+            self.backbone.requires_grad_(False)
+            self.backbone.eval()
+
+    @staticmethod
+    def _check_decode_cfg(cfg: dict) -> dict:
+        unknown = set(cfg) - _DECODE_KEYS
+        if unknown:
+            raise KeyError(f'decode_cfg: unknown keys {sorted(unknown)}; '
+                           f'expected {sorted(_DECODE_KEYS)}')
+        cfg = dict(dict(strategy='greedy', beam_size=3, length_penalty=1.0,
+                        max_length=None), **cfg)
+        if cfg['strategy'] not in ('greedy', 'beam'):
+            raise ValueError(f"decode_cfg.strategy must be 'greedy' or 'beam', "
+                             f"got {cfg['strategy']!r}")
+        return cfg
+
+    def load_backbone(self, path: str) -> None:
+        """Load ``backbone.*`` weights of an adaptation-stage checkpoint."""
+        state = vision_state_dict(load_clip_state_dict(path))  # backbone.X -> X
+        if not state:
+            raise KeyError(f'init_backbone_from={path!r}: no backbone.* keys '
+                           'in the checkpoint')
+        load_tower_weights(self.backbone, state, path)
+        print_log(f'captioner backbone loaded from {path}', logger='current')
+
+    def train(self, mode: bool = True):
+        super().train(mode)
+        if self.freeze_backbone:
+            self.backbone.eval()
+        return self
+
+    # ---------------------------------------------------------------- forward
+    def extract_feat(self, inputs: torch.Tensor) -> torch.Tensor:
+        """``[B, 2, 3, H, W]`` -> backbone tokens ``[B, 2(n+1), D]``."""
+        with torch.set_grad_enabled(torch.is_grad_enabled() and not self.freeze_backbone):
+            return self.backbone(inputs[:, 0], inputs[:, 1])
+
+    def forward(self, inputs: torch.Tensor, data_samples: Optional[list] = None,
+                mode: str = 'tensor'):
+        if mode == 'loss':
+            return self.loss(inputs, data_samples)
+        if mode == 'predict':
+            return self.predict(inputs, data_samples)
+        if mode == 'tensor':
+            tokens = self._stack_tokens(data_samples, inputs.device)
+            return self.head(self.extract_feat(inputs), tokens)
+        raise ValueError(f'mode={mode!r}: expected loss, predict or tensor')
+
+    @staticmethod
+    def _stack_tokens(data_samples: Optional[list], device) -> torch.Tensor:
+        if not data_samples or not all('text_tokens' in ds for ds in data_samples):
+            raise KeyError('every data sample needs text_tokens [L] '
+                           '(TokenizeCaptions in the pipeline)')
+        tokens = [ds.text_tokens for ds in data_samples]
+        if any(t.ndim != 1 for t in tokens):
+            raise ValueError('captioning trains on one caption per sample: '
+                             'text_tokens must be [L]')
+        return torch.stack(tokens).to(device)  # [B, L]
+
+    def loss(self, inputs: torch.Tensor, data_samples: list) -> dict:
+        tokens = self._stack_tokens(data_samples, inputs.device)
+        return self.head.loss(self.extract_feat(inputs), tokens)
+
+    def generate(self, inputs: torch.Tensor):
+        """Decode with ``decode_cfg``: a ``CaptionDecodeOutput``."""
+        memory = self.extract_feat(inputs)
+        cfg = self.decode_cfg
+        if cfg['strategy'] == 'beam':
+            return self.head.beam_search(memory, cfg['beam_size'], cfg['length_penalty'],
+                                         cfg['max_length'])
+        return self.head.greedy_decode(memory, cfg['max_length'])
+
+    def predict(self, inputs: torch.Tensor,
+                data_samples: Optional[list] = None) -> List:
+        out = self.generate(inputs)
+        captions = self.head.decode_text(out.tokens)
+        if data_samples is None:
+            from mmpretrain.structures import DataSample
+            data_samples = [DataSample() for _ in captions]
+        for ds, caption, score in zip(data_samples, captions, out.mean_logprob.tolist()):
+            ds.set_field(caption, 'pred_caption')
+            ds.set_field(float(score), 'pred_score')
+        return data_samples

@@ -173,6 +173,7 @@ class TransformerCaptionHead(BaseModule):
             raise ValueError(f'max_length must be >= 2, got {max_length}')
         if not 0.0 <= label_smoothing < 1.0:
             raise ValueError(f'label_smoothing must be in [0, 1), got {label_smoothing}')
+        self.memory_dim = memory_dim
         self.max_length = max_length
         self.max_memory_tokens = max_memory_tokens
         self.label_smoothing = label_smoothing
