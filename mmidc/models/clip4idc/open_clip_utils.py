@@ -208,8 +208,9 @@ def _unwrap_checkpoint(ckpt: dict, path: str) -> StateDict:
     if 'text.token_embedding.weight' in state:
         state = {(k[len('text.'):] if k.startswith('text.') else k): v
                  for k, v in state.items()}
-    for key in ('input_resolution', 'context_length', 'vocab_size'):
-        state.pop(key, None)  # OpenAI bookkeeping entries
+    for key in ('input_resolution', 'context_length', 'vocab_size',
+                'attn_mask'):
+        state.pop(key, None)  # OpenAI bookkeeping / rebuilt causal mask
     return state
 
 

@@ -1,0 +1,76 @@
+import importlib.util
+from pathlib import Path
+
+import open_clip
+import pytest
+import torch
+from open_clip.model import CLIP
+from torch.testing import assert_close
+
+from mmidc.models.clip4idc import CLIP4IDCBackbone, CLIPTextEncoder
+
+TOOL = (Path(__file__).parents[2] / 'tools' / 'model_converters' /
+        'openai_clip_to_safetensors.py')
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location('openai_clip_tool', TOOL)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _openai_style_archive(arch, path):
+    """A tiny CLIP saved the way OpenAI ships it: traced TorchScript, fp16
+    weights, QuickGELU, with a bookkeeping entry."""
+    model = CLIP(**arch).eval()
+    # OpenAI's archives also hold context_length / vocab_size entries; open_clip's
+    # CLIP has plain attributes of those names, so only this one is mimicked
+    # here (the pure-function test below covers the others)
+    model.register_buffer('input_resolution', torch.tensor(32))
+    images = torch.ones(2, 3, 32, 32)
+    texts = torch.zeros(2, 32, dtype=torch.long)
+    traced = torch.jit.trace_module(
+        model, dict(encode_image=(images, ), encode_text=(texts, )),
+        check_trace=False)  # trace in fp32 (CPU), then store fp16
+    traced.half()
+    torch.jit.save(traced, str(path))
+    reference = CLIP(**arch).eval()  # fp32 copy of the fp16-rounded weights
+    reference.load_state_dict(
+        {k: v.float() for k, v in traced.state_dict().items()
+         if k not in ('input_resolution', 'attn_mask')})
+    return reference
+
+
+def test_openai_archive_round_trip(tiny_arch, tmp_path):
+    tiny_arch['quick_gelu'] = True
+    reference = _openai_style_archive(tiny_arch, tmp_path / 'ViT-tiny.pt')
+    dst = tmp_path / 'tiny.safetensors'
+    state = _tool().convert_archive(str(tmp_path / 'ViT-tiny.pt'), str(dst))
+    assert 'input_resolution' not in state
+    assert all(v.dtype != torch.float16 for v in state.values())
+
+    backbone = CLIP4IDCBackbone(tiny_arch, pretrained=str(dst),
+                                num_inter_layers=0).eval()
+    text = CLIPTextEncoder(tiny_arch, pretrained=str(dst)).eval()
+    img1, img2 = torch.randn(2, 2, 3, 32, 32)
+    tokens = open_clip.tokenize(['the cube moved', 'no change'],
+                                context_length=32)
+    pair_tokens = backbone(img1, img2)
+    assert_close(pair_tokens[:, 0], reference.encode_image(img1))
+    assert_close(pair_tokens[:, 17], reference.encode_image(img2))
+    assert_close(text(tokens), reference.encode_text(tokens))
+
+
+def test_convert_state_dict_is_pure_and_checks_keys(tiny_arch):
+    tool = _tool()
+    state = {k: v.half() for k, v in CLIP(**tiny_arch).state_dict().items()}
+    state['context_length'] = torch.tensor(32)
+    before = {k: v.clone() for k, v in state.items()}
+    converted = tool.convert_openai_state_dict(state)
+    assert set(converted) == set(before) - {'context_length'}
+    assert all(torch.equal(state[k], before[k]) for k in before)  # untouched
+    assert converted['visual.proj'].dtype == torch.float32
+    del state['visual.proj']
+    with pytest.raises(KeyError, match='visual.proj'):
+        tool.convert_openai_state_dict(state)
