@@ -103,3 +103,19 @@ def test_runs_under_bf16_autocast(tiny_arch):
     total.backward()
     assert torch.isfinite(total)
     assert model.backbone.proj.grad.dtype == torch.float32
+
+
+def test_adaptation_checkpoint_seeds_a_new_backbone(tiny_arch, tmp_path):
+    from mmidc.models.clip4idc import CLIP4IDCBackbone, CLIPTextEncoder
+    model = _retriever(tiny_arch)
+    with torch.no_grad():
+        model.backbone.image_id_embedding.add_(1.0)
+    path = tmp_path / 'epoch_12.pth'
+    torch.save(dict(meta=dict(epoch=12), state_dict=model.state_dict()),
+               path)
+    backbone = CLIP4IDCBackbone(tiny_arch, pretrained=str(path),
+                                num_inter_layers=2)
+    text = CLIPTextEncoder(tiny_arch, pretrained=str(path))
+    for name, value in model.backbone.state_dict().items():
+        assert_close(backbone.state_dict()[name], value, msg=name)
+    assert_close(text.ln_final.weight, model.text_encoder.ln_final.weight)
