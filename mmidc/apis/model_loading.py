@@ -2,7 +2,7 @@
 import copy
 import os
 from pathlib import Path
-from typing import Optional, Union
+from typing import Optional, Tuple, Union
 
 import torch
 from mmengine.config import Config
@@ -34,9 +34,8 @@ def load_config(config: ConfigType, cfg_options: Optional[dict] = None) -> Confi
     return config
 
 
-def load_weights(model: torch.nn.Module, checkpoint: Union[str, os.PathLike],
-                 strict: bool = True) -> dict:
-    """Load a checkpoint's weights into ``model``.
+def read_checkpoint(checkpoint: Union[str, os.PathLike]) -> Tuple[dict, dict]:
+    """Read a checkpoint's state dict and ``meta``, safely.
 
     ``.safetensors`` files are read with safetensors; anything else with
     ``torch.load(weights_only=True)`` (MMEngine checkpoints pass thanks to
@@ -44,7 +43,7 @@ def load_weights(model: torch.nn.Module, checkpoint: Union[str, os.PathLike],
     when present, a ``module.`` prefix (DDP) is stripped.
 
     Returns:
-        dict: the checkpoint's ``meta`` (empty if none).
+        tuple[dict, dict]: the state dict and the ``meta`` (empty if none).
     """
     import mmidc.engine  # noqa: F401  (the weights_only allow-list)
     path = Path(checkpoint)
@@ -68,19 +67,28 @@ def load_weights(model: torch.nn.Module, checkpoint: Union[str, os.PathLike],
         state = ckpt.get('state_dict', ckpt)
     state = {k[len('module.'):] if k.startswith('module.') else k: v
              for k, v in state.items()}
+    return state, meta
+
+
+def load_weights(model: torch.nn.Module, checkpoint: Union[str, os.PathLike],
+                 strict: bool = True) -> dict:
+    """Load a checkpoint (see :func:`read_checkpoint`) into ``model``;
+    returns its ``meta``."""
+    state, meta = read_checkpoint(checkpoint)
     load_state_dict(model, state, strict=strict, logger='current')
     return meta
 
 
 def _prepare_for_checkpoint(cfg, checkpoint: str):
-    """Weights come from the trained checkpoint: drop ``pretrained`` paths
-    (CLIP weights the user may not have) and read a caption vocabulary that
-    the config builds from training data from the checkpoint instead."""
+    """Weights come from the trained checkpoint: drop initialisation paths
+    (CLIP or adaptation-stage weights the user may not have) and read the
+    caption vocabulary from the checkpoint (it holds ``vocab.clip_ids``)
+    rather than from training data or a vocabulary file."""
     if isinstance(cfg, dict):
         for key, value in cfg.items():
-            if key == 'pretrained':
+            if key in ('pretrained', 'init_backbone_from'):
                 cfg[key] = None
-            elif key == 'vocab' and isinstance(value, dict):
+            elif key == 'vocab' and value is not None:
                 cfg[key] = str(checkpoint)
             else:
                 _prepare_for_checkpoint(value, checkpoint)
@@ -113,10 +121,12 @@ def init_model(config: ConfigType,
     init_default_scope(cfg.get('default_scope', 'mmidc'))
     model_cfg = copy.deepcopy(cfg.model)
     if checkpoint is not None:
+        state, meta = read_checkpoint(checkpoint)  # fail fast, before building
         _prepare_for_checkpoint(model_cfg, checkpoint)
     model = MODELS.build(model_cfg)
     if checkpoint is not None:
-        model.checkpoint_meta = load_weights(model, checkpoint)
+        load_state_dict(model, state, strict=True, logger='current')
+        model.checkpoint_meta = meta
         print_log(f'loaded {checkpoint}', logger='current')
     if device is None:
         device = 'cuda' if torch.cuda.is_available() else 'cpu'

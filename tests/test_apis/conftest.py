@@ -45,6 +45,27 @@ def retriever_cfg() -> dict:
     )
 
 
+CAPTIONS = ['the red square turned blue', 'the blue square turned red',
+            'there is no change', 'a green square has been added']
+
+
+def captioner_cfg() -> dict:
+    """A complete config dict of a tiny ``CLIP4IDCCaptioner``."""
+    return dict(
+        default_scope='mmidc',
+        model=dict(
+            type='CLIP4IDCCaptioner',
+            backbone=tiny_backbone_cfg(),
+            head=dict(type='TransformerCaptionHead', hidden=32, num_heads=2,
+                      num_encoder_layers=1, num_decoder_layers=1,
+                      dropout=0.0, max_length=12, vocab=list(CAPTIONS))),
+        test_dataloader=dict(
+            batch_size=2,
+            dataset=dict(type='ImagePairDataset', ann_file='test.jsonl',
+                         pipeline=copy.deepcopy(IMAGE_PIPELINE))),
+    )
+
+
 def save_checkpoint(model: torch.nn.Module, path) -> str:
     """Save like MMEngine's runner: ``meta`` + ``state_dict``."""
     torch.save({'meta': {'epoch': 1, 'seed': 0},
@@ -56,6 +77,28 @@ def write_config(cfg: dict, path) -> str:
     from mmengine.config import Config
     Config(cfg).dump(str(path))
     return str(path)
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    """Tiny tensors: one intra-op thread is fastest, and much faster on a
+    busy machine (two threads spin-wait when other processes hold cores)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope='session')
+def captioner_files(tmp_path_factory):
+    """(config path, checkpoint path) of a tiny random captioner."""
+    import mmidc  # noqa: F401
+    from mmidc.registry import MODELS
+    folder = tmp_path_factory.mktemp('captioner')
+    torch.manual_seed(0)
+    model = MODELS.build(captioner_cfg()['model'])
+    return (write_config(captioner_cfg(), folder / 'captioner.py'),
+            save_checkpoint(model, folder / 'captioner.pth'))
 
 
 @pytest.fixture(scope='session')

@@ -104,38 +104,33 @@ def test_inter_attention_finds_the_changed_square(tmp_path):
     """
     import mmidc  # noqa: F401
     from mmidc.registry import MODELS
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # tiny matmuls: one thread is the fastest
-    try:
-        torch.manual_seed(0)
-        model = MODELS.build(retriever_cfg()['model'])
-        classifier = torch.nn.Linear(model.backbone.output_dim, len(COLOURS))
-        params = list(model.backbone.parameters()) + list(classifier.parameters())
-        optimizer = torch.optim.Adam(params, lr=2e-3)
-        generator = torch.Generator().manual_seed(0)
-        for _ in range(60):
-            pairs, labels, _ = _square_batch(generator)
-            inputs = model.data_preprocessor({'inputs': pairs}, True)['inputs']
-            tokens = model.backbone(inputs[:, 0], inputs[:, 1])  # [B, 2(n+1), D]
-            loss = F.cross_entropy(classifier(model.backbone.pool(tokens)), labels)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-        assert loss.item() < 1.25, 'no better than chance (ln 4 = 1.39)'
+    torch.manual_seed(0)
+    model = MODELS.build(retriever_cfg()['model'])
+    classifier = torch.nn.Linear(model.backbone.output_dim, len(COLOURS))
+    params = list(model.backbone.parameters()) + list(classifier.parameters())
+    optimizer = torch.optim.Adam(params, lr=2e-3)
+    generator = torch.Generator().manual_seed(0)
+    for _ in range(60):
+        pairs, labels, _ = _square_batch(generator)
+        inputs = model.data_preprocessor({'inputs': pairs}, True)['inputs']
+        tokens = model.backbone(inputs[:, 0], inputs[:, 1])  # [B, 2(n+1), D]
+        loss = F.cross_entropy(classifier(model.backbone.pool(tokens)), labels)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    assert loss.item() < 1.25, 'no better than chance (ln 4 = 1.39)'
 
-        config = write_config(retriever_cfg(), tmp_path / 'trained.py')
-        checkpoint = save_checkpoint(model, tmp_path / 'trained.pth')
-        ranker = IDCRetrievalInferencer(config, checkpoint, device='cpu')
-        pairs, _, masks = _square_batch(torch.Generator().manual_seed(1), batch=8)
-        ratios = []
-        for pair, mask in zip(pairs, masks):
-            before, after = pair.permute(0, 2, 3, 1).numpy()  # [H, W, 3] each
-            inter = ranker.attention_maps(before, after)['inter']  # [2, gh, gw]
-            per_pixel = upsample_map(inter, mask.shape)  # [2, H, W]
-            inside = per_pixel[:, mask].mean()
-            outside = per_pixel[:, ~mask].mean()
-            ratios.append(float(inside / outside))
-    finally:
-        torch.set_num_threads(threads)
+    config = write_config(retriever_cfg(), tmp_path / 'trained.py')
+    checkpoint = save_checkpoint(model, tmp_path / 'trained.pth')
+    ranker = IDCRetrievalInferencer(config, checkpoint, device='cpu')
+    pairs, _, masks = _square_batch(torch.Generator().manual_seed(1), batch=8)
+    ratios = []
+    for pair, mask in zip(pairs, masks):
+        before, after = pair.permute(0, 2, 3, 1).numpy()  # [H, W, 3] each
+        inter = ranker.attention_maps(before, after)['inter']  # [2, gh, gw]
+        per_pixel = upsample_map(inter, mask.shape)  # [2, H, W]
+        inside = per_pixel[:, mask].mean()
+        outside = per_pixel[:, ~mask].mean()
+        ratios.append(float(inside / outside))
     print(f"inside/outside ratios: {np.round(ratios, 2)}, mean {np.mean(ratios):.2f}")
     assert np.mean(ratios) > 2, ratios

@@ -1,0 +1,90 @@
+import numpy as np
+import pytest
+from PIL import Image
+
+from mmidc.apis import IDCInferencer, IDCRetrievalInferencer, ImageInputError
+from .conftest import square_pair
+
+
+@pytest.fixture(scope='module')
+def captioner(captioner_files):
+    return IDCInferencer(*captioner_files, device='cpu')
+
+
+def test_caption_one_pair_from_paths_pil_and_arrays(captioner, pair_files):
+    result = captioner(*pair_files)
+    assert set(result) == {'caption', 'score'}
+    assert isinstance(result['caption'], str) and result['caption']
+    assert isinstance(result['score'], float) and result['score'] <= 0
+    from_pil = captioner(*(Image.open(p) for p in pair_files))
+    from_arrays = captioner(*(np.asarray(Image.open(p)) for p in pair_files))
+    assert from_pil == from_arrays == result
+
+
+def test_batches_match_single_pairs(captioner):
+    before, after, _ = square_pair()
+    pairs = [(before, after), (after, before), (before, before)]
+    singles = [captioner(a, b) for a, b in pairs]
+    batched = captioner(pairs, batch_size=2)
+    assert [r['caption'] for r in batched] == [r['caption'] for r in singles]
+    assert np.allclose([r['score'] for r in batched],
+                       [r['score'] for r in singles], atol=1e-4)
+    with pytest.raises(TypeError, match='list of'):
+        captioner([before, after])
+
+
+def test_greedy_and_beam(captioner):
+    before, after, _ = square_pair()
+    greedy = captioner(before, after, strategy='greedy')
+    beam = captioner(before, after, strategy='beam', beam_size=3)
+    assert isinstance(beam['caption'], str)
+    assert captioner.model.decode_cfg['strategy'] == 'greedy'  # restored
+    beam_inferencer_default = IDCInferencer(
+        captioner.config, None, device='cpu', strategy='beam', beam_size=2)
+    assert beam_inferencer_default.model.decode_cfg['beam_size'] == 2
+    with pytest.raises(ValueError, match='strategy'):
+        captioner(before, after, strategy='sampling')
+    assert greedy['caption']
+
+
+def test_wrong_inputs_have_clear_messages(captioner, pair_files, tmp_path):
+    with pytest.raises(ImageInputError, match='nope.png: no such image file'):
+        captioner(pair_files[0], str(tmp_path / 'nope.png'))
+    text = tmp_path / 'notes.png'
+    text.write_text('hello')
+    with pytest.raises(ImageInputError, match='notes.png: not a readable'):
+        captioner(str(text), pair_files[1])
+    tall = tmp_path / 'tall.png'
+    Image.new('RGB', (20, 90)).save(tall)
+    with pytest.raises(ImageInputError, match='tall.png is 20x90'):
+        captioner(pair_files[0], str(tall))
+
+
+def test_wrong_stage_and_config_errors(captioner_files, retriever_files, tmp_path):
+    with pytest.raises(TypeError, match='IDCRetrievalInferencer'):
+        IDCInferencer(*retriever_files, device='cpu')
+    with pytest.raises(TypeError, match='adaptation-stage'):
+        IDCRetrievalInferencer(*captioner_files, device='cpu')
+    with pytest.raises(FileNotFoundError, match='missing.py'):
+        IDCInferencer(str(tmp_path / 'missing.py'), device='cpu')
+    with pytest.raises(FileNotFoundError, match='missing.pth'):
+        IDCInferencer(captioner_files[0], str(tmp_path / 'missing.pth'))
+
+
+def test_unsafe_checkpoint_is_refused(captioner_files, tmp_path):
+    import torch
+
+    class Evil:
+        def __reduce__(self):
+            return (print, ('executed',))
+
+    bad = tmp_path / 'evil.pth'
+    torch.save({'state_dict': {}, 'payload': Evil()}, bad)
+    with pytest.raises(RuntimeError, match='weights_only=True'):
+        IDCInferencer(captioner_files[0], str(bad), device='cpu')
+
+
+def test_attention_png_titled_with_caption(captioner, pair_files, tmp_path):
+    out = tmp_path / 'att.png'
+    figure = captioner.visualize_attention(*pair_files, out)
+    assert out.is_file() and figure.ndim == 3
