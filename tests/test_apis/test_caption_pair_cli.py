@@ -1,0 +1,94 @@
+"""tools/caption_pair.py, run in-process (main(argv))."""
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from .conftest import square_pair
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope='module')
+def cli():
+    spec = importlib.util.spec_from_file_location(
+        'caption_pair', ROOT / 'tools' / 'caption_pair.py')
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _write_pair(folder: Path, name: str, scheme='suffix'):
+    before, after, _ = square_pair(size=40)
+    if scheme == 'suffix':
+        paths = folder / f'{name}_before.png', folder / f'{name}_after.jpg'
+    else:
+        (folder / 'before').mkdir(exist_ok=True)
+        (folder / 'after').mkdir(exist_ok=True)
+        paths = folder / 'before' / f'{name}.png', folder / 'after' / f'{name}.png'
+    Image.fromarray(before).save(paths[0])
+    Image.fromarray(after).save(paths[1])
+    return paths
+
+
+def test_single_pair_prints_caption_and_saves_attention(
+        cli, captioner_files, pair_files, tmp_path, capsys):
+    out_png = tmp_path / 'att.png'
+    code = cli.main([*captioner_files, *pair_files, '--device', 'cpu',
+                     '--beam', '2', '--show-attention', str(out_png)])
+    printed = capsys.readouterr().out.splitlines()
+    assert code == 0 and printed[0].strip()
+    assert printed[1].startswith('score') and out_png.is_file()
+
+
+def test_pairs_file_writes_jsonl_with_errors(cli, captioner_files, tmp_path, capsys):
+    _write_pair(tmp_path, 'a')
+    _write_pair(tmp_path, 'b')
+    records = [dict(img1='a_before.png', img2='a_after.jpg', pair_id='a'),
+               dict(img1='b_before.png', img2='missing.png', pair_id='b'),
+               dict(img1='b_before.png', img2='b_after.jpg')]
+    pairs_file = tmp_path / 'pairs.jsonl'
+    pairs_file.write_text('\n'.join(json.dumps(r) for r in records))
+    out = tmp_path / 'out' / 'results.jsonl'
+    code = cli.main([*captioner_files, '--pairs-file', str(pairs_file),
+                     '--data-root', str(tmp_path), '--out', str(out),
+                     '--batch-size', '2', '--device', 'cpu'])
+    results = [json.loads(line) for line in out.read_text().splitlines()]
+    assert code == 1  # one pair failed
+    assert [r['pair_id'] for r in results] == ['a', 'b', '2']
+    assert results[0]['caption'] and 'score' in results[0]
+    assert 'missing.png: no such image file' in results[1]['error']
+    assert results[2]['caption']
+    assert '2 of 3 pairs captioned' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize('scheme', ['suffix', 'subfolders'])
+def test_folder_naming_schemes(cli, captioner_files, tmp_path, scheme):
+    images = tmp_path / 'pairs'
+    images.mkdir()
+    for name in ('x', 'y'):
+        _write_pair(images, name, scheme)
+    out = tmp_path / 'results.jsonl'
+    code = cli.main([*captioner_files, '--folder', str(images), '--out',
+                     str(out), '--device', 'cpu'])
+    results = [json.loads(line) for line in out.read_text().splitlines()]
+    assert code == 0 and [r['pair_id'] for r in results] == ['x', 'y']
+
+
+def test_argument_and_input_errors(cli, captioner_files, pair_files, tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        cli.main([*captioner_files])  # no pair source
+    with pytest.raises(SystemExit):
+        cli.main([*captioner_files, '--folder', str(tmp_path)])  # no --out
+    with pytest.raises(SystemExit):
+        cli.main([*captioner_files, *pair_files, '--beam', '0'])
+    code = cli.main([*captioner_files, pair_files[0], str(tmp_path / 'no.png'),
+                     '--device', 'cpu'])
+    assert code == 2 and 'no.png: no such image file' in capsys.readouterr().err
+    empty = tmp_path / 'empty'
+    empty.mkdir()
+    code = cli.main([*captioner_files, '--folder', str(empty), '--out',
+                     str(tmp_path / 'r.jsonl')])
+    assert code == 2 and 'NAME_before.png' in capsys.readouterr().err
