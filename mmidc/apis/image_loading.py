@@ -10,6 +10,7 @@ formats that cannot be decoded at reduced scale are refused. Images above
 twice PIL's own ``Image.MAX_IMAGE_PIXELS`` are refused by PIL when opened
 (``DecompressionBombError``); that is reported with the same clear message.
 """
+import io
 import logging
 import math
 import os
@@ -21,7 +22,7 @@ import numpy as np
 from mmengine.logging import print_log
 from PIL import Image, UnidentifiedImageError
 
-ImageInput = Union[str, os.PathLike, Image.Image, np.ndarray]
+ImageInput = Union[str, os.PathLike, bytes, Image.Image, np.ndarray]
 
 #: Default pixel budget of one input image (40 megapixels).
 DEFAULT_MAX_PIXELS = 40_000_000
@@ -41,6 +42,8 @@ def describe_image(image: ImageInput, name: Optional[str] = None) -> str:
         return f'PIL image {image.size[0]}x{image.size[1]}'
     if isinstance(image, np.ndarray):
         return f'array {tuple(image.shape)}'
+    if isinstance(image, (bytes, bytearray)):
+        return f'{len(image)}-byte image'
     return type(image).__name__
 
 
@@ -50,9 +53,10 @@ def load_rgb_image(image: ImageInput,
     """Load one image as an RGB ``uint8`` array ``[H, W, 3]``.
 
     Args:
-        image (str | PathLike | PIL.Image.Image | np.ndarray): a file path, a
-            PIL image, or an array ``[H, W]``, ``[H, W, 3]`` (RGB) or
-            ``[H, W, 4]`` (RGBA, alpha dropped). Arrays are read as RGB, as
+        image (str | PathLike | bytes | PIL.Image.Image | np.ndarray): a file
+            path, an encoded file's bytes (an upload), a PIL image, or an
+            array ``[H, W]``, ``[H, W, 3]`` (RGB) or ``[H, W, 4]`` (RGBA,
+            alpha dropped). Arrays are read as RGB, as
             PIL gives them (not BGR as OpenCV does); ``uint8`` or floats in
             ``[0, 1]``.
         max_pixels (int, optional): pixel budget; larger images are decoded
@@ -70,7 +74,11 @@ def load_rgb_image(image: ImageInput,
     """
     label = describe_image(image, name)
     if isinstance(image, (str, os.PathLike)):
+        if not Path(image).is_file():
+            raise ImageInputError(f'{label}: no such image file')
         pil = _open_file(Path(image), max_pixels, label)
+    elif isinstance(image, (bytes, bytearray)):
+        pil = _open_file(io.BytesIO(image), max_pixels, label)
     elif isinstance(image, Image.Image):
         pil = image
         if max_pixels is not None and _area(pil.size) > max_pixels:
@@ -80,7 +88,7 @@ def load_rgb_image(image: ImageInput,
         return _array_to_rgb(image, label)
     else:
         raise ImageInputError(
-            f'{label}: expected a path, a PIL image or a numpy array')
+            f'{label}: expected a path, bytes, a PIL image or a numpy array')
     try:
         return np.asarray(pil.convert('RGB'))
     except (OSError, ValueError) as err:  # truncated or corrupt data
@@ -127,14 +135,12 @@ def check_pair_sizes(size1: Tuple[int, int],
             logger='current', level=logging.WARNING)
 
 
-def _open_file(path: Path, max_pixels: Optional[int],
+def _open_file(source: Union[Path, io.BytesIO], max_pixels: Optional[int],
                label: str) -> Image.Image:
-    if not path.is_file():
-        raise ImageInputError(f'{label}: no such image file')
     try:
         with warnings.catch_warnings():
             warnings.simplefilter('ignore', Image.DecompressionBombWarning)
-            pil = Image.open(path)  # reads the header only
+            pil = Image.open(source)  # reads the header only
     except Image.DecompressionBombError as err:
         raise ImageInputError(
             f'{label}: refused, the image is too large to decode safely '

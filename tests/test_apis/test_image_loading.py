@@ -75,3 +75,12 @@ def test_pair_sizes(caplog):
     with pytest.raises(ImageInputError, match=r'a is 480x320, b is 320x480'):
         check_pair_sizes((480, 320), (320, 480), ['a', 'b'])
     check_pair_sizes((480, 320), (320, 480), ['a', 'b'], aspect_tolerance=None)
+
+
+def test_bytes_like_an_upload(tmp_path):
+    path = _save(tmp_path / 'a.jpg', size=(800, 600))
+    data = path.read_bytes()
+    assert load_rgb_image(data).shape == (600, 800, 3)
+    assert load_rgb_image(data, max_pixels=20_000).size <= 3 * 20_000
+    with pytest.raises(ImageInputError, match='upload: not a readable'):
+        load_rgb_image(b'GIF89a nonsense', name='upload')
