@@ -1,0 +1,179 @@
+"""tools/demo/app.py: endpoints over a live local server, and the page in
+headless Chromium.
+
+FastAPI's TestClient needs httpx, which this environment lacks, so the app
+runs under uvicorn in a thread on 127.0.0.1 and is called with urllib.
+"""
+import importlib.util
+import json
+import shutil
+import socket
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from .conftest import CAPTIONS, square_pair
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load_demo():
+    spec = importlib.util.spec_from_file_location(
+        'demo_app', ROOT / 'tools' / 'demo' / 'app.py')
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope='module')
+def examples_dir(tmp_path_factory):
+    folder = tmp_path_factory.mktemp('examples')
+    records = []
+    for i, (old, new) in enumerate([((220, 30, 30), (30, 30, 220)),
+                                    ((30, 30, 220), (220, 30, 30))]):
+        before, after, _ = square_pair(old, new, size=48)
+        Image.fromarray(before).save(folder / f'{i}_1.png')
+        Image.fromarray(after).save(folder / f'{i}_2.png')
+        records.append(dict(img1=f'{i}_1.png', img2=f'{i}_2.png',
+                            captions=[CAPTIONS[i]], pair_id=f'ex{i}'))
+    (folder / 'pairs.jsonl').write_text('\n'.join(map(json.dumps, records)))
+    return folder
+
+
+@pytest.fixture(scope='module')
+def server(captioner_files, retriever_files, examples_dir):
+    """Base URL of the demo served by uvicorn in a thread."""
+    import uvicorn
+
+    from mmidc.apis import IDCInferencer, IDCRetrievalInferencer
+    from mmidc.apis.pair_sources import find_example_pairs
+    demo = _load_demo()
+    examples = find_example_pairs(str(examples_dir))
+    app = demo.create_app(
+        IDCInferencer(*captioner_files, device='cpu'),
+        IDCRetrievalInferencer(*retriever_files, device='cpu'),
+        examples, demo.load_candidates(None, examples) + CAPTIONS[2:],
+        max_upload_bytes=20_000)
+    port = _free_port()
+    uv_server = uvicorn.Server(uvicorn.Config(
+        app, host='127.0.0.1', port=port, log_level='warning'))
+    thread = threading.Thread(target=uv_server.run, daemon=True)
+    thread.start()
+    for _ in range(200):
+        if uv_server.started:
+            break
+        time.sleep(0.05)
+    yield f'http://127.0.0.1:{port}'
+    uv_server.should_exit = True
+    thread.join(timeout=10)
+
+
+def _post(url, fields=(), files=()):
+    """multipart/form-data POST; returns (status, json body)."""
+    boundary = uuid.uuid4().hex
+    parts = []
+    for name, value in fields:
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; '
+                     f'name="{name}"\r\n\r\n{value}\r\n'.encode())
+    for name, filename, content_type, data in files:
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; '
+                     f'name="{name}"; filename="{filename}"\r\nContent-Type: '
+                     f'{content_type}\r\n\r\n'.encode() + data + b'\r\n')
+    body = b''.join(parts) + f'--{boundary}--\r\n'.encode()
+    request = urllib.request.Request(url, data=body, headers={
+        'Content-Type': f'multipart/form-data; boundary={boundary}'})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read())
+
+
+def _png(array) -> bytes:
+    import io
+    buffer = io.BytesIO()
+    Image.fromarray(array).save(buffer, format='PNG')
+    return buffer.getvalue()
+
+
+def test_page_info_and_example_images(server):
+    with urllib.request.urlopen(server + '/') as response:
+        page = response.read().decode()
+    assert '/static/app.js' in page and 'http' not in page.replace(
+        'http-equiv', '')  # no external resources
+    with urllib.request.urlopen(server + '/api/info') as response:
+        info = json.loads(response.read())
+    assert [e['pair_id'] for e in info['examples']] == ['ex0', 'ex1']
+    assert info['retrieval'] and info['num_candidates'] == 4
+    with urllib.request.urlopen(server + '/api/examples/1/after') as response:
+        assert response.headers['content-type'] == 'image/png'
+
+
+def test_good_upload_gives_caption_attention_and_retrieval(server):
+    before, after, _ = square_pair(size=48)
+    status, body = _post(server + '/api/caption', [('beam', '2')], [
+        ('before', 'b.png', 'image/png', _png(before)),
+        ('after', 'a.png', 'image/png', _png(after))])
+    assert status == 200, body
+    assert body['caption'] and isinstance(body['score'], float)
+    assert body['attention_png'].startswith('data:image/png;base64,')
+    assert len(body['retrieved']) == 4
+    assert {r['caption'] for r in body['retrieved']} == set(CAPTIONS)
+    status, body = _post(server + '/api/caption', [('example', '1')])
+    assert status == 200 and body['caption']
+
+
+def test_bad_uploads_get_clear_4xx(server):
+    before, after, _ = square_pair(size=48)
+    good = ('after', 'a.png', 'image/png', _png(after))
+    status, body = _post(server + '/api/caption', files=[
+        ('before', 'notes.txt', 'text/plain', b'hello'), good])
+    assert status == 415 and 'notes.txt' in body['detail']
+    big = ('before', 'big.png', 'image/png', b'\x89PNG' + bytes(30_000))
+    status, body = _post(server + '/api/caption', files=[big, good])
+    assert status == 413 and 'limit' in body['detail']
+    broken = ('before', 'broken.png', 'image/png', b'\x89PNG not really')
+    status, body = _post(server + '/api/caption', files=[broken, good])
+    assert status == 422 and 'broken.png' in body['detail']
+    wide = ('before', 'wide.png', 'image/png', _png(before[:12]))
+    status, body = _post(server + '/api/caption', files=[wide, good])
+    assert status == 422 and 'aspect ratios' in body['detail']
+    status, body = _post(server + '/api/caption', files=[good])
+    assert status == 422 and 'two images' in body['detail']
+    status, body = _post(server + '/api/caption', [('example', '7')])
+    assert status == 404
+
+
+def _chromium():
+    return shutil.which('chromium') or shutil.which('chromium-browser')
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(_chromium() is None, reason='no chromium / chromium-browser '
+                    'on PATH (Debian: apt-get install chromium)')
+def test_page_in_headless_chromium_shows_a_caption(server, tmp_path):
+    """Load ``/?example=0``: the page picks the example, posts it and shows
+    the caption; ``--dump-dom`` returns the DOM after the page settled."""
+    command = [_chromium(), '--headless', '--no-sandbox', '--disable-gpu',
+               '--disable-dev-shm-usage', f'--user-data-dir={tmp_path / "profile"}',
+               '--virtual-time-budget=30000', '--dump-dom',
+               f'{server}/?example=0']
+    dom = subprocess.run(command, capture_output=True, text=True,
+                         timeout=120).stdout
+    assert 'id="caption" data-state="done"' in dom, dom[-2000:]
+    caption = dom.split('id="caption" data-state="done">', 1)[1].split('<', 1)[0]
+    assert caption.strip()
+    assert 'src="data:image/png;base64,' in dom  # the attention figure

@@ -1,0 +1,186 @@
+"""Local web demo: caption two images, show attention maps and retrieval.
+
+    python tools/demo/app.py CONFIG CHECKPOINT \
+        [--retrieval-config RCONFIG --retrieval-checkpoint RCKPT] \
+        [--examples DIR] [--candidates captions.txt] \
+        [--host 127.0.0.1] [--port 7860] [--device cpu]
+
+Then open http://127.0.0.1:7860. Everything is served locally (no CDN, no
+analytics); it binds to 127.0.0.1 unless ``--host`` says otherwise.
+``?example=N`` in the page's URL captions example N on load.
+"""
+import argparse
+import base64
+import io
+import sys
+import threading
+from pathlib import Path
+from typing import List, Optional, Sequence
+
+STATIC_DIR = Path(__file__).resolve().parent / 'static'
+ALLOWED_TYPES = ('image/png', 'image/jpeg', 'image/webp', 'image/bmp')
+DEFAULT_MAX_UPLOAD_MB = 10.0
+
+
+def create_app(captioner,
+               ranker=None,
+               examples: Sequence = (),
+               candidates: Sequence[str] = (),
+               max_upload_bytes: int = int(DEFAULT_MAX_UPLOAD_MB * 2**20),
+               topk: int = 5):
+    """The FastAPI app.
+
+    Args:
+        captioner (IDCInferencer): captions and attention maps.
+        ranker (IDCRetrievalInferencer, optional): ranks ``candidates``.
+        examples (Sequence[PairRecord]): pairs offered on the page.
+        candidates (Sequence[str]): captions to rank for a pair.
+        max_upload_bytes (int): largest accepted upload, per image.
+        topk (int): retrieved captions shown.
+    """
+    from fastapi import FastAPI, File, Form, HTTPException, UploadFile
+    from fastapi.responses import FileResponse
+    from fastapi.staticfiles import StaticFiles
+
+    from mmidc.apis import ImageInputError, load_rgb_image
+
+    app = FastAPI(title='mmidc demo', docs_url=None, redoc_url=None)
+    app.mount('/static', StaticFiles(directory=STATIC_DIR), name='static')
+    model_lock = threading.Lock()  # one forward pass at a time
+    examples = list(examples)
+    candidates = list(dict.fromkeys(candidates))  # unique, order kept
+
+    @app.get('/')
+    def index():
+        return FileResponse(STATIC_DIR / 'index.html')
+
+    @app.get('/api/info')
+    def info():
+        return dict(
+            examples=[dict(index=i, pair_id=e.pair_id, captions=e.captions)
+                      for i, e in enumerate(examples)],
+            retrieval=ranker is not None and bool(candidates),
+            num_candidates=len(candidates),
+            max_upload_mb=max_upload_bytes / 2**20)
+
+    @app.get('/api/examples/{index}/{side}')
+    def example_image(index: int, side: str):
+        if not 0 <= index < len(examples) or side not in ('before', 'after'):
+            raise HTTPException(404, f'no example {index}/{side}')
+        example = examples[index]
+        return FileResponse(example.img1 if side == 'before' else example.img2)
+
+    async def read_upload(upload: UploadFile, field: str) -> bytes:
+        if upload.content_type not in ALLOWED_TYPES:
+            raise HTTPException(
+                415, f'{field} ({upload.filename}): unsupported type '
+                f'{upload.content_type!r}; send PNG, JPEG, WebP or BMP')
+        data = await upload.read(max_upload_bytes + 1)
+        if len(data) > max_upload_bytes:
+            raise HTTPException(
+                413, f'{field} ({upload.filename}): larger than the '
+                f'{max_upload_bytes / 2**20:.1f} MB limit')
+        if not data:
+            raise HTTPException(400, f'{field} ({upload.filename}): empty file')
+        return data
+
+    @app.post('/api/caption')
+    async def caption(before: Optional[UploadFile] = File(None),
+                      after: Optional[UploadFile] = File(None),
+                      example: Optional[int] = Form(None),
+                      beam: int = Form(1)):
+        if not 1 <= beam <= 10:
+            raise HTTPException(422, f'beam must be in 1..10, got {beam}')
+        if example is not None:
+            if not 0 <= example < len(examples):
+                raise HTTPException(404, f'no example {example}')
+            pair = (examples[example].img1, examples[example].img2)
+            names = [Path(p).name for p in pair]
+        elif before is not None and after is not None:
+            pair = (await read_upload(before, 'before'),
+                    await read_upload(after, 'after'))
+            names = [f'before ({before.filename})', f'after ({after.filename})']
+        else:
+            raise HTTPException(422, 'send two images (before, after) or an '
+                                'example index')
+        try:
+            images = [load_rgb_image(img, captioner.max_pixels, name)
+                      for img, name in zip(pair, names)]
+            decode = dict(strategy='beam', beam_size=beam) if beam > 1 \
+                else dict(strategy='greedy')
+            with model_lock:
+                sample = captioner.prepare_pair(*images, names=names)
+                result = captioner.to_result(
+                    captioner.predict_samples([sample], **decode)[0])
+                figure = captioner.visualize_attention(*images, title=result['caption'])
+                retrieved = (ranker.rank_captions(*images, candidates, topk)
+                             if ranker is not None and candidates else [])
+        except ImageInputError as err:
+            raise HTTPException(422, str(err))
+        return dict(result, attention_png=_png_data_url(figure),
+                    retrieved=retrieved)
+
+    return app
+
+
+def _png_data_url(image) -> str:
+    from PIL import Image
+    buffer = io.BytesIO()
+    Image.fromarray(image).save(buffer, format='PNG')
+    return 'data:image/png;base64,' + base64.b64encode(buffer.getvalue()).decode()
+
+
+def load_candidates(path: Optional[str], examples: Sequence) -> List[str]:
+    """Captions to rank: one a line from ``path``, else the examples'."""
+    if path:
+        lines = Path(path).read_text(encoding='utf-8').splitlines()
+        return [line.strip() for line in lines if line.strip()]
+    return [c for e in examples for c in e.captions]
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description='mmidc local web demo')
+    parser.add_argument('config', help='captioning-stage config')
+    parser.add_argument('checkpoint', help='captioning-stage checkpoint')
+    parser.add_argument('--retrieval-config', help='adaptation-stage config')
+    parser.add_argument('--retrieval-checkpoint', help='adaptation-stage checkpoint')
+    parser.add_argument('--examples', help='folder of example pairs: a '
+                        'CLEVR-Change layout (e.g. the synthetic set), a '
+                        'pairs.jsonl, or NAME_before/NAME_after images')
+    parser.add_argument('--num-examples', type=int, default=24)
+    parser.add_argument('--candidates', help='text file of candidate captions '
+                        '(one a line); default: the examples\' captions')
+    parser.add_argument('--host', default='127.0.0.1')
+    parser.add_argument('--port', type=int, default=7860)
+    parser.add_argument('--device', default=None)
+    parser.add_argument('--max-upload-mb', type=float, default=DEFAULT_MAX_UPLOAD_MB)
+    args = parser.parse_args(argv)
+    if bool(args.retrieval_config) != bool(args.retrieval_checkpoint):
+        parser.error('--retrieval-config and --retrieval-checkpoint go together')
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    import uvicorn
+
+    from mmidc.apis import IDCInferencer, IDCRetrievalInferencer
+    from mmidc.apis.pair_sources import find_example_pairs
+    examples = (find_example_pairs(args.examples, args.num_examples)
+                if args.examples else [])
+    captioner = IDCInferencer(args.config, args.checkpoint, args.device)
+    ranker = (IDCRetrievalInferencer(args.retrieval_config,
+                                     args.retrieval_checkpoint, args.device)
+              if args.retrieval_config else None)
+    app = create_app(captioner, ranker, examples,
+                     load_candidates(args.candidates, examples),
+                     int(args.max_upload_mb * 2**20))
+    if args.host not in ('127.0.0.1', 'localhost', '::1'):
+        print(f'warning: serving on {args.host}: reachable from other machines',
+              file=sys.stderr)
+    print(f'mmidc demo on http://{args.host}:{args.port}')
+    uvicorn.run(app, host=args.host, port=args.port, log_level='warning')
+
+
+if __name__ == '__main__':
+    main()
