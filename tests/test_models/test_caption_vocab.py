@@ -83,7 +83,7 @@ def test_build_from_dataset_like_with_cache(tmp_path):
     cache = tmp_path / 'vocab.json'
     built = build_vocab_from_cfg(dict(captions_from=Captions(), cache_file=str(cache)))
     assert cache.is_file()
-    assert torch.equal(build_vocab_from_cfg(dict(captions_from=None, cache_file=str(cache))).clip_ids,
-                       built.clip_ids)
+    cached = build_vocab_from_cfg(dict(captions_from=None, cache_file=str(cache)))
+    assert torch.equal(cached.clip_ids, built.clip_ids)  # read back, not rebuilt
     with pytest.raises(KeyError, match='unknown keys'):
         build_vocab_from_cfg(dict(captions_from=Captions(), file='x'))
