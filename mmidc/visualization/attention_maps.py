@@ -21,7 +21,6 @@ an inter map's two images share one softmax, so their sums compare.
 import math
 from typing import Dict, List, Optional, Tuple
 
-import torch
 import torch.nn.functional as F
 from torch import Tensor
 

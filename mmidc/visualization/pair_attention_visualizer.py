@@ -4,7 +4,6 @@ from pathlib import Path
 from typing import Dict, Optional, Union
 
 import numpy as np
-import torch
 from matplotlib import colormaps
 from mmengine.visualization import Visualizer
 from PIL import Image
@@ -123,7 +122,3 @@ class PairAttentionVisualizer(Visualizer):
     def _title_lines(self, caption: str, width: int) -> int:
         return max(1, self._wrap(caption, width).count('\n') + 1)
 
-
-def to_uint8_images(inputs: Tensor) -> np.ndarray:
-    """``uint8 [2, 3, H, W]`` model inputs -> RGB ``[2, H, W, 3]`` arrays."""
-    return inputs.to(torch.uint8).permute(0, 2, 3, 1).cpu().numpy()  # [2, H, W, 3]
