@@ -75,6 +75,8 @@ class CLEVRChangeDataset(ImagePairDataset):
                               if self.with_no_change else {})
         type_of = self._load_type_mapping(splits)
 
+        images, sc_images, nsc_images = (osp.join(root, folder) for folder in
+                                         ('images', 'sc_images', 'nsc_images'))
         data_list = []
         for scene in splits[self.split]:
             name = f'{int(scene):06d}'
@@ -83,12 +85,11 @@ class CLEVRChangeDataset(ImagePairDataset):
                 raise ValueError(
                     f'{osp.join(root, "type_mapping.json")}: scene {name}.png '
                     f'of split "{self.split}" is in no change type')
-            before = osp.join(root, 'images', key)
+            before = f'{images}/{key}'
             data_list.append(
                 dict(
                     img1_path=before,
-                    img2_path=osp.join(root, 'sc_images',
-                                       f'CLEVR_semantic_{name}.png'),
+                    img2_path=f'{sc_images}/CLEVR_semantic_{name}.png',
                     gt_captions=self._captions(change_captions, change_file,
                                                key),
                     pair_id=f'{name}.png',
@@ -97,8 +98,8 @@ class CLEVRChangeDataset(ImagePairDataset):
                 data_list.append(
                     dict(
                         img1_path=before,
-                        img2_path=osp.join(root, 'nsc_images',
-                                           f'CLEVR_nonsemantic_{name}.png'),
+                        img2_path=(f'{nsc_images}/'
+                                   f'CLEVR_nonsemantic_{name}.png'),
                         gt_captions=self._captions(no_change_captions,
                                                    no_change_file, key),
                         pair_id=f'{name}.png_n',

@@ -197,8 +197,9 @@ def check_images_exist(paths: Sequence[str], source: str) -> None:
     the check fast on ~100k images and on network file systems.
     """
     by_dir = defaultdict(set)
-    for path in paths:
-        by_dir[osp.dirname(path)].add(osp.basename(path))
+    for path in set(paths):
+        folder, _, name = path.rpartition(os.sep)
+        by_dir[folder].add(name)
     for folder, names in by_dir.items():
         try:
             present = set(os.listdir(folder or '.'))
