@@ -197,7 +197,7 @@ def check_images_exist(paths: Sequence[str], source: str) -> None:
     the check fast on ~100k images and on network file systems.
     """
     by_dir = defaultdict(set)
-    for path in set(paths):
+    for path in dict.fromkeys(paths):  # unique, in order
         folder, _, name = path.rpartition(os.sep)
         by_dir[folder].add(name)
     for folder, names in by_dir.items():
