@@ -120,17 +120,21 @@ class CaptionScorer:
         if per_type:
             subsets.update(change_type_subsets(records))
 
-        start = time.time()
-        gts, res = self.tokenize(records)
+        times = OrderedDict(start=time.time())
+        # The METEOR JVM loads its paraphrase table while tokenising.
         meteor = (JavaMeteor(self.java, timeout=self.meteor_timeout)
                   if 'METEOR' in self.metrics else None)
         try:
+            gts, res = self.tokenize(records)
+            times['tokenize'] = time.time()
             # Per-pair scores do not depend on the rest of a subset.
             meteor_stats = self._meteor_stats(meteor, gts, res)
+            times['METEOR (start + statistics)'] = time.time()
             rouge = Rouge()
             rouge_scores = ({pid: rouge.calc_score(res[pid], gts[pid])
                              for pid in gts}
                             if 'ROUGE_L' in self.metrics else {})
+            times['ROUGE_L'] = time.time()
             results = OrderedDict()
             for name, pair_ids in subsets.items():
                 prefix = '' if name == 'total' else f'{name}/'
@@ -156,9 +160,14 @@ class CaptionScorer:
         finally:
             if meteor is not None:
                 meteor.close()
+        times['BLEU, METEOR, CIDEr per subset'] = time.time()
+        steps = list(times.items())
+        detail = ', '.join(f'{name} {t - steps[i][1]:.1f}s'
+                           for i, (name, t) in enumerate(steps[1:]))
         print_log(
             f'Scored {len(records)} pairs and {len(subsets) - 1} subsets in '
-            f'{time.time() - start:.1f}s', logger='current')
+            f'{steps[-1][1] - times["start"]:.1f}s ({detail})',
+            logger='current')
         return results
 
     def tokenize(self, records: Sequence[dict]):
@@ -177,17 +186,14 @@ class CaptionScorer:
     @staticmethod
     def _meteor_stats(meteor: Optional[JavaMeteor], gts: Dict,
                       res: Dict) -> Dict:
-        """METEOR sufficient statistics of every pair (one JVM round trip
-        each), reused by every subset's corpus score."""
+        """METEOR sufficient statistics of every pair, reused by every
+        subset's corpus score."""
         if meteor is None:
             return {}
-        stats = {}
-        for i, pid in enumerate(gts):
-            stats[pid] = meteor.segment_stats(res[pid][0], gts[pid])
-            if (i + 1) % 2000 == 0:
-                print_log(f'METEOR statistics: {i + 1}/{len(gts)} pairs',
-                          logger='current')
-        return stats
+        pair_ids = list(gts)
+        stats = meteor.segment_stats([res[pid][0] for pid in pair_ids],
+                                     [gts[pid] for pid in pair_ids])
+        return dict(zip(pair_ids, stats))
 
 
 def format_score_table(scores: Dict[str, float],

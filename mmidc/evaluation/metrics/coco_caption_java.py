@@ -10,6 +10,7 @@ import os
 import subprocess
 import tempfile
 import threading
+import time
 from typing import Dict, List, Sequence, Tuple
 
 from pycocoevalcap.meteor import meteor as _meteor_module
@@ -21,6 +22,35 @@ from pycocoevalcap.tokenizer.ptbtokenizer import (PUNCTUATIONS,
 
 _PTB_DIR = os.path.dirname(os.path.abspath(_ptb_module.__file__))
 _METEOR_DIR = os.path.dirname(os.path.abspath(_meteor_module.__file__))
+
+
+class _Watchdog:
+    """Kills ``proc`` if :meth:`tick` is not called for ``timeout`` s."""
+
+    def __init__(self, proc: subprocess.Popen, timeout: float):
+        self.proc, self.timeout = proc, timeout
+        self.fired = False
+        self._last = time.monotonic()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def tick(self) -> None:
+        self._last = time.monotonic()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(min(1., self.timeout)):
+            if time.monotonic() - self._last > self.timeout:
+                self.fired = True
+                self.proc.kill()
+                return
+
+    def __enter__(self) -> '_Watchdog':
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
 
 
 def _stderr_tail(stderr_file, limit: int = 2000) -> str:
@@ -91,10 +121,11 @@ class JavaMeteor(Meteor):
     with it. Scoring is split in two steps so that subsets reuse the
     per-pair statistics: :meth:`segment_stats` (one ``SCORE`` line per pair)
     and :meth:`corpus_score` (one ``EVAL`` line over any list of stats),
-    which is exactly what ``Meteor.compute_score`` sends. Every exchange is
-    guarded by a lock and a watchdog: if the JVM dies or does not answer
-    within ``timeout`` seconds it is killed and a ``RuntimeError`` with its
-    stderr is raised instead of hanging. Use as a context manager (or call
+    which is exactly what ``Meteor.compute_score`` sends. Requests are
+    pipelined (a writer thread, so no pipe fills up), every exchange holds a
+    lock, and a watchdog kills the JVM if it gives no answer for ``timeout``
+    seconds: a dead or stuck JVM raises a ``RuntimeError`` with its stderr
+    instead of hanging. Use as a context manager (or call
     :meth:`close`) to stop the JVM.
 
     Args:
@@ -127,54 +158,75 @@ class JavaMeteor(Meteor):
         sentence = sentence.replace('|||', '').replace('\n', ' ')
         return sentence.replace('  ', ' ')
 
-    def _ask(self, request: str, num_answers: int) -> List[str]:
-        """Send one request line, read ``num_answers`` answer lines."""
+    def _exchange(self, requests: Sequence[str],
+                  num_answers: int) -> List[str]:
+        """Send request lines, read ``num_answers`` answer lines.
+
+        A thread writes while this one reads, so many requests cost one
+        pipelined exchange instead of one round trip each (and neither pipe
+        can fill up and block).
+        """
         proc = self.meteor_p
         if proc is None or proc.poll() is not None:
             raise RuntimeError('METEOR JVM is not running: '
                                f'{_stderr_tail(self._stderr)}')
-        watchdog = threading.Timer(self.timeout, proc.kill)
-        watchdog.start()
-        try:
-            proc.stdin.write(f'{request}\n'.encode('utf-8'))
-            proc.stdin.flush()
-            answers = [proc.stdout.readline() for _ in range(num_answers)]
-        except (BrokenPipeError, OSError) as e:
-            answers = [b'']
-            cause = repr(e)
-        else:
-            cause = 'no answer'
-        finally:
-            watchdog.cancel()
-        if any(not a.endswith(b'\n') for a in answers):
+        write_error = []
+
+        def write():
+            try:
+                for start in range(0, len(requests), 1000):
+                    chunk = requests[start:start + 1000]
+                    proc.stdin.write(('\n'.join(chunk) + '\n').encode())
+                proc.stdin.flush()
+            except OSError as e:  # the JVM died: the reader sees EOF
+                write_error.append(repr(e))
+
+        writer = threading.Thread(target=write, daemon=True)
+        answers = []
+        with _Watchdog(proc, self.timeout) as watchdog:
+            writer.start()
+            for _ in range(num_answers):
+                line = proc.stdout.readline()
+                if not line.endswith(b'\n'):
+                    break
+                answers.append(line)
+                watchdog.tick()
+        writer.join()
+        if len(answers) < num_answers:
             self.close()
+            cause = (f'no answer for {self.timeout}s, killed'
+                     if watchdog.fired else 'the JVM exited')
             raise RuntimeError(
-                f'METEOR failed ({cause}; killed after {self.timeout}s '
-                f'without an answer, or the JVM exited): '
+                f'METEOR failed ({cause}; {" ".join(write_error)}): '
                 f'{_stderr_tail(self._stderr)}')
         return [a.decode('utf-8').strip() for a in answers]
 
-    def segment_stats(self, hypothesis: str, references: Sequence[str]) -> str:
-        """METEOR sufficient statistics of one hypothesis vs its references."""
-        line = ' ||| '.join(['SCORE'] + [self._clean(r) for r in references] +
-                            [self._clean(hypothesis)])
+    def segment_stats(self, hypotheses: Sequence[str],
+                      references: Sequence[Sequence[str]]) -> List[str]:
+        """METEOR sufficient statistics of each hypothesis vs its
+        references (the ``SCORE`` lines ``Meteor.compute_score`` sends)."""
+        requests = [
+            ' ||| '.join(['SCORE'] + [self._clean(r) for r in refs] +
+                         [self._clean(hyp)])
+            for hyp, refs in zip(hypotheses, references)
+        ]
         with self.lock:
-            return self._ask(line, 1)[0]
+            return self._exchange(requests, len(requests))
 
     def corpus_score(self, stats: Sequence[str]) -> Tuple[float, List[float]]:
-        """Corpus METEOR and per-segment scores from segment statistics."""
-        line = ' ||| '.join(['EVAL'] + list(stats))
+        """Corpus METEOR and per-segment scores from segment statistics
+        (the ``EVAL`` line of ``Meteor.compute_score``)."""
+        request = ' ||| '.join(['EVAL'] + list(stats))
         with self.lock:
-            answers = self._ask(line, len(stats) + 1)
+            answers = self._exchange([request], len(stats) + 1)
         return float(answers[-1]), [float(a) for a in answers[:-1]]
 
     def compute_score(self, gts: Dict, res: Dict) -> Tuple[float, List[float]]:
         """Same inputs and outputs as ``Meteor.compute_score``."""
         assert gts.keys() == res.keys()
-        stats = []
-        for key in gts:
-            assert len(res[key]) == 1
-            stats.append(self.segment_stats(res[key][0], gts[key]))
+        assert all(len(res[key]) == 1 for key in res)
+        stats = self.segment_stats([res[key][0] for key in gts],
+                                   [gts[key] for key in gts])
         return self.corpus_score(stats)
 
     # -- lifetime --------------------------------------------------------
