@@ -6,6 +6,8 @@ takes several seconds to load its paraphrase table).
 import json
 
 import pytest
+from mmengine.logging import MMLogger
+from mmpretrain.structures import DataSample
 from pycocoevalcap.bleu.bleu import Bleu
 from pycocoevalcap.cider.cider import Cider
 from pycocoevalcap.meteor.meteor import Meteor
@@ -129,3 +131,21 @@ def test_bad_options_and_samples():
                                gt_captions=[])])
     with pytest.raises(ValueError, match="'a'"):
         metric.compute_metrics(metric.results)
+
+
+def test_predictions_default_to_run_log_dir(tmp_path):
+    # A Runner creates an MMLogger whose log file is <work_dir>/<timestamp>/.
+    log_file = tmp_path / 'work_dir' / '20250101_000000' / 'run.log'
+    log_file.parent.mkdir(parents=True)
+    MMLogger.get_instance('idc_metric_test_run', log_file=str(log_file))
+    try:
+        metric = IDCMetric(metrics=['CIDEr'])
+        metric.process(None, [
+            DataSample(metainfo=s) for s in data_samples()[:3]
+        ])  # DataSample objects work too
+        metric.compute_metrics(metric.results)
+        (saved, ) = log_file.parent.glob('predictions_*.json')
+        assert len(json.loads(saved.read_text())) == 3
+    finally:
+        # Leave a logger without a file handler as the current one.
+        MMLogger.get_instance('idc_metric_test_after')
