@@ -67,36 +67,47 @@ class ReferringExpressions:
     """
 
     def __init__(self, objects, target, directions):
-        self.target = target
-        self.unique_subsets = [
-            s for s in ATTRIBUTE_SUBSETS
-            if matching(objects, target, s) == [target]]
-        # (target subset, anchor, anchor subset, relation) that pick it out
-        self.relational = []
-        for anchor in objects:
-            if anchor.id == target.id:
-                continue
-            anchor_subsets = [s for s in ATTRIBUTE_SUBSETS
-                              if matching(objects, anchor, s) == [anchor]]
-            if not anchor_subsets:
-                continue
-            for relation in RELATION_PHRASES:
-                if not relation_holds(target, anchor, relation, directions):
+        self.objects, self.target = objects, target
+        self.directions = directions
+        self.unique_subsets = self._unique_subsets(target)
+        self._relational = None
+
+    def _unique_subsets(self, obj) -> list:
+        return [s for s in ATTRIBUTE_SUBSETS
+                if matching(self.objects, obj, s) == [obj]]
+
+    @property
+    def relational(self) -> list:
+        """(target subset, anchor, anchor subsets, relation) that work."""
+        if self._relational is None:
+            self._relational = []
+            for anchor in self.objects:
+                if anchor.id == self.target.id:
                     continue
-                for subset in RELATION_SUBSETS:
-                    related = [o for o in matching(objects, target, subset)
-                               if relation_holds(o, anchor, relation,
-                                                 directions)]
-                    if related == [target]:
-                        self.relational.append(
-                            (subset, anchor, anchor_subsets, relation))
+                anchor_subsets = self._unique_subsets(anchor)
+                if not anchor_subsets:
+                    continue
+                for relation in RELATION_PHRASES:
+                    if relation_holds(self.target, anchor, relation,
+                                      self.directions):
+                        self._relational += [
+                            (subset, anchor, anchor_subsets, relation)
+                            for subset in RELATION_SUBSETS
+                            if self._picks_target(subset, anchor, relation)]
+        return self._relational
+
+    def _picks_target(self, subset, anchor, relation) -> bool:
+        related = [o for o in matching(self.objects, self.target, subset)
+                   if relation_holds(o, anchor, relation, self.directions)]
+        return related == [self.target]
 
     def __bool__(self):
         return bool(self.unique_subsets or self.relational)
 
     def sample(self, rng) -> str:
-        use_relation = self.relational and (not self.unique_subsets
-                                            or rng.random() < RELATION_RATE)
+        use_relation = ((not self.unique_subsets
+                         or rng.random() < RELATION_RATE)
+                        and self.relational)
         if not use_relation:
             weights = np.array([1.0 + len(s) for s in self.unique_subsets])
             subset = self.unique_subsets[rng.choice(
