@@ -1,0 +1,64 @@
+# Your own image pairs (ImagePairDataset): JSON list or JSONL files of
+# {"img1": ..., "img2": ..., "captions": [...], "pair_id"?, "change_type"?}
+# with image paths relative to data_root. The other data-set bases inherit
+# the pipelines and loaders defined here and swap only the data set.
+#
+# Captioning-stage loaders; the adaptation configs switch the pipelines to the
+# retrieval ones (and, for CLEVR-Change, drop the no-change pairs).
+data_root = 'data/my_pairs'
+image_size = (224, 224)
+context_length = 32
+# Optional pre-resized cache (tools/dataset_converters/build_resized_cache.py);
+# without it the images are decoded and resized every step.
+cache_dir = None
+
+load_pair = dict(type='LoadImagePair', cache_dir=cache_dir,
+                 cache_size=image_size if cache_dir else None)
+train_pipeline = [
+    load_pair,
+    dict(type='ResizePair', size=image_size),
+    dict(type='TokenizeCaptions', context_length=context_length,
+         mode='random'),
+    dict(type='PackIDCInputs'),
+]
+test_pipeline = [
+    load_pair,
+    dict(type='ResizePair', size=image_size),
+    dict(type='PackIDCInputs'),
+]
+# Every caption of a pair is embedded for retrieval evaluation.
+retrieval_test_pipeline = [
+    load_pair,
+    dict(type='ResizePair', size=image_size),
+    dict(type='TokenizeCaptions', context_length=context_length, mode='all'),
+    dict(type='PackIDCInputs'),
+]
+
+train_dataloader = dict(
+    batch_size=16,
+    num_workers=4,
+    persistent_workers=True,
+    sampler=dict(type='DefaultSampler', shuffle=True),
+    collate_fn=dict(type='pseudo_collate'),
+    dataset=dict(type='ImagePairDataset', data_root=data_root,
+                 ann_file='train.jsonl', pipeline=train_pipeline))
+val_dataloader = dict(
+    batch_size=64,
+    num_workers=4,
+    persistent_workers=True,
+    sampler=dict(type='DefaultSampler', shuffle=False),
+    collate_fn=dict(type='pseudo_collate'),
+    dataset=dict(type='ImagePairDataset', data_root=data_root,
+                 ann_file='val.jsonl', pipeline=test_pipeline))
+test_dataloader = dict(
+    batch_size=64,
+    num_workers=4,
+    persistent_workers=True,
+    sampler=dict(type='DefaultSampler', shuffle=False),
+    collate_fn=dict(type='pseudo_collate'),
+    dataset=dict(type='ImagePairDataset', data_root=data_root,
+                 ann_file='test.jsonl', pipeline=test_pipeline))
+# Total, per change type, all change pairs ("semantic") and no-change pairs
+# ("distractor"); types absent from the data are simply not reported.
+val_evaluator = dict(type='IDCMetric')
+test_evaluator = val_evaluator

@@ -1,0 +1,148 @@
+"""The quickstart pipeline on the synthetic CLEVR-Change-style set.
+
+    python tools/quickstart.py [--work-dir work_dirs/quickstart]
+        [--data-root data/synthetic_clevr_change] [--num-scenes N]
+
+Stages (each skipped when already done, resumed when interrupted):
+ 1. generate the synthetic data set (CLEVR-Change layout) if absent,
+ 2. build the pre-resized image cache,
+ 3. adaptation (pair<->text contrastive) with the tiny CPU config,
+ 4. captioning, initialised from the adapted encoder,
+ 5. test: the metric table (total, per type, distractor) and a few captions.
+"""
+import argparse
+import glob
+import json
+import os
+import os.path as osp
+import subprocess
+import sys
+import time
+
+ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
+ADAPT_CFG = 'configs/clip4idc/clip4idc-adapt_tiny_synthetic-clevr-change.py'
+CAPTION_CFG = 'configs/clip4idc/clip4idc-caption_tiny_synthetic-clevr-change.py'
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('--work-dir', default='work_dirs/quickstart')
+    p.add_argument('--data-root', default='data/synthetic_clevr_change')
+    p.add_argument('--num-scenes', type=int, default=None,
+                   help='scenes to generate (default: the config\'s)')
+    p.add_argument('--workers', type=int, default=2)
+    p.add_argument('--show', type=int, default=8,
+                   help='test captions to print next to their references')
+    return p.parse_args()
+
+
+def banner(text):
+    print(f'\n=== {text} ' + '=' * max(0, 70 - len(text)), flush=True)
+
+
+def run(cmd):
+    print('$ ' + ' '.join(cmd), flush=True)
+    subprocess.run(cmd, check=True, cwd=ROOT)
+
+
+def stage_done(work_dir):
+    return osp.isfile(osp.join(work_dir, 'DONE'))
+
+
+def train_stage(name, config, work_dir, data_root, extra=()):
+    banner(name)
+    if stage_done(work_dir):
+        print(f'already done ({work_dir}/DONE): skipped')
+        return
+    cmd = [sys.executable, 'tools/train.py', config, '--work-dir', work_dir,
+           '--cfg-options', f'data_root={data_root}', *extra]
+    if osp.isfile(osp.join(work_dir, 'last_checkpoint')):
+        print('found an interrupted run: resuming it')
+        cmd.append('--resume')
+    t0 = time.time()
+    run(cmd)
+    with open(osp.join(work_dir, 'DONE'), 'w') as f:
+        f.write(f'{time.time() - t0:.0f} s\n')
+
+
+def best_checkpoint(work_dir):
+    found = sorted(glob.glob(osp.join(work_dir, 'best_*.pth')),
+                   key=osp.getmtime)
+    if not found:
+        raise FileNotFoundError(f'no best_*.pth in {work_dir}')
+    return found[-1]
+
+
+def main():
+    args = parse_args()
+    os.chdir(ROOT)
+    sys.path.insert(0, ROOT)
+    t_start = time.time()
+    from mmengine.config import Config
+    adapt_cfg = Config.fromfile(ADAPT_CFG)
+    synth = adapt_cfg.get('synthetic_data', {})
+
+    banner('1/5 synthetic CLEVR-Change-style data')
+    if osp.isfile(osp.join(args.data_root, 'splits.json')):
+        print(f'{args.data_root} exists: kept')
+    else:
+        from mmidc.datasets.synthetic import generate_dataset
+        generate_dataset(args.data_root,
+                         num_scenes=args.num_scenes or synth['num_scenes'],
+                         seed=synth.get('seed', 0),
+                         image_size=tuple(synth['image_size']),
+                         workers=args.workers)
+
+    banner('2/5 pre-resized image cache')
+    h, w = adapt_cfg.image_size
+    run([sys.executable, 'tools/dataset_converters/build_resized_cache.py',
+         args.data_root, '--size', str(h), str(w), '--workers',
+         str(args.workers)])
+
+    adapt_dir = osp.join(args.work_dir, 'adapt')
+    caption_dir = osp.join(args.work_dir, 'caption')
+    train_stage('3/5 adaptation (pair<->text contrastive)', ADAPT_CFG,
+                adapt_dir, args.data_root)
+    adapted = best_checkpoint(adapt_dir)
+    train_stage('4/5 captioning (initialised from the adapted encoder)',
+                CAPTION_CFG, caption_dir, args.data_root,
+                extra=(f'model.init_backbone_from={adapted}', ))
+
+    banner('5/5 test split')
+    test_dir = osp.join(args.work_dir, 'test')
+    run([sys.executable, 'tools/test.py', CAPTION_CFG,
+         best_checkpoint(caption_dir), '--work-dir', test_dir,
+         '--cfg-options', f'data_root={args.data_root}',
+         f'test_evaluator.output_dir={test_dir}'])
+    report(test_dir, args.show)
+    print(f'\n[quickstart] pipeline wall time (after setup): '
+          f'{time.time() - t_start:.0f} s; checkpoints and logs in '
+          f'{args.work_dir}/')
+
+
+def report(test_dir, show):
+    from mmidc.evaluation.report import format_metric_table, load_predictions
+    preds_file = sorted(glob.glob(osp.join(test_dir, 'predictions*.json')),
+                        key=osp.getmtime)[-1]
+    scores_file = osp.join(test_dir, 'scores.json')
+    with open(scores_file) as f:
+        scores = json.load(f)
+    print(format_metric_table(scores))
+    preds = load_predictions(preds_file)
+    print(f'\nA few test pairs ({preds_file}):')
+    by_type = {}
+    for p in preds:
+        by_type.setdefault(p['change_type'], []).append(p)
+    shown = 0
+    while shown < show and any(by_type.values()):
+        for kind in sorted(by_type):
+            if by_type[kind] and shown < show:
+                p = by_type[kind].pop(0)
+                print(f"- [{kind}] {p['pair_id']}\n    predicted: "
+                      f"{p['prediction']}\n    reference: "
+                      f"{p['references'][0]}")
+                shown += 1
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The quickstart on a fresh machine: set up .venv/, generate the synthetic
+# CLEVR-Change-style set, adapt, fine-tune the captioner, test, print results.
+# Re-running resumes where it stopped. Arguments go to tools/quickstart.py.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+bash tools/setup_env.sh
+.venv/bin/python tools/quickstart.py "$@"
+echo "[quickstart] total wall time, install included: $(( $(date +%s) - start )) s"
