@@ -34,6 +34,7 @@ test_dataloader = dict(
 
 # Restricted output vocabulary from the training captions (annotations only).
 model = dict(head=dict(vocab=dict(
+    _delete_=True,
     captions_from=dict(type='CLEVRChangeDataset', data_root=data_root,
                        split='train'))))
 
