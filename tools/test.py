@@ -54,6 +54,11 @@ def main():
         cfg.work_dir = osp.join('./work_dirs',
                                 osp.splitext(osp.basename(args.config))[0])
     cfg.load_from = args.checkpoint
+    # The checkpoint holds every weight: skip the constructor-time CLIP /
+    # adaptation-stage loads (their files need not exist where one tests).
+    for key in ('pretrained', 'init_backbone_from'):
+        if cfg.model.get(key) is not None:
+            cfg.model[key] = None
     cfg.resume = False
     if args.out is not None:
         evaluators = cfg.test_evaluator

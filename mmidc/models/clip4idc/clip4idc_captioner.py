@@ -6,6 +6,7 @@ import torch
 from mmengine.logging import print_log
 from mmengine.model import BaseModel
 
+from mmidc.engine.checkpoint_pattern import resolve_checkpoint
 from mmidc.registry import MODELS
 from .open_clip_utils import load_clip_state_dict, load_tower_weights, vision_state_dict
 
@@ -54,7 +55,8 @@ class CLIP4IDCCaptioner(BaseModel):
         decode_cfg (dict, optional): ``strategy`` (``'greedy'`` or
             ``'beam'``), ``beam_size`` (3), ``length_penalty`` (1.0),
             ``max_length`` (the head's). Defaults to greedy.
-        init_backbone_from (str, optional): adaptation-stage checkpoint.
+        init_backbone_from (str, optional): adaptation-stage checkpoint, a
+            path or a glob pattern (the newest match is used).
         init_cfg (dict, optional): MMEngine init config.
     """
 
@@ -98,7 +100,13 @@ class CLIP4IDCCaptioner(BaseModel):
         return cfg
 
     def load_backbone(self, path: str) -> None:
-        """Load ``backbone.*`` weights of an adaptation-stage checkpoint."""
+        """Load ``backbone.*`` weights of an adaptation-stage checkpoint.
+
+        ``path`` may be a glob pattern (``work_dirs/<run>/best_rsum_*.pth``):
+        the newest match is loaded, and no match is a ``FileNotFoundError``
+        naming the pattern (:func:`mmidc.engine.resolve_checkpoint`).
+        """
+        path = resolve_checkpoint(path)
         state = vision_state_dict(load_clip_state_dict(path))  # backbone.X -> X
         if not state:
             raise KeyError(f'init_backbone_from={path!r}: no backbone.* keys '
