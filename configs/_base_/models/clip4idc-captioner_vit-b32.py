@@ -10,7 +10,7 @@ model = dict(
                   num_inter_layers=3, img_size=224),
     head=dict(type='TransformerCaptionHead', hidden=512, num_heads=8,
               num_encoder_layers=3, num_decoder_layers=3, dropout=0.1,
-              max_length=32),
+              max_length=32, vocab=None),  # None: CLIP's full 49,408
     decode_cfg=dict(strategy='greedy'),
     # The adaptation stage's best checkpoint (set by each captioning config).
     init_backbone_from=None)
