@@ -1,0 +1,165 @@
+"""Every config under configs/ loads, passes check_config, names registered
+components, and builds its model and optimizer wrapper (tiny overrides)."""
+import copy
+import os.path as osp
+from pathlib import Path
+
+import pytest
+import torch
+from mmengine.config import Config
+from mmengine.optim import build_optim_wrapper
+from mmengine.registry import init_default_scope
+from mmpretrain.structures import DataSample
+
+import mmidc  # noqa: F401  (registers every component)
+from mmidc.models.clip4idc.caption_vocab import clip_tokenizer
+from mmidc.registry import DATASETS, METRICS, MODELS, TRANSFORMS
+from mmidc.utils.config_check import check_config
+
+CONFIG_ROOT = Path(__file__).parents[2] / 'configs'
+CONFIGS = sorted(p for p in CONFIG_ROOT.rglob('*.py') if '_base_' not in p.parts)
+CAPTIONS = ['the red cube changed to blue', 'there is no change']
+# The same tiny open_clip config as tests/test_models/conftest.py: 32 px
+# images, 8 px patches (n = 16), 4 vision blocks, 2 text blocks.
+TINY_ARCH = dict(
+    embed_dim=64,
+    vision_cfg=dict(image_size=32, layers=4, width=64, head_width=32,
+                    patch_size=8),
+    text_cfg=dict(context_length=32, vocab_size=49408, width=64, heads=2,
+                  layers=2))
+IMG_SIZE = 32
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def config_id(path: Path) -> str:
+    return str(path.relative_to(CONFIG_ROOT))
+
+
+def tiny_model_cfg(model_cfg) -> dict:
+    """The config's model with the tiny arch and nothing to load from disk."""
+    cfg = copy.deepcopy(model_cfg.to_dict())
+    for key in ('pretrained', 'init_backbone_from'):
+        if key in cfg:
+            cfg[key] = None
+    backbone = cfg['backbone']
+    num_inter = min(backbone.get('num_inter_layers', 3), 2)
+    backbone.update(arch=TINY_ARCH, img_size=IMG_SIZE, pretrained=None,
+                    num_inter_layers=num_inter)
+    if 'text_encoder' in cfg:
+        cfg['text_encoder'].update(arch=TINY_ARCH, pretrained=None)
+    head = cfg.get('head', {})
+    if 'vocab' in head:
+        head['vocab'] = CAPTIONS
+    if head.get('type') == 'TransformerCaptionHead':
+        head.update(hidden=64, num_heads=2, num_encoder_layers=1,
+                    num_decoder_layers=1)
+    return cfg
+
+
+def matching_key(name: str, custom_keys: dict):
+    """The custom key MMEngine applies to a parameter: the longest one that
+    is a substring of its name."""
+    for key in sorted(sorted(custom_keys), key=len, reverse=True):
+        if key in name:
+            return key
+    return None
+
+
+def tiny_batch() -> dict:
+    tokens = clip_tokenizer()(CAPTIONS, context_length=32)  # [2, 32]
+    inputs = [torch.randint(0, 256, (2, 3, IMG_SIZE, IMG_SIZE),
+                            dtype=torch.uint8) for _ in CAPTIONS]
+    samples = []
+    for i, t in enumerate(tokens):
+        samples.append(DataSample(metainfo=dict(pair_id=str(i))))
+        samples[-1].set_field(t, 'text_tokens')
+    return dict(inputs=inputs, data_samples=samples)
+
+
+def test_configs_found():
+    names = {config_id(p) for p in CONFIGS}
+    for dataset in ('clevr-change', 'spot-the-diff', 'image-editing-request'):
+        for stage in ('adapt', 'caption'):
+            assert f'clip4idc/clip4idc-{stage}_vit-b32_{dataset}.py' in names
+    assert 'clip_ft/clip-ft-caption_vit-b32_clevr-change.py' in names
+
+
+def assert_registered(cfg: Config) -> None:
+    """Data sets, transforms and metrics are known types (a typo fails here,
+    not at the first data access)."""
+    for loader in ('train_dataloader', 'val_dataloader', 'test_dataloader'):
+        dataset = cfg[loader]['dataset']
+        assert DATASETS.get(dataset['type']) is not None, (loader, dataset['type'])
+        for t in dataset['pipeline']:
+            assert TRANSFORMS.get(t['type']) is not None, (loader, t['type'])
+    for key in ('val_evaluator', 'test_evaluator'):
+        evaluators = cfg[key]
+        for ev in evaluators if isinstance(evaluators, list) else [evaluators]:
+            assert METRICS.get(ev['type']) is not None, (key, ev['type'])
+
+
+@pytest.mark.parametrize('path', CONFIGS, ids=config_id)
+def test_config_builds(path):
+    init_default_scope('mmidc')
+    cfg = Config.fromfile(str(path))
+    check_config(cfg)
+    assert_registered(cfg)
+    is_adaptation = cfg.model.type == 'CLIP4IDCRetriever'
+    if is_adaptation:  # retrieval evaluation on every caption of a pair
+        assert cfg.val_evaluator.type == 'RetrievalMetric'
+        assert cfg.default_hooks.checkpoint.save_best == 'rsum'
+        modes = [t.get('mode') for t in cfg.val_dataloader.dataset.pipeline
+                 if t['type'] == 'TokenizeCaptions']
+        assert modes == ['all']
+        if cfg.train_dataloader.dataset.type == 'CLEVRChangeDataset':
+            assert cfg.train_dataloader.dataset.with_no_change is False
+    else:
+        assert cfg.default_hooks.checkpoint.save_best == 'CIDEr'
+        assert cfg.get('load_from') is None  # would clash with --resume
+    assert cfg.val_dataloader.dataset.split in ('val', 'valid')
+    assert cfg.test_dataloader.dataset.split == 'test'
+
+    model = MODELS.build(tiny_model_cfg(cfg.model))
+    assert type(model).__name__ == cfg.model.type
+
+    # The config's optimizer wrapper, paramwise options included: every
+    # custom key must give some parameter its lr (a misspelt key matches
+    # none).
+    optim_wrapper = build_optim_wrapper(model, copy.deepcopy(cfg.optim_wrapper))
+    custom = cfg.optim_wrapper.get('paramwise_cfg', {}).get('custom_keys', {})
+    lr_of = {id(p): g['lr'] for g in optim_wrapper.optimizer.param_groups
+             for p in g['params']}
+    base_lr = cfg.optim_wrapper.optimizer.lr
+    for key, options in custom.items():
+        params = [p for n, p in model.named_parameters()
+                  if matching_key(n, custom) == key]
+        assert params, f'paramwise custom key {key!r} matches no parameter'
+        expected = base_lr * options.get('lr_mult', 1.0)
+        assert lr_of[id(params[0])] == pytest.approx(expected), key
+
+    # One training step of the built model with that wrapper.
+    model.train()
+    losses = model.train_step(tiny_batch(), optim_wrapper)
+    assert all(torch.isfinite(v).all() for v in losses.values())
+
+
+def test_caption_configs_init_from_their_adaptation_run():
+    """Each CLIP4IDC captioning config loads the best checkpoint of the
+    adaptation config of the same arch and data set."""
+    for path in CONFIGS:
+        name = path.name
+        if not name.startswith('clip4idc-caption_vit'):
+            continue
+        cfg = Config.fromfile(str(path))
+        adapt = name.replace('-caption_', '-adapt_')
+        assert (path.parent / adapt).is_file(), adapt
+        expected = osp.join('work_dirs', osp.splitext(adapt)[0],
+                            'best_rsum_*.pth')
+        assert cfg.model.init_backbone_from == expected
