@@ -1,0 +1,118 @@
+"""A tiny CLEVR-Change tree and adaptation config for the runner tests.
+
+Shared by tests/test_tools (config errors) and tests/test_engine (resume, two
+processes): 12 scenes of 48x32 px (8 train scenes = 16 pairs with the
+no-change ones, 4 iterations of batch 4 per epoch), a 32 px CLIP-shaped model
+with 2 vision blocks (1 inter), retrieval validation every epoch. One epoch
+takes well under a second.
+"""
+import os
+import os.path as osp
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / 'tests' / 'test_datasets'))
+from pair_trees import make_clevr_change_tree  # noqa: E402
+
+SPLITS = {'train': list(range(8)), 'val': [8, 9], 'test': [10, 11]}
+ITERS_PER_EPOCH = 4
+
+CONFIG_TEMPLATE = """\
+_base_ = [{runtime!r}]
+data_root = {data_root!r}
+tiny_arch = dict(
+    embed_dim=32,
+    vision_cfg=dict(image_size=32, layers=2, width=32, head_width=16,
+                    patch_size=8),
+    text_cfg=dict(context_length=16, vocab_size=49408, width=32, heads=2,
+                  layers=1))
+model = dict(
+    type='CLIP4IDCRetriever',
+    backbone=dict(type='CLIP4IDCBackbone', arch=tiny_arch,
+                  num_inter_layers=1),
+    text_encoder=dict(type='CLIPTextEncoder', arch=tiny_arch),
+    head=dict(type='ContrastiveAdaptationHead'))
+load_pair = dict(type='LoadImagePair')
+train_pipeline = [
+    load_pair,
+    dict(type='ResizePair', size=(32, 32)),
+    dict(type='TokenizeCaptions', context_length=16, mode='random'),
+    dict(type='PackIDCInputs'),
+]
+val_pipeline = [
+    load_pair,
+    dict(type='ResizePair', size=(32, 32)),
+    dict(type='TokenizeCaptions', context_length=16, mode='all'),
+    dict(type='PackIDCInputs'),
+]
+train_dataloader = dict(
+    batch_size=4, num_workers=0,
+    sampler=dict(type='DefaultSampler', shuffle=True),
+    collate_fn=dict(type='pseudo_collate'),
+    dataset=dict(type='CLEVRChangeDataset', data_root=data_root,
+                 split='train', pipeline=train_pipeline))
+val_dataloader = dict(
+    batch_size=4, num_workers=0,
+    sampler=dict(type='DefaultSampler', shuffle=False),
+    collate_fn=dict(type='pseudo_collate'),
+    dataset=dict(type='CLEVRChangeDataset', data_root=data_root,
+                 split='val', pipeline=val_pipeline))
+val_evaluator = dict(type='RetrievalMetric')
+val_cfg = dict()
+optim_wrapper = dict(
+    type='OptimWrapper',
+    optimizer=dict(type='AdamW', lr=1e-3, weight_decay=0.05))
+param_scheduler = [
+    dict(type='LinearLR', start_factor=0.1, by_epoch=True, begin=0, end=1,
+         convert_to_iter_based=True),
+    dict(type='CosineAnnealingLR', by_epoch=True, begin=1, end={max_epochs},
+         eta_min_ratio=0.1, convert_to_iter_based=True),
+]
+train_cfg = dict(by_epoch=True, max_epochs={max_epochs}, val_interval=1)
+default_hooks = dict(
+    logger=dict(interval=1),
+    checkpoint=dict(save_best='rsum', rule='greater', max_keep_ckpts=-1))
+randomness = dict(seed=0)
+"""
+
+
+def make_tiny_data(root: str) -> str:
+    """Write the tiny CLEVR-Change tree under ``root`` (once)."""
+    if not osp.isfile(osp.join(root, 'splits.json')):
+        make_clevr_change_tree(root, splits=SPLITS)
+    return root
+
+
+def write_tiny_config(folder: str, max_epochs: int = 3, extra: str = '',
+                      name: str = 'tiny_adapt.py') -> str:
+    """Data tree plus config file in ``folder``; returns the config path.
+
+    ``extra`` is appended to the config (overrides, broken settings).
+    """
+    data_root = make_tiny_data(osp.join(folder, 'data'))
+    text = CONFIG_TEMPLATE.format(
+        runtime=str(REPO / 'configs' / '_base_' / 'default_runtime.py'),
+        data_root=data_root, max_epochs=max_epochs)
+    path = osp.join(folder, name)
+    with open(path, 'w') as f:
+        f.write(text + extra)
+    return path
+
+
+def tool_env(extra_pythonpath: str = None) -> dict:
+    """Environment for tool subprocesses: one thread, the repo importable."""
+    env = dict(os.environ, OMP_NUM_THREADS='1', MKL_NUM_THREADS='1',
+               CUDA_VISIBLE_DEVICES='')
+    paths = [str(REPO)] + ([extra_pythonpath] if extra_pythonpath else [])
+    env['PYTHONPATH'] = os.pathsep.join(paths + [env.get('PYTHONPATH', '')])
+    return env
+
+
+def run_train(config: str, *args: str, extra_pythonpath: str = None,
+              timeout: float = 300) -> subprocess.CompletedProcess:
+    """``python tools/train.py CONFIG ARGS`` in the repo root, output kept."""
+    cmd = [sys.executable, str(REPO / 'tools' / 'train.py'), config, *args]
+    return subprocess.run(cmd, cwd=str(REPO), env=tool_env(extra_pythonpath),
+                          capture_output=True, text=True, timeout=timeout)
