@@ -34,7 +34,15 @@ def check_config(cfg: Config) -> None:
 
 
 def use_gloo_without_cuda(cfg: Config) -> None:
-    """Distributed runs on CPU-only machines need the gloo backend."""
+    """Make a distributed run work on a CPU-only machine.
+
+    MMEngine assumes GPUs for ``launcher='pytorch'``: its ``init_dist`` calls
+    ``torch.cuda.set_device`` and its DDP wrapper passes
+    ``device_ids=[LOCAL_RANK]``; both fail without CUDA. Without CUDA this
+    switches the backend to gloo, starts the process group from torchrun's
+    environment here (MMEngine then skips ``init_dist``), and wraps the model
+    in DDP without ``device_ids``.
+    """
     import torch
     if cfg.get('launcher', 'none') == 'none' or torch.cuda.is_available():
         return
@@ -42,3 +50,9 @@ def use_gloo_without_cuda(cfg: Config) -> None:
     dist_cfg = env_cfg.setdefault('dist_cfg', {})
     if dist_cfg.get('backend', 'nccl') == 'nccl':
         dist_cfg['backend'] = 'gloo'
+    wrapper = cfg.get('model_wrapper_cfg') or dict(
+        type='MMDistributedDataParallel', broadcast_buffers=False)
+    wrapper['device_ids'] = None
+    cfg.model_wrapper_cfg = wrapper
+    if cfg.launcher == 'pytorch' and not torch.distributed.is_initialized():
+        torch.distributed.init_process_group(backend=dist_cfg['backend'])

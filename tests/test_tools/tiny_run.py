@@ -67,7 +67,7 @@ optim_wrapper = dict(
 param_scheduler = [
     dict(type='LinearLR', start_factor=0.1, by_epoch=True, begin=0, end=1,
          convert_to_iter_based=True),
-    dict(type='CosineAnnealingLR', by_epoch=True, begin=1, end={max_epochs},
+    dict(type='CosineAnnealingLR', by_epoch=True, begin=1, end={cosine_end},
          eta_min_ratio=0.1, convert_to_iter_based=True),
 ]
 train_cfg = dict(by_epoch=True, max_epochs={max_epochs}, val_interval=1)
@@ -94,7 +94,8 @@ def write_tiny_config(folder: str, max_epochs: int = 3, extra: str = '',
     data_root = make_tiny_data(osp.join(folder, 'data'))
     text = CONFIG_TEMPLATE.format(
         runtime=str(REPO / 'configs' / '_base_' / 'default_runtime.py'),
-        data_root=data_root, max_epochs=max_epochs)
+        data_root=data_root, max_epochs=max_epochs,
+        cosine_end=max(2, max_epochs))  # a 1-epoch run: cosine unused
     path = osp.join(folder, name)
     with open(path, 'w') as f:
         f.write(text + extra)
