@@ -1,0 +1,14 @@
+# Stage 1 on your own pairs (docs/new_dataset.md): data_root holds
+# train.jsonl / val.jsonl / test.jsonl, one {"img1", "img2", "captions"} a line.
+_base_ = [
+    '../_base_/datasets/image_pair.py',
+    '../_base_/models/clip4idc-retriever_vit-b32.py',
+    '../_base_/schedules/adaptation.py'
+]
+data_root = 'data/my_pairs'
+train_dataloader = dict(batch_size=128, dataset=dict(data_root=data_root))
+val_dataloader = dict(dataset=dict(
+    data_root=data_root, pipeline={{_base_.retrieval_test_pipeline}}))
+test_dataloader = val_dataloader  # merged with the base's test.jsonl
+val_evaluator = dict(_delete_=True, type='RetrievalMetric')
+test_evaluator = val_evaluator

@@ -1,0 +1,17 @@
+# Stage 2 on your own pairs (docs/new_dataset.md), after
+# clip4idc-adapt_vit-b32_my-pairs.py has run.
+_base_ = [
+    '../_base_/datasets/image_pair.py',
+    '../_base_/models/clip4idc-captioner_vit-b32.py',
+    '../_base_/schedules/captioning.py'
+]
+data_root = 'data/my_pairs'
+train_dataloader = dict(dataset=dict(data_root=data_root))
+val_dataloader = dict(dataset=dict(data_root=data_root))
+test_dataloader = dict(dataset=dict(data_root=data_root))
+adapt_work_dir = 'work_dirs/clip4idc-adapt_vit-b32_my-pairs'
+model = dict(
+    init_backbone_from=adapt_work_dir + '/best_rsum_*.pth',  # newest match
+    head=dict(vocab=dict(_delete_=True, captions_from=dict(
+        type='ImagePairDataset', data_root=data_root, ann_file='train.jsonl'),
+        cache_file='work_dirs/caption_vocab/my-pairs_train.json')))
