@@ -1,0 +1,195 @@
+"""CLIP4IDC workloads for ``tools/analysis_tools/benchmark.py``.
+
+Builds the models of a config without pretrained weights (speed does not
+depend on the values), makes synthetic batches in the pipeline's output
+format, runs MMEngine training steps (fp32 or bf16 autocast), and decodes
+captions two ways:
+
+- *cached*: the vision encoder and the caption encoder run once, the
+  decoder keeps a key/value cache and processes one new token per step
+  (what :meth:`TransformerCaptionHead.greedy_decode` does);
+- *reference-style*: every step re-runs the vision encoder, the caption
+  encoder and the decoder over the whole prefix, with no cache (what the
+  public CLIP4IDC code does).
+
+Both decode loops run exactly ``steps`` steps (no early stop at
+end-of-text), so their cost does not depend on what random weights emit.
+"""
+import copy
+import time
+from typing import Dict, Optional
+
+import torch
+from mmengine.config import Config
+from mmengine.dataset import pseudo_collate
+from mmengine.optim import OptimWrapper
+from mmengine.registry import init_default_scope
+from mmpretrain.structures import DataSample
+
+__all__ = ['build_benchmark_model', 'input_size', 'synthetic_batch',
+           'build_optim_wrapper', 'decode_timed', 'loader_train_timed']
+
+SOT_ID, EOT_ID = 49406, 49407
+
+
+def build_benchmark_model(config: str, vocab=None) -> torch.nn.Module:
+    """The ``model`` of a config file, randomly initialised.
+
+    ``pretrained`` and ``init_backbone_from`` are dropped; ``vocab``
+    (anything ``TransformerCaptionHead(vocab=...)`` takes) replaces a
+    captioner head's vocabulary when given.
+    """
+    import mmidc  # noqa: F401  (registers the models)
+    from mmidc.registry import MODELS
+    init_default_scope('mmidc')
+    cfg = copy.deepcopy(Config.fromfile(config).model)
+    cfg.pop('pretrained', None)
+    cfg.pop('init_backbone_from', None)
+    if vocab is not None:
+        if 'head' not in cfg or cfg['type'] != 'CLIP4IDCCaptioner':
+            raise ValueError(f'{config}: vocab is only for captioner configs')
+        cfg['head']['vocab'] = vocab
+    return MODELS.build(cfg)
+
+
+def input_size(model: torch.nn.Module) -> tuple:
+    """``(H, W)`` the model's backbone was built for."""
+    backbone = model.backbone
+    return (backbone.grid_size[0] * backbone.patch_size[0],
+            backbone.grid_size[1] * backbone.patch_size[1])
+
+
+def synthetic_batch(model: torch.nn.Module, batch_size: int,
+                    context_length: int = 32, caption_tokens: int = 12,
+                    seed: int = 0) -> Dict:
+    """A packed batch as the data loader yields it, from random tensors.
+
+    ``inputs``: ``batch_size`` uint8 ``[2, 3, H, W]`` pairs; each data
+    sample's ``text_tokens`` ``[L]`` is ``<sot>``, ``caption_tokens`` ids
+    from the model's output vocabulary (all of CLIP's for the retriever),
+    ``<eot>`` and padding.
+    """
+    gen = torch.Generator().manual_seed(seed)
+    H, W = input_size(model)
+    inputs = torch.randint(0, 256, (batch_size, 2, 3, H, W), dtype=torch.uint8,
+                           generator=gen)
+    head_vocab = getattr(getattr(model, 'head', None), 'vocab', None)
+    if head_vocab is not None and len(head_vocab) < 49408:
+        words = head_vocab.clip_ids[head_vocab.clip_ids > 0]
+        words = words[(words != SOT_ID) & (words != EOT_ID)]
+    else:
+        words = torch.arange(1, SOT_ID)
+    samples = []
+    for _ in range(batch_size):
+        tokens = torch.zeros(context_length, dtype=torch.long)
+        tokens[0] = SOT_ID
+        pick = torch.randint(len(words), (caption_tokens, ), generator=gen)
+        tokens[1:caption_tokens + 1] = words[pick]
+        tokens[caption_tokens + 1] = EOT_ID
+        sample = DataSample()
+        sample.set_field(tokens, 'text_tokens')
+        samples.append(sample)
+    return dict(inputs=list(inputs), data_samples=samples)
+
+
+def build_optim_wrapper(model: torch.nn.Module, dtype: str = 'fp32',
+                        lr: float = 1e-4) -> OptimWrapper:
+    """AdamW with gradient clipping (as the configs); bf16 autocast or fp32."""
+    from mmidc.engine import AutocastOptimWrapper
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.05)
+    clip_grad = dict(max_norm=1.0)
+    if dtype == 'fp32':
+        return OptimWrapper(optimizer=optimizer, clip_grad=clip_grad)
+    if dtype == 'bf16':
+        return AutocastOptimWrapper(dtype='bfloat16', optimizer=optimizer,
+                                    clip_grad=clip_grad)
+    raise ValueError(f"dtype must be 'fp32' or 'bf16', got {dtype!r}")
+
+
+@torch.no_grad()
+def decode_timed(model: torch.nn.Module, inputs: torch.Tensor, steps: int = 31,
+                 use_cache: bool = True) -> Dict:
+    """Greedy-decode ``steps`` tokens for normalised ``[B, 2, 3, H, W]`` pairs.
+
+    Returns ``dict(tokens=[B, steps], vision_s, caption_encoder_s,
+    decoder_s, total_s)``: seconds spent in the vision encoder (backbone),
+    the caption head's encoder (+ cross-attention keys/values) and the
+    decoder steps (+ log-softmax and argmax). ``use_cache=False`` is the
+    reference-style loop: all three re-run at every step.
+    """
+    head = model.head
+    B = inputs.shape[0]
+    tokens = torch.full((B, 1), SOT_ID, dtype=torch.long, device=inputs.device)
+    tokens = head.vocab.to_compact(tokens)  # [B, 1]
+    spent = dict(vision_s=0.0, caption_encoder_s=0.0, decoder_s=0.0)
+
+    def encode():
+        start = time.perf_counter()
+        memory = model.extract_feat(inputs)  # [B, 2(n+1), D]
+        mid = time.perf_counter()
+        cross_kv = head.cross_kv(head.encode(memory))
+        end = time.perf_counter()
+        spent['vision_s'] += mid - start
+        spent['caption_encoder_s'] += end - mid
+        return cross_kv
+
+    cross_kv = encode() if use_cache else None
+    caches = [dict() for _ in head.decoder] if use_cache else None
+    for t in range(steps):
+        if not use_cache:
+            cross_kv = encode()
+        start = time.perf_counter()
+        if use_cache:  # the newest token only; earlier ones are cached
+            logits = head.decode_step(tokens[:, -1:], cross_kv, caches, start=t)
+        else:  # the whole prefix
+            logits = head.decode_step(tokens, cross_kv)
+        word = head._log_probs(logits[:, -1]).argmax(-1)  # [B]
+        tokens = torch.cat([tokens, word[:, None]], dim=1)  # [B, t+2]
+        spent['decoder_s'] += time.perf_counter() - start
+    spent['total_s'] = sum(spent.values())
+    return dict(tokens=tokens[:, 1:], **spent)
+
+
+def loader_train_timed(model: torch.nn.Module, optim_wrapper: OptimWrapper,
+                       dataset, batch_size: int, steps: int, warmup: int = 1,
+                       workers: int = 2, seed: int = 0) -> Dict:
+    """Training steps fed by a real DataLoader over ``dataset``.
+
+    Samples with replacement (so a small set suffices). Returns
+    ``dict(step_s, wait_s, pairs_per_s)``: median seconds per step
+    (training only), median seconds waiting for the next batch, and pairs/s
+    over the timed steps (wait + step).
+    """
+    sampler = torch.utils.data.RandomSampler(
+        dataset, replacement=True, num_samples=batch_size * (warmup + steps),
+        generator=torch.Generator().manual_seed(seed))
+    loader = torch.utils.data.DataLoader(
+        dataset, batch_size=batch_size, sampler=sampler, num_workers=workers,
+        collate_fn=pseudo_collate)
+    batches = iter(loader)
+    model.train()
+    waits, trains = [], []
+    for i in range(warmup + steps):
+        start = time.perf_counter()
+        data = next(batches)
+        mid = time.perf_counter()
+        model.train_step(data, optim_wrapper)
+        end = time.perf_counter()
+        if i >= warmup:
+            waits.append(mid - start)
+            trains.append(end - mid)
+    total = sum(waits) + sum(trains)
+    return dict(step_s=sorted(trains)[len(trains) // 2],
+                wait_s=sorted(waits)[len(waits) // 2],
+                wait_total_s=sum(waits), train_total_s=sum(trains),
+                pairs_per_s=batch_size * steps / total)
+
+
+def normalised_inputs(model: torch.nn.Module, batch: Dict) -> torch.Tensor:
+    """The data preprocessor's ``[B, 2, 3, H, W]`` float inputs of a batch."""
+    return model.data_preprocessor(batch, training=False)['inputs']
+
+
+def first_batch(dataset, batch_size: int) -> Optional[Dict]:
+    """``batch_size`` samples of ``dataset`` collated (no workers)."""
+    return pseudo_collate([dataset[i] for i in range(min(batch_size, len(dataset)))])
