@@ -121,26 +121,30 @@ def main():
 
 
 def report(test_dir, show):
-    from mmidc.evaluation.report import format_metric_table, load_predictions
+    """Print the metric table and a few test captions next to references."""
+    from mmidc.evaluation.metrics.caption_scorer import (format_score_table,
+                                                         subset_counts)
+    with open(osp.join(test_dir, 'test_scores.json')) as f:
+        scores = json.load(f)
     preds_file = sorted(glob.glob(osp.join(test_dir, 'predictions*.json')),
                         key=osp.getmtime)[-1]
-    scores_file = osp.join(test_dir, 'scores.json')
-    with open(scores_file) as f:
-        scores = json.load(f)
-    print(format_metric_table(scores))
-    preds = load_predictions(preds_file)
-    print(f'\nA few test pairs ({preds_file}):')
+    with open(preds_file) as f:
+        records = json.load(f)
+    print('\nTest split, x100 (CIDEr = CIDEr-D), rows: all pairs, each change '
+          'type, all change pairs (semantic), no-change pairs (distractor):')
+    print(format_score_table(scores, subset_counts(records)))
+    print(f'\nA few test pairs (all {len(records)} in {preds_file}):')
     by_type = {}
-    for p in preds:
-        by_type.setdefault(p['change_type'], []).append(p)
+    for r in records:
+        by_type.setdefault(r['change_type'], []).append(r)
     shown = 0
     while shown < show and any(by_type.values()):
         for kind in sorted(by_type):
             if by_type[kind] and shown < show:
-                p = by_type[kind].pop(0)
-                print(f"- [{kind}] {p['pair_id']}\n    predicted: "
-                      f"{p['prediction']}\n    reference: "
-                      f"{p['references'][0]}")
+                r = by_type[kind].pop(0)
+                print(f"- [{kind}] {r['pair_id']}\n    predicted: "
+                      f"{r['prediction']}\n    reference: "
+                      f"{r['references'][0]}")
                 shown += 1
 
 

@@ -4,6 +4,7 @@
         [--cfg-options key=value ...] [--launcher none|pytorch|slurm|mpi]
 """
 import argparse
+import json
 import os
 import os.path as osp
 
@@ -70,6 +71,10 @@ def main():
     check_config(cfg)
     runner = Runner.from_cfg(cfg)
     metrics = runner.test()
+    scores_file = osp.join(cfg.work_dir, 'test_scores.json')
+    with open(scores_file, 'w') as f:
+        json.dump({k: float(v) for k, v in metrics.items()}, f, indent=1)
+    print(f'test scores written to {scores_file}')
     return metrics
 
 
