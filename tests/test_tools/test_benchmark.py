@@ -35,7 +35,7 @@ def test_matmul_peak_and_flops():
 def test_quick_run_writes_tables_and_json(tmp_path, capsys):
     tool = load_tool()
     out = tmp_path / 'bench.json'
-    tool.main(['--quick', '--threads', '1', '--dtypes', 'fp32', '--skip', 'profile',
+    tool.main(['--quick', '--threads', '1', '--dtypes', 'fp32', '--skip', 'profile', 'variants',
                '--decode-steps', '2', '--data-dir', str(tmp_path / 'data'),
                '--out', str(out)])
     result = json.loads(out.read_text())
