@@ -22,12 +22,12 @@ import time
 ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
 ADAPT_CFG = 'configs/clip4idc/clip4idc-adapt_tiny_synthetic-clevr-change.py'
 CAPTION_CFG = 'configs/clip4idc/clip4idc-caption_tiny_synthetic-clevr-change.py'
+DATA_ROOT = 'data/synthetic_clevr_change'  # the configs' data_root
 
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--work-dir', default='work_dirs/quickstart')
-    p.add_argument('--data-root', default='data/synthetic_clevr_change')
     p.add_argument('--num-scenes', type=int, default=None,
                    help='scenes to generate (default: the config\'s)')
     p.add_argument('--workers', type=int, default=2)
@@ -49,13 +49,13 @@ def stage_done(work_dir):
     return osp.isfile(osp.join(work_dir, 'DONE'))
 
 
-def train_stage(name, config, work_dir, data_root, extra=()):
+def train_stage(name, config, work_dir, extra=()):
     banner(name)
     if stage_done(work_dir):
         print(f'already done ({work_dir}/DONE): skipped')
         return
     cmd = [sys.executable, 'tools/train.py', config, '--work-dir', work_dir,
-           '--cfg-options', f'data_root={data_root}', *extra]
+           *extra]
     if osp.isfile(osp.join(work_dir, 'last_checkpoint')):
         print('found an interrupted run: resuming it')
         cmd.append('--resume')
@@ -83,11 +83,11 @@ def main():
     synth = adapt_cfg.get('synthetic_data', {})
 
     banner('1/5 synthetic CLEVR-Change-style data')
-    if osp.isfile(osp.join(args.data_root, 'splits.json')):
-        print(f'{args.data_root} exists: kept')
+    if osp.isfile(osp.join(DATA_ROOT, 'splits.json')):
+        print(f'{DATA_ROOT} exists: kept')
     else:
         from mmidc.datasets.synthetic import generate_dataset
-        generate_dataset(args.data_root,
+        generate_dataset(DATA_ROOT,
                          num_scenes=args.num_scenes or synth['num_scenes'],
                          seed=synth.get('seed', 0),
                          image_size=tuple(synth['image_size']),
@@ -96,24 +96,24 @@ def main():
     banner('2/5 pre-resized image cache')
     h, w = adapt_cfg.image_size
     run([sys.executable, 'tools/dataset_converters/build_resized_cache.py',
-         args.data_root, '--size', str(h), str(w), '--workers',
-         str(args.workers)])
+         '--dataset-type', 'CLEVRChangeDataset', '--data-root', DATA_ROOT,
+         '--splits', 'train', 'val', 'test', '--size', str(h), str(w),
+         '--workers', str(args.workers)])
 
     adapt_dir = osp.join(args.work_dir, 'adapt')
     caption_dir = osp.join(args.work_dir, 'caption')
     train_stage('3/5 adaptation (pair<->text contrastive)', ADAPT_CFG,
-                adapt_dir, args.data_root)
+                adapt_dir)
     adapted = best_checkpoint(adapt_dir)
     train_stage('4/5 captioning (initialised from the adapted encoder)',
-                CAPTION_CFG, caption_dir, args.data_root,
-                extra=(f'model.init_backbone_from={adapted}', ))
+                CAPTION_CFG, caption_dir,
+                extra=('--cfg-options', f'model.init_backbone_from={adapted}'))
 
     banner('5/5 test split')
     test_dir = osp.join(args.work_dir, 'test')
     run([sys.executable, 'tools/test.py', CAPTION_CFG,
          best_checkpoint(caption_dir), '--work-dir', test_dir,
-         '--cfg-options', f'data_root={args.data_root}',
-         f'test_evaluator.output_dir={test_dir}'])
+         '--cfg-options', f'test_evaluator.output_dir={test_dir}'])
     report(test_dir, args.show)
     print(f'\n[quickstart] pipeline wall time (after setup): '
           f'{time.time() - t_start:.0f} s; checkpoints and logs in '

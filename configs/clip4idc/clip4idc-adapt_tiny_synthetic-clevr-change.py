@@ -3,13 +3,13 @@
 _base_ = [
     '../_base_/datasets/synthetic_clevr_change.py',
     '../_base_/models/clip4idc-retriever_tiny.py',
-    '../_base_/schedules/adaptation.py'
+    '../_base_/schedules/tiny_from_scratch.py', '../_base_/default_runtime.py'
 ]
 # What tools/quickstart.py generates when data_root is empty.
-synthetic_data = dict(num_scenes=4000, image_size=(240, 160), seed=0)
-image_size = (128, 192)
+synthetic_data = dict(num_scenes=3000, image_size=(240, 160), seed=0)
+image_size = (96, 144)
 data_root = 'data/synthetic_clevr_change'
-load_pair = dict(type='LoadImagePair', cache_dir=data_root + '/cache_128x192',
+load_pair = dict(type='LoadImagePair', cache_dir=data_root + '/cache_96x144',
                  cache_size=image_size)
 train_pipeline = [
     load_pair,
@@ -24,29 +24,24 @@ retrieval_test_pipeline = [
     dict(type='PackIDCInputs'),
 ]
 train_dataloader = dict(
-    batch_size=64, num_workers=2,
+    batch_size=32, num_workers=1,
     dataset=dict(data_root=data_root, with_no_change=False,
                  pipeline=train_pipeline))
 val_dataloader = dict(
-    batch_size=128, num_workers=2,
+    batch_size=128, num_workers=1,
     dataset=dict(data_root=data_root, with_no_change=False,
                  pipeline=retrieval_test_pipeline))
 test_dataloader = val_dataloader
 val_evaluator = dict(_delete_=True, type='RetrievalMetric')
 test_evaluator = val_evaluator
 
-# From scratch: a normal learning rate for every parameter.
-optim_wrapper = dict(
-    _delete_=True,
-    type='OptimWrapper',
-    optimizer=dict(type='AdamW', lr=1e-3, weight_decay=0.05),
-    clip_grad=dict(max_norm=1.0))
-max_epochs = 4
+max_epochs = 1
 param_scheduler = [
-    dict(type='LinearLR', start_factor=0.05, by_epoch=True, begin=0, end=1,
-         convert_to_iter_based=True),
-    dict(type='CosineAnnealingLR', by_epoch=True, begin=1, end=max_epochs,
+    dict(type='LinearLR', start_factor=0.02, by_epoch=False, begin=0,
+         end=50),
+    dict(type='CosineAnnealingLR', by_epoch=True, begin=0, end=max_epochs,
          eta_min_ratio=0.05, convert_to_iter_based=True),
 ]
 train_cfg = dict(max_epochs=max_epochs, val_interval=max_epochs)
-default_hooks = dict(logger=dict(interval=10))
+default_hooks = dict(checkpoint=dict(save_best='rsum', rule='greater'),
+                     logger=dict(interval=10))

@@ -5,11 +5,11 @@
 _base_ = [
     '../_base_/datasets/synthetic_clevr_change.py',
     '../_base_/models/clip4idc-captioner_tiny.py',
-    '../_base_/schedules/captioning.py'
+    '../_base_/schedules/tiny_from_scratch.py', '../_base_/default_runtime.py'
 ]
-image_size = (128, 192)
+image_size = (96, 144)
 data_root = 'data/synthetic_clevr_change'
-load_pair = dict(type='LoadImagePair', cache_dir=data_root + '/cache_128x192',
+load_pair = dict(type='LoadImagePair', cache_dir=data_root + '/cache_96x144',
                  cache_size=image_size)
 train_pipeline = [
     load_pair,
@@ -23,13 +23,13 @@ test_pipeline = [
     dict(type='PackIDCInputs'),
 ]
 train_dataloader = dict(
-    batch_size=64, num_workers=2,
+    batch_size=32, num_workers=1,
     dataset=dict(data_root=data_root, pipeline=train_pipeline))
 val_dataloader = dict(
-    batch_size=128, num_workers=2,
+    batch_size=128, num_workers=1,
     dataset=dict(data_root=data_root, pipeline=test_pipeline))
 test_dataloader = dict(
-    batch_size=128, num_workers=2,
+    batch_size=128, num_workers=1,
     dataset=dict(data_root=data_root, pipeline=test_pipeline))
 
 # Restricted output vocabulary from the training captions (annotations only).
@@ -37,19 +37,5 @@ model = dict(head=dict(vocab=dict(
     _delete_=True,
     captions_from=dict(type='CLEVRChangeDataset', data_root=data_root,
                        split='train'))))
-
-# From scratch: one learning rate for encoder and captioner.
-optim_wrapper = dict(
-    _delete_=True,
-    type='OptimWrapper',
-    optimizer=dict(type='AdamW', lr=1e-3, weight_decay=0.05),
-    clip_grad=dict(max_norm=1.0))
-max_epochs = 8
-param_scheduler = [
-    dict(type='LinearLR', start_factor=0.05, by_epoch=True, begin=0, end=1,
-         convert_to_iter_based=True),
-    dict(type='CosineAnnealingLR', by_epoch=True, begin=1, end=max_epochs,
-         eta_min_ratio=0.05, convert_to_iter_based=True),
-]
-train_cfg = dict(max_epochs=max_epochs, val_interval=max_epochs)
-default_hooks = dict(logger=dict(interval=10))
+default_hooks = dict(checkpoint=dict(save_best='CIDEr', rule='greater'),
+                     logger=dict(interval=10))

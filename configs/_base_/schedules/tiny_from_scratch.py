@@ -1,0 +1,19 @@
+# The CPU quickstart's schedule: the tiny model starts from random weights
+# (no CLIP checkpoint), so every parameter gets a normal learning rate, with
+# a short warm-up and a cosine decay over `max_epochs`.
+max_epochs = 3
+optim_wrapper = dict(
+    type='OptimWrapper',
+    optimizer=dict(type='AdamW', lr=2e-3, weight_decay=0.05),
+    clip_grad=dict(max_norm=1.0))
+param_scheduler = [
+    dict(type='LinearLR', start_factor=0.02, by_epoch=False, begin=0,
+         end=50),
+    dict(type='CosineAnnealingLR', by_epoch=True, begin=0, end=max_epochs,
+         eta_min_ratio=0.05, convert_to_iter_based=True),
+]
+# Validate (and pick the best checkpoint) at the end only: minutes matter.
+train_cfg = dict(by_epoch=True, max_epochs=max_epochs,
+                 val_interval=max_epochs)
+val_cfg = dict()
+test_cfg = dict()
