@@ -93,7 +93,7 @@ class PairImageCache:
                 continue
             array = np.load(osp.join(self.cache_dir, index['array']),
                             mmap_mode='r')
-            root = osp.normpath(osp.join(self.cache_dir, index['root']))
+            root = osp.abspath(osp.join(self.cache_dir, index['root']))
             for row, (rel, stat) in enumerate(
                     zip(index['images'], index['stats'])):
                 rows[osp.join(root, rel)] = (array, row, tuple(stat))

@@ -82,6 +82,19 @@ def test_round_trip_equals_resize_from_png(cached_clevr, monkeypatch):
     assert load.cache._rows  # the cache was opened and used
 
 
+def test_relative_paths_hit_the_cache(cached_clevr, monkeypatch):
+    """Configs name data_root and cache_dir relative to the working dir."""
+    root, cache_dir = cached_clevr
+    monkeypatch.chdir(osp.dirname(root))
+    rel_root = osp.basename(root)
+    rel_cache = osp.join(rel_root, osp.basename(cache_dir))
+    dataset = CLEVRChangeDataset(rel_root, 'train',
+                                 pipeline=_pipeline(rel_cache))
+    monkeypatch.setattr('mmidc.datasets.transforms.load_image_pair.read_rgb',
+                        lambda path: pytest.fail(f'decoded {path}'))
+    assert dataset[0]['img1'].shape == (*SIZE, 3)
+
+
 def test_fallback_when_absent_or_stale(cached_clevr, monkeypatch):
     root, cache_dir = cached_clevr
     logged = _warnings(monkeypatch)
