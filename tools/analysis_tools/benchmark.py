@@ -262,6 +262,9 @@ def measure_loading(args, data_root, train_rows, batch_sizes) -> tuple:
         size = input_size(build(arch, 'adaptation', 'cpu'))
         for source in ('png', 'cache'):
             dataset = build_loader_dataset(data_root, size, source == 'cache')
+            # at least 6 batches, so the steady rate (after the first) is measured
+            repeats = -(-6 * batch_sizes[arch] // len(dataset))
+            dataset = torch.utils.data.ConcatDataset([dataset] * repeats)
             for workers in (0, 2):
                 row = loader_speed.time_loader(dataset, workers, batch_sizes[arch])
                 loader_rows.append(dict(arch=arch, size=f'{size[0]}x{size[1]}',
