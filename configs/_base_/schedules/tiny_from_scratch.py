@@ -4,7 +4,9 @@
 max_epochs = 3
 optim_wrapper = dict(
     type='OptimWrapper',
-    optimizer=dict(type='AdamW', lr=2e-3, weight_decay=0.05),
+    # fused: one kernel for all parameters (about 20% faster CPU steps, see
+    # docs/benchmark.md); needs torch >= 2.4 on CPU.
+    optimizer=dict(type='AdamW', lr=2e-3, weight_decay=0.05, fused=True),
     clip_grad=dict(max_norm=1.0))
 param_scheduler = [
     dict(type='LinearLR', start_factor=0.02, by_epoch=False, begin=0,
