@@ -35,7 +35,7 @@ test_dataloader = val_dataloader
 val_evaluator = dict(_delete_=True, type='RetrievalMetric')
 test_evaluator = val_evaluator
 
-max_epochs = 1
+max_epochs = 3
 param_scheduler = [
     dict(type='LinearLR', start_factor=0.02, by_epoch=False, begin=0,
          end=50),

@@ -1,7 +1,7 @@
 # The CPU quickstart's schedule: the tiny model starts from random weights
 # (no CLIP checkpoint), so every parameter gets a normal learning rate, with
 # a short warm-up and a cosine decay over `max_epochs`.
-max_epochs = 3
+max_epochs = 8
 optim_wrapper = dict(
     type='OptimWrapper',
     # fused: one kernel for all parameters (about 20% faster CPU steps, see
