@@ -1,36 +1,15 @@
 # Quickstart stage 1 (CPU, minutes): contrastive adaptation of the tiny pair
 # encoder on the synthetic CLEVR-Change-style set, change pairs only.
 _base_ = [
-    '../_base_/datasets/synthetic_clevr_change.py',
+    '../_base_/datasets/synthetic_clevr_change_96x144.py',
     '../_base_/models/clip4idc-retriever_tiny.py',
     '../_base_/schedules/tiny_from_scratch.py', '../_base_/default_runtime.py'
 ]
 # What tools/quickstart.py generates when data_root is empty.
 synthetic_data = dict(num_scenes=3000, image_size=(240, 160), seed=0)
-image_size = (96, 144)
-data_root = 'data/synthetic_clevr_change'
-load_pair = dict(type='LoadImagePair', cache_dir=data_root + '/cache_96x144',
-                 cache_size=image_size)
-train_pipeline = [
-    load_pair,
-    dict(type='ResizePair', size=image_size),
-    dict(type='TokenizeCaptions', context_length=32, mode='random'),
-    dict(type='PackIDCInputs'),
-]
-retrieval_test_pipeline = [
-    load_pair,
-    dict(type='ResizePair', size=image_size),
-    dict(type='TokenizeCaptions', context_length=32, mode='all'),
-    dict(type='PackIDCInputs'),
-]
-train_dataloader = dict(
-    batch_size=32, num_workers=1,
-    dataset=dict(data_root=data_root, with_no_change=False,
-                 pipeline=train_pipeline))
-val_dataloader = dict(
-    batch_size=128, num_workers=1,
-    dataset=dict(data_root=data_root, with_no_change=False,
-                 pipeline=retrieval_test_pipeline))
+train_dataloader = dict(dataset=dict(with_no_change=False))
+val_dataloader = dict(dataset=dict(
+    with_no_change=False, pipeline={{_base_.retrieval_test_pipeline}}))
 test_dataloader = val_dataloader
 val_evaluator = dict(_delete_=True, type='RetrievalMetric')
 test_evaluator = val_evaluator
