@@ -12,7 +12,7 @@ from mmengine.config import Config, DictAction
 from mmengine.runner import Runner
 
 import mmidc  # noqa: F401
-from mmidc.utils.config_check import check_config, use_gloo_without_cuda
+from mmidc.utils.config_check import apply_launch_args, check_config
 
 
 def parse_args():
@@ -47,13 +47,7 @@ def main():
     cfg = Config.fromfile(args.config)
     if args.cfg_options is not None:
         cfg.merge_from_dict(args.cfg_options)
-    cfg.launcher = args.launcher
-    use_gloo_without_cuda(cfg)
-    if args.work_dir is not None:
-        cfg.work_dir = args.work_dir
-    elif cfg.get('work_dir', None) is None:
-        cfg.work_dir = osp.join('./work_dirs',
-                                osp.splitext(osp.basename(args.config))[0])
+    apply_launch_args(cfg, args.config, args.launcher, args.work_dir)
     cfg.load_from = args.checkpoint
     # The checkpoint holds every weight: skip the constructor-time CLIP /
     # adaptation-stage loads (their files need not exist where one tests).

@@ -5,13 +5,12 @@
 """
 import argparse
 import os
-import os.path as osp
 
 from mmengine.config import Config, DictAction
 from mmengine.runner import Runner
 
 import mmidc  # noqa: F401  (registers components, safe checkpoint loading)
-from mmidc.utils.config_check import check_config, use_gloo_without_cuda
+from mmidc.utils.config_check import apply_launch_args, check_config
 
 
 def parse_args():
@@ -47,13 +46,7 @@ def parse_args():
 
 
 def merge_args(cfg: Config, args) -> Config:
-    cfg.launcher = args.launcher
-    use_gloo_without_cuda(cfg)
-    if args.work_dir is not None:
-        cfg.work_dir = args.work_dir
-    elif cfg.get('work_dir', None) is None:
-        cfg.work_dir = osp.join('./work_dirs',
-                                osp.splitext(osp.basename(args.config))[0])
+    apply_launch_args(cfg, args.config, args.launcher, args.work_dir)
     if args.amp:
         from mmidc.utils.amp import amp_optim_wrapper
         cfg.optim_wrapper = amp_optim_wrapper(cfg.optim_wrapper)

@@ -56,3 +56,18 @@ def use_gloo_without_cuda(cfg: Config) -> None:
     cfg.model_wrapper_cfg = wrapper
     if cfg.launcher == 'pytorch' and not torch.distributed.is_initialized():
         torch.distributed.init_process_group(backend=dist_cfg['backend'])
+
+
+def apply_launch_args(cfg: Config, config_path: str, launcher: str,
+                      work_dir: str = None) -> None:
+    """The settings tools/train.py and tools/test.py share: the launcher
+    (gloo on CPU-only machines) and the work dir (``--work-dir``, else the
+    config's, else ``work_dirs/<config name>``)."""
+    import os.path as osp
+    cfg.launcher = launcher
+    use_gloo_without_cuda(cfg)
+    if work_dir is not None:
+        cfg.work_dir = work_dir
+    elif cfg.get('work_dir', None) is None:
+        cfg.work_dir = osp.join('./work_dirs',
+                                osp.splitext(osp.basename(config_path))[0])
