@@ -1,23 +1,9 @@
-# CLIP4IDC stage 1 on CLEVR-Change, CLIP ViT-B/16: contrastive
-# pair<->caption adaptation (paper: Adam, lr 1e-7 for the CLIP weights,
-# 12 epochs, batch 128).
-# Model selection on val by rsum (sum of the six recalls): MMEngine saves
-# the best epoch as best_rsum_epoch_N.pth in the work dir, which the
-# captioning config loads (model.init_backbone_from).
-_base_ = [
-    '../_base_/datasets/clevr_change.py',
-    '../_base_/models/clip4idc-retriever_vit-b16.py',
-    '../_base_/schedules/adaptation.py'
-]
-# Change pairs only: the no-change pairs share a few sentences ("nothing has
-# changed"), which as contrastive pairs are false negatives of each other.
-# batch_size is per process: 128 in one process is the paper's batch; with
-# tools/dist_train.sh on 2 GPUs use train_dataloader.batch_size=64 (the
-# contrastive head gathers the batch across ranks).
-train_dataloader = dict(batch_size=128, dataset=dict(with_no_change=False))
-# Retrieval evaluation: every caption of a pair is embedded.
-val_dataloader = dict(dataset=dict(
-    with_no_change=False, pipeline={{_base_.retrieval_test_pipeline}}))
-test_dataloader = val_dataloader  # merged with the base's test split
-val_evaluator = dict(_delete_=True, type='RetrievalMetric')
-test_evaluator = val_evaluator
+# CLIP4IDC stage 1 on CLEVR-Change with CLIP ViT-B/16 (224 px, 196 patches
+# per image): the ViT-B/32 adaptation config with the other CLIP.
+# OpenAI's CLIP (the paper's) uses QuickGELU: keep '-quickgelu' for its weights.
+_base_ = ['./clip4idc-adapt_vit-b32_clevr-change.py']
+clip_arch = 'ViT-B-16-quickgelu'
+model = dict(
+    backbone=dict(arch=clip_arch),
+    text_encoder=dict(arch=clip_arch),
+    pretrained='checkpoints/clip/ViT-B-16.safetensors')

@@ -1,27 +1,9 @@
-# CLIP4IDC stage 2 on CLEVR-Change, CLIP ViT-B/16: the adapted pair
-# encoder feeds a 3+3-layer captioning Transformer trained from scratch
-# (paper: Adam, lr 1e-7 for the encoder, 1e-4 for the captioner, at most
-# 50 epochs, batch 16).
-# Model selection on val by CIDEr(-D); the test split only via tools/test.py.
-_base_ = [
-    '../_base_/datasets/clevr_change.py',
-    '../_base_/models/clip4idc-captioner_vit-b16.py',
-    '../_base_/schedules/captioning.py'
-]
-data_root = 'data/clevr_change'
-train_dataloader = dict(batch_size=16)
-# The adaptation run (tools/train.py's default work dir for its config).
+# CLIP4IDC stage 2 on CLEVR-Change with CLIP ViT-B/16: the ViT-B/32
+# captioning config with the other CLIP; 2(n+1) = 394 tokens feed the
+# captioner. The encoder comes from the ViT-B/16 adaptation run.
+_base_ = ['./clip4idc-caption_vit-b32_clevr-change.py']
+clip_arch = 'ViT-B-16-quickgelu'
 adapt_work_dir = 'work_dirs/clip4idc-adapt_vit-b16_clevr-change'
 model = dict(
-    # Stage 1's best checkpoint. MMEngine names it after its epoch
-    # (best_rsum_epoch_N.pth), so this is a glob: the newest match is loaded
-    # when the model is built; no match is an error naming the pattern.
-    # Relative to the working directory. Not load_from: see README.md.
-    init_backbone_from=adapt_work_dir + '/best_rsum_*.pth',
-    # Output vocabulary restricted to the tokens of the training captions
-    # (read from the annotations once, then from cache_file).
-    head=dict(vocab=dict(
-        _delete_=True,
-        captions_from=dict(
-            type='CLEVRChangeDataset', data_root=data_root, split='train'),
-        cache_file='work_dirs/caption_vocab/clevr-change_train.json')))
+    backbone=dict(arch=clip_arch),
+    init_backbone_from=adapt_work_dir + '/best_rsum_*.pth')
