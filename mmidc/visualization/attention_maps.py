@@ -4,7 +4,9 @@ The backbone, called with ``return_attentions=True``, returns per block:
 
 - ``intra``: ``[B, 2, heads, n+1, n+1]``, each image attending to itself;
 - ``inter``: ``[B, heads, 2(n+1), 2(n+1)]``, the joint sequence
-  ``[CLS1, patches1, CLS2, patches2]``.
+  ``[CLS1, patches1, CLS2, patches2]`` (with difference tokens
+  ``[B, heads, 3(n+1), 3(n+1)]``, the difference segment last; its columns
+  are left out of the maps).
 
 From the last block of each kind we take the CLS rows, average the heads and
 keep the attention paid to each image's patches:
@@ -66,11 +68,14 @@ def cls_attention_maps(attentions: Dict[str, List[Tensor]],
         cls_rows = intra.float().mean(2)[:, :, 0, 1:]  # [B, 2, n]
         maps['intra'] = cls_rows.reshape(batch, 2, *grid)  # [B, 2, gh, gw]
     if attentions.get('inter'):
-        inter = attentions['inter'][-1]  # [B, heads, 2(n+1), 2(n+1)]
-        batch, tokens = inter.shape[0], inter.shape[-1] // 2  # tokens = n+1
+        inter = attentions['inter'][-1]  # [B, heads, S(n+1), S(n+1)]
+        segments = attentions.get('num_segments', 2)  # 3: + difference
+        batch, tokens = inter.shape[0], inter.shape[-1] // segments  # n+1
         grid = patch_grid_shape(tokens - 1, image_hw)
-        joint = inter.float().mean(1)  # [B, 2(n+1), 2(n+1)]
-        cls_rows = joint[:, [0, tokens], :]  # [B, query, 2(n+1)]
+        joint = inter.float().mean(1)  # [B, S(n+1), S(n+1)]
+        # the images' CLS rows over the images' tokens (difference
+        # segment's columns left out)
+        cls_rows = joint[:, [0, tokens], :2 * tokens]  # [B, query, 2(n+1)]
         per_image = cls_rows.reshape(batch, 2, 2, tokens)  # [B, query, image, n+1]
         per_query = per_image[..., 1:].reshape(batch, 2, 2, *grid)  # [B, q, img, gh, gw]
         maps['inter_per_query'] = per_query

@@ -163,3 +163,48 @@ def test_builds_from_registry_and_runs_in_bf16(tiny_arch):
     assert tokens.shape == (2, 34, 64) and pooled.shape == (2, 64)
     assert backbone.conv1.weight.dtype == torch.float32
     assert torch.isfinite(tokens.float()).all()
+
+
+def test_difference_tokens_are_after_minus_before(tiny_arch):
+    backbone = CLIP4IDCBackbone(tiny_arch, num_inter_layers=1,
+                                difference_tokens=True).eval()
+    assert backbone.num_segments == 3
+    assert backbone.image_id_embedding.shape == (3, 64)
+    assert_close(backbone.joint_positional_embedding,
+                 backbone.positional_embedding.repeat(3, 1))
+    img1, img2 = _pair(2)
+    tokens = backbone(img1, img2)
+    assert tokens.shape == (2, 3 * 17, 64) == (2, backbone.num_tokens(), 64)
+    # identical images: the difference segment's input is 0 + its embeddings
+    captured = {}
+    block = backbone.transformer.resblocks[-1]
+    handle = block.register_forward_pre_hook(
+        lambda module, args: captured.setdefault('x', args[0]))
+    backbone(img1, img1)
+    handle.remove()
+    pos = backbone.joint_positional_embedding[34:]
+    expected = backbone.ln_joint(
+        (backbone.image_id_embedding[2] + pos).expand(2, 17, 64))
+    assert_close(captured['x'][:, 34:], expected)
+    # pooled vector: the two images' CLS tokens
+    assert_close(backbone.pool(tokens), (tokens[:, 0] + tokens[:, 17]) / 2)
+    tokens, maps = backbone(img1, img2, return_attentions=True)
+    assert maps['inter'][0].shape == (2, 2, 51, 51)
+    assert maps['num_segments'] == 3
+    with pytest.raises(ValueError, match='num_inter_layers > 0'):
+        CLIP4IDCBackbone(tiny_arch, num_inter_layers=0,
+                         difference_tokens=True)
+
+
+def test_conv_stem_replaces_patch_conv(tiny_arch, tiny_clip):
+    backbone = CLIP4IDCBackbone(tiny_arch, num_inter_layers=1,
+                                conv_stem=(8, 16))
+    assert type(backbone.conv1).__name__ == 'ConvStem'
+    # two stride-2 stages, then a 2x2 patchifying conv: 8 px patches
+    assert backbone.conv1(torch.randn(1, 3, 32, 32)).shape == (1, 64, 4, 4)
+    assert backbone(*_pair(2)).shape == (2, 34, 64)
+    with pytest.raises(ValueError, match='patch_size=8'):
+        CLIP4IDCBackbone(tiny_arch, conv_stem=(8, 16, 32, 64))
+    with pytest.raises(ValueError, match='conv_stem'):
+        CLIP4IDCBackbone(tiny_arch, conv_stem=(8, 16),
+                         pretrained=tiny_clip.state_dict())

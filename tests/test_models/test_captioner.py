@@ -154,3 +154,20 @@ def test_checkpoint_is_self_contained_for_load_from(tiny_arch, tmp_path):
     wrong = tiny_captioner(tiny_arch, head=dict(head, vocab=CAPTIONS[:2]))
     with pytest.raises(RuntimeError, match='head.vocab.clip_ids'):
         load_checkpoint(wrong, str(path), strict=True)
+
+
+def test_difference_tokens_reach_the_head_as_a_third_segment(tiny_arch):
+    model = MODELS.build(dict(
+        type='CLIP4IDCCaptioner',
+        backbone=dict(type='CLIP4IDCBackbone', arch=tiny_arch,
+                      num_inter_layers=1, difference_tokens=True,
+                      conv_stem=(8, 16)),
+        head=dict(type='TransformerCaptionHead', hidden=32, num_heads=2,
+                  num_encoder_layers=1, num_decoder_layers=1)))
+    assert model.head.num_segments == 3
+    assert model.head.max_memory_tokens == 3 * 17
+    assert model.head.segment_embed.shape == (3, 32)
+    memory = model.extract_feat(torch.randn(2, 2, 3, 32, 32))
+    assert memory.shape == (2, 51, 64)
+    tokens = model.head.greedy_decode(memory, max_length=5).tokens
+    assert tokens.shape[0] == 2

@@ -1,7 +1,11 @@
 # A tiny CLIP-shaped architecture for CPU runs, trained from scratch (no
 # pretrained weights): 4 vision blocks of width 128 (3 intra + 1 inter),
 # 16 px patches on 96x144 images (6x9 = 54 patches per image), a 1-block
-# text tower. Same code path as ViT-B/32; only the sizes differ.
+# text tower. Same code path as ViT-B/32, plus the two from-scratch options
+# of CLIP4IDCBackbone: a convolutional stem instead of the patch conv and
+# difference tokens (after - before) in the inter blocks' input. Without
+# them the random-init tiny ViT does not learn to see the change on CPU
+# time scales (docs/design.md).
 tiny_arch = dict(
     embed_dim=128,
     vision_cfg=dict(image_size=(96, 144), layers=4, width=128,
@@ -11,6 +15,7 @@ tiny_arch = dict(
 model = dict(
     type='CLIP4IDCRetriever',
     backbone=dict(type='CLIP4IDCBackbone', arch=tiny_arch,
-                  num_inter_layers=1),
+                  num_inter_layers=1, conv_stem=(32, 64, 128),
+                  difference_tokens=True, pool='mean'),
     text_encoder=dict(type='CLIPTextEncoder', arch=tiny_arch),
     head=dict(type='ContrastiveAdaptationHead'))

@@ -1,5 +1,5 @@
 """CLIP4IDC pair encoder: intra-image CLIP blocks, then inter-image blocks."""
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Optional, Sequence, Tuple, Union
 
 import torch
 from mmengine.model import BaseModule
@@ -7,6 +7,7 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from mmidc.registry import MODELS
+from .conv_stem import ConvStem
 from .open_clip_utils import (build_clip_vision_tower, grid_of,
                               interpolate_pos_embed, load_clip_state_dict,
                               load_tower_weights, vision_state_dict)
@@ -52,6 +53,19 @@ class CLIP4IDCBackbone(BaseModule):
       from position codes they were trained with.
     - ``ln_joint``: LayerNorm(D), weight 1, bias 0.
 
+    Two options for models trained from random weights (the tiny CPU
+    configs), both off by default (the paper's model):
+
+    - ``conv_stem``: ``conv1`` becomes a :class:`ConvStem` (3x3 stride-2
+      convs, then a patchifying conv) instead of CLIP's single patch conv.
+    - ``difference_tokens``: a third segment joins the inter blocks' input,
+      ``d = x2 - x1`` (the two images' intra outputs, position by
+      position), with its own image-id row and positional embedding; the
+      output then has ``3(n+1)`` tokens. An explicit difference is what most
+      IDC models since DUDA (Park et al., 2019) feed their decoders; CLIP's
+      pretrained features let CLIP4IDC do without it, a random-init tiny
+      ViT does not (docs/design.md).
+
     Args:
         arch (str | dict): open_clip model name (e.g. ``'ViT-B-32'``) or an
             open_clip config dict.
@@ -69,6 +83,17 @@ class CLIP4IDCBackbone(BaseModule):
         frozen_stages (int): -1 freezes nothing; k >= 0 freezes the patch
             embedding (conv1, class/positional embeddings, ln_pre) and the
             first k blocks. Default -1.
+        conv_stem (Sequence[int], optional): Channels of the stride-2 stages
+            of a :class:`ConvStem` replacing ``conv1`` (from-scratch models
+            only; CLIP's weights have a patch conv). Default None.
+        difference_tokens (bool): Append the difference segment to the
+            inter blocks' input (needs ``num_inter_layers > 0``). Default
+            False.
+        pool (str): The pair vector of :meth:`pool`: ``'cls'`` (the paper:
+            mean of the two images' CLS tokens) or ``'mean'`` (mean of all
+            output tokens; for from-scratch models, whose CLS outputs start
+            nearly input-independent, so that contrastive training collapses
+            both towers to one vector). Default ``'cls'``.
         init_cfg (dict, optional): MMEngine init config.
     """
 
@@ -79,6 +104,9 @@ class CLIP4IDCBackbone(BaseModule):
                  img_size: Optional[Union[int, Tuple[int, int]]] = None,
                  grad_checkpointing: bool = False,
                  frozen_stages: int = -1,
+                 conv_stem: Optional[Sequence[int]] = None,
+                 difference_tokens: bool = False,
+                 pool: str = 'cls',
                  init_cfg: Optional[dict] = None):
         super().__init__(init_cfg=init_cfg)
         vit = build_clip_vision_tower(arch, img_size)
@@ -86,6 +114,12 @@ class CLIP4IDCBackbone(BaseModule):
         if not 0 <= num_inter_layers <= num_layers:
             raise ValueError(f'num_inter_layers={num_inter_layers} must be '
                              f'in [0, {num_layers}] for this arch')
+        if pool not in ('cls', 'mean'):
+            raise ValueError(f"pool must be 'cls' or 'mean', got {pool!r}")
+        self.pool_mode = pool
+        if difference_tokens and num_inter_layers == 0:
+            raise ValueError('difference_tokens=True needs inter blocks '
+                             '(num_inter_layers > 0)')
         if not -1 <= frozen_stages <= num_layers:
             raise ValueError(f'frozen_stages={frozen_stages} must be in '
                              f'[-1, {num_layers}]')
@@ -95,11 +129,19 @@ class CLIP4IDCBackbone(BaseModule):
         self.output_dim = vit.output_dim
         self.num_inter_layers = num_inter_layers
         self.num_intra_layers = num_layers - num_inter_layers
+        self.difference_tokens = difference_tokens
+        # token segments of the output: image 1, image 2 (, difference)
+        self.num_segments = 3 if difference_tokens else 2
         self.grad_checkpointing = grad_checkpointing
         self.frozen_stages = frozen_stages
 
         # open_clip's modules under open_clip's names
         self.conv1 = vit.conv1
+        if conv_stem is not None:
+            if self.patch_size[0] != self.patch_size[1]:
+                raise ValueError(f'conv_stem needs a square patch, got '
+                                 f'{self.patch_size}')
+            self.conv1 = ConvStem(self.patch_size[0], self.width, conv_stem)
         self.class_embedding = vit.class_embedding
         self.positional_embedding = vit.positional_embedding
         self.ln_pre = vit.ln_pre
@@ -109,12 +151,17 @@ class CLIP4IDCBackbone(BaseModule):
 
         if num_inter_layers > 0:
             num_tokens = self.grid_size[0] * self.grid_size[1] + 1
-            self.image_id_embedding = nn.Parameter(torch.zeros(2, self.width))
+            self.image_id_embedding = nn.Parameter(
+                torch.zeros(self.num_segments, self.width))
             self.joint_positional_embedding = nn.Parameter(
-                torch.zeros(2 * num_tokens, self.width))
+                torch.zeros(self.num_segments * num_tokens, self.width))
             self.ln_joint = nn.LayerNorm(self.width)
 
         if pretrained is not None:
+            if conv_stem is not None:
+                raise ValueError('conv_stem replaces the patch conv that CLIP '
+                                 'weights are for: use pretrained=None or '
+                                 'conv_stem=None')
             self.load_clip_weights(pretrained, arch)
         else:
             self.init_new_parameters()
@@ -129,7 +176,8 @@ class CLIP4IDCBackbone(BaseModule):
         nn.init.normal_(self.image_id_embedding, std=0.02)
         with torch.no_grad():
             self.joint_positional_embedding.copy_(
-                self.positional_embedding.repeat(2, 1))  # [2(n+1), D]
+                self.positional_embedding.repeat(self.num_segments,
+                                                 1))  # [S(n+1), D]
         nn.init.ones_(self.ln_joint.weight)
         nn.init.zeros_(self.ln_joint.bias)
 
@@ -170,14 +218,12 @@ class CLIP4IDCBackbone(BaseModule):
 
     # ------------------------------------------------------------ forward
 
-    @staticmethod
-    def _resize_joint_pos(joint_pos: torch.Tensor,
+    def _resize_joint_pos(self, joint_pos: torch.Tensor,
                           grid: Tuple[int, int]) -> torch.Tensor:
-        half = joint_pos.shape[0] // 2
-        first, second = joint_pos[:half], joint_pos[half:]
-        old = grid_of(half)
-        return torch.cat([interpolate_pos_embed(first, old, grid),
-                          interpolate_pos_embed(second, old, grid)])
+        segments = joint_pos.chunk(self.num_segments)  # S x [n+1, D]
+        old = grid_of(segments[0].shape[0])
+        return torch.cat(
+            [interpolate_pos_embed(seg, old, grid) for seg in segments])
 
     def _pos_embeds(self, grid: Tuple[int, int]):
         """Positional embeddings for a ``grid``, resized if it differs."""
@@ -211,12 +257,14 @@ class CLIP4IDCBackbone(BaseModule):
             img2 (Tensor): After images ``[B, 3, H, W]``, normalised.
             return_attentions (bool): Also return the attention maps
                 ``{'intra': [Tensor[B, 2, heads, n+1, n+1]] per intra block,
-                'inter': [Tensor[B, heads, 2(n+1), 2(n+1)]] per inter
-                block}``.
+                'inter': [Tensor[B, heads, S(n+1), S(n+1)]] per inter
+                block, 'num_segments': S}``.
 
         Returns:
-            Tensor ``[B, 2(n+1), D_out]`` (image 1's tokens, then image 2's;
-            CLS at 0 and n+1), and the attention dict if asked for.
+            Tensor ``[B, S(n+1), D_out]``: image 1's tokens, image 2's (and
+            with ``difference_tokens`` the difference segment's; S = 3),
+            each segment's CLS first; and the attention dict if asked for
+            (inter maps then ``[B, heads, S(n+1), S(n+1)]``).
         """
         if img1.shape != img2.shape:
             raise ValueError(f'img1 {tuple(img1.shape)} and img2 '
@@ -244,9 +292,13 @@ class CLIP4IDCBackbone(BaseModule):
 
         inter = [] if return_attentions else None
         if self.num_inter_layers > 0:
+            if self.difference_tokens:
+                diff = (x[1] - x[0])[None]  # [1, B, n+1, D]: after - before
+                x = torch.cat([x, diff])  # [3, B, n+1, D]
+            S = self.num_segments
             e = self.image_id_embedding.to(x.dtype)
-            x = x + e[:, None, None, :]  # e1 / e2 on every token
-            x = x.transpose(0, 1).reshape(B, 2 * T, -1)  # [B, 2(n+1), D]
+            x = x + e[:, None, None, :]  # e1 / e2 (/ e_diff) on every token
+            x = x.transpose(0, 1).reshape(B, S * T, -1)  # [B, S(n+1), D]
             x = self.ln_joint(x + joint_pos.to(x.dtype))
             for block in self.transformer.resblocks[self.num_intra_layers:]:
                 x = self._run_block(block, x, inter)
@@ -258,16 +310,20 @@ class CLIP4IDCBackbone(BaseModule):
             return x
         intra = [a.reshape(2, B, *a.shape[1:]).transpose(0, 1)
                  for a in intra]  # each [B, 2, heads, n+1, n+1]
-        return x, dict(intra=intra, inter=inter)
+        return x, dict(intra=intra, inter=inter,
+                       num_segments=self.num_segments)
 
     def pool(self, tokens: torch.Tensor) -> torch.Tensor:
-        """Pair vector ``[B, D_out]``: mean of the two CLS tokens."""
-        num_tokens = tokens.shape[1] // 2  # n + 1
+        """Pair vector ``[B, D_out]``: mean of the two images' CLS tokens
+        (``pool='cls'``) or of all tokens (``pool='mean'``)."""
+        if self.pool_mode == 'mean':
+            return tokens.mean(1)
+        num_tokens = tokens.shape[1] // self.num_segments  # n + 1
         return (tokens[:, 0] + tokens[:, num_tokens]) / 2
 
     def num_tokens(self, img_size: Optional[Tuple[int, int]] = None) -> int:
-        """Tokens per pair, ``2(n+1)``, for an input size (default: own)."""
+        """Tokens per pair, ``S(n+1)``, for an input size (default: own)."""
         grid = self.grid_size if img_size is None else (
             img_size[0] // self.patch_size[0],
             img_size[1] // self.patch_size[1])
-        return 2 * (grid[0] * grid[1] + 1)
+        return self.num_segments * (grid[0] * grid[1] + 1)

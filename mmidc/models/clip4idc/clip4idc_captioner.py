@@ -78,6 +78,7 @@ class CLIP4IDCCaptioner(BaseModel):
         head = copy.deepcopy(head)
         head.setdefault('memory_dim', self.backbone.output_dim)
         head.setdefault('max_memory_tokens', self.backbone.num_tokens())
+        head.setdefault('num_segments', self.backbone.num_segments)
         self.head = MODELS.build(head)
         if init_backbone_from is not None:
             self.load_backbone(init_backbone_from)
@@ -122,7 +123,7 @@ class CLIP4IDCCaptioner(BaseModel):
 
     # ---------------------------------------------------------------- forward
     def extract_feat(self, inputs: torch.Tensor) -> torch.Tensor:
-        """``[B, 2, 3, H, W]`` -> backbone tokens ``[B, 2(n+1), D]``."""
+        """``[B, 2, 3, H, W]`` -> backbone tokens ``[B, S(n+1), D]``."""
         with torch.set_grad_enabled(torch.is_grad_enabled() and not self.freeze_backbone):
             return self.backbone(inputs[:, 0], inputs[:, 1])
 

@@ -142,8 +142,11 @@ class TransformerCaptionHead(BaseModule):
         max_memory_tokens (int): size of the learned memory positional
             embedding; the backbone's token count 2(n+1) must not exceed it
             (ViT-B/32 at 224 px: 100). Defaults to 100.
-        use_segment_embedding (bool): add a learned before/after embedding to
-            the first / second half of the memory tokens. Defaults to True.
+        use_segment_embedding (bool): add a learned embedding per memory
+            segment (before / after halves, or thirds with the backbone's
+            difference tokens). Defaults to True.
+        num_segments (int): memory segments; the captioner sets it from its
+            backbone. Defaults to 2.
         vocab: output vocabulary: ``None`` (full CLIP BPE, 49,408 ids), a
             file path or ``dict(captions_from=..., cache_file=...)``; see
             :mod:`mmidc.models.clip4idc.caption_vocab`.
@@ -162,6 +165,7 @@ class TransformerCaptionHead(BaseModule):
                  max_length: int = 32,
                  max_memory_tokens: int = 100,
                  use_segment_embedding: bool = True,
+                 num_segments: int = 2,
                  vocab=None,
                  label_smoothing: float = 0.0,
                  init_cfg: Optional[dict] = None):
@@ -182,7 +186,8 @@ class TransformerCaptionHead(BaseModule):
         self.memory_proj = (nn.Linear(memory_dim, hidden)
                             if memory_dim != hidden else nn.Identity())
         self.memory_pos = nn.Parameter(torch.zeros(max_memory_tokens, hidden))
-        self.segment_embed = (nn.Parameter(torch.zeros(2, hidden))
+        self.num_segments = num_segments
+        self.segment_embed = (nn.Parameter(torch.zeros(num_segments, hidden))
                               if use_segment_embedding else None)
         self.encoder = nn.ModuleList(
             EncoderLayer(hidden, num_heads, ffn_ratio * hidden, dropout)
@@ -214,11 +219,12 @@ class TransformerCaptionHead(BaseModule):
                              f'{self.max_memory_tokens}; raise it in the head config')
         x = self.memory_proj(memory) + self.memory_pos[:T]  # [B, T, H]
         if self.segment_embed is not None:
-            if T % 2:
-                raise ValueError(f'segment embedding needs an even number of '
-                                 f'memory tokens (two images), got {T}')
-            segment = torch.arange(T, device=x.device) >= T // 2  # [T]
-            x = x + self.segment_embed[segment.long()]  # [B, T, H]
+            if T % self.num_segments:
+                raise ValueError(f'segment embedding: {T} memory tokens do not '
+                                 f'split into num_segments={self.num_segments}')
+            segment = torch.arange(T, device=x.device) // (
+                T // self.num_segments)  # [T]: 0, .., 0, 1, .., 1 (, 2, ..)
+            x = x + self.segment_embed[segment]  # [B, T, H]
         x = self.drop(x)
         for layer in self.encoder:
             x = layer(x)

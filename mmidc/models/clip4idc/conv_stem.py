@@ -1,0 +1,43 @@
+"""A convolutional patch embedding for ViTs trained from scratch."""
+from typing import Sequence
+
+from torch import nn
+
+__all__ = ['ConvStem']
+
+
+class ConvStem(nn.Sequential):
+    """3x3 stride-2 conv + BatchNorm + ReLU stages, then a patchifying conv.
+
+    A drop-in replacement for CLIP's ``conv1`` (a single ``patch x patch``
+    stride-``patch`` conv): same input ``[N, 3, H, W]`` and output
+    ``[N, width, H / patch, W / patch]``. Early convolutions give a ViT that
+    starts from random weights the locality prior it otherwise has to learn
+    (Xiao et al., "Early Convolutions Help Transformers See Better", 2021);
+    on the synthetic CLEVR-Change-style set the tiny CPU model does not learn
+    to see the change without them (docs/design.md). Not for CLIP weights:
+    their ``conv1`` is a single patch conv.
+
+    Args:
+        patch_size (int): Total stride; a power of two times the final
+            conv's kernel.
+        width (int): Output channels (the ViT width).
+        channels (Sequence[int]): Output channels of the stride-2 stages;
+            ``2 ** len(channels)`` must divide ``patch_size``.
+    """
+
+    def __init__(self, patch_size: int, width: int,
+                 channels: Sequence[int] = (32, 64, 128)):
+        stride = 2**len(channels)
+        if not channels or patch_size % stride:
+            raise ValueError(f'conv stem: {len(channels)} stride-2 stages '
+                             f'(stride {stride}) must divide patch_size='
+                             f'{patch_size}')
+        layers, in_ch = [], 3
+        for out_ch in channels:
+            layers += [nn.Conv2d(in_ch, out_ch, 3, 2, 1, bias=False),
+                       nn.BatchNorm2d(out_ch), nn.ReLU(inplace=True)]
+            in_ch = out_ch
+        rest = patch_size // stride
+        layers.append(nn.Conv2d(in_ch, width, rest, rest))
+        super().__init__(*layers)  # [N, 3, H, W] -> [N, width, H/p, W/p]
