@@ -34,6 +34,19 @@ def test_cls_attention_maps_pick_cls_rows_and_split_images():
         cls_attention_maps({'intra': [], 'inter': []}, (16, 16))
 
 
+def test_cls_attention_maps_leave_out_the_difference_segment():
+    heads, n = 2, 6
+    inter = torch.zeros(1, heads, 3 * (n + 1), 3 * (n + 1))
+    inter[0, :, 0, (n + 1) + 1 + 2] = 0.5  # CLS1 -> image 2, patch 2
+    inter[0, :, 0, 2 * (n + 1) + 1] = 0.5  # CLS1 -> difference segment
+    inter[0, :, n + 1, 1 + 5] = 1.0  # CLS2 -> image 1, patch 5
+    maps = cls_attention_maps({'inter': [inter], 'num_segments': 3}, (16, 24))
+    assert maps['inter_per_query'].shape == (1, 2, 2, 2, 3)
+    assert maps['inter_per_query'][0, 0, 1, 0, 2] == 0.5
+    assert maps['inter_per_query'][0, 1, 0, 1, 2] == 1
+    assert maps['inter_per_query'].sum() == 1.5  # difference column dropped
+
+
 def test_inferencer_maps_and_png(retriever_files, pair_files, tmp_path):
     ranker = IDCRetrievalInferencer(*retriever_files, device='cpu')
     maps = ranker.attention_maps(*pair_files)

@@ -208,3 +208,19 @@ def test_conv_stem_replaces_patch_conv(tiny_arch, tiny_clip):
     with pytest.raises(ValueError, match='conv_stem'):
         CLIP4IDCBackbone(tiny_arch, conv_stem=(8, 16),
                          pretrained=tiny_clip.state_dict())
+
+
+def test_mean_pooling_option(tiny_arch):
+    backbone = CLIP4IDCBackbone(tiny_arch, num_inter_layers=1, pool='mean')
+    tokens = backbone(*_pair(2))
+    assert_close(backbone.pool(tokens), tokens.mean(1))
+    with pytest.raises(ValueError, match="pool must be 'cls' or 'mean'"):
+        CLIP4IDCBackbone(tiny_arch, pool='max')
+
+
+def test_checkpoint_with_other_segment_count_is_refused(tiny_arch):
+    two = CLIP4IDCBackbone(tiny_arch, num_inter_layers=1)
+    state = {f'visual.{k}': v for k, v in two.state_dict().items()}
+    with pytest.raises(ValueError, match='image_id_embedding has 2 segments'):
+        CLIP4IDCBackbone(tiny_arch, num_inter_layers=1,
+                         difference_tokens=True, pretrained=state)

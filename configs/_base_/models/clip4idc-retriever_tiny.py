@@ -5,7 +5,7 @@
 # of CLIP4IDCBackbone: a convolutional stem instead of the patch conv and
 # difference tokens (after - before) in the inter blocks' input. Without
 # them the random-init tiny ViT does not learn to see the change on CPU
-# time scales (docs/design.md).
+# time scales (docs/from_scratch.md).
 tiny_arch = dict(
     embed_dim=128,
     vision_cfg=dict(image_size=(96, 144), layers=4, width=128,

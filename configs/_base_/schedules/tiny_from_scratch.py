@@ -1,12 +1,12 @@
 # The CPU quickstart's schedule: the tiny model starts from random weights
 # (no CLIP checkpoint), so every parameter gets a normal learning rate, with
 # a short warm-up and a cosine decay over `max_epochs`.
-max_epochs = 6
+max_epochs = 5
 optim_wrapper = dict(
     type='OptimWrapper',
     # fused: one kernel for all parameters (about 20% faster CPU steps, see
     # docs/benchmark.md); needs torch >= 2.4 on CPU.
-    # 5e-4: the rate of the measured quickstart run (docs/design.md). Earlier
+    # 5e-4: the rate of the measured quickstart run (docs/from_scratch.md). Earlier
     # runs at 2e-3 (with the plain patch-conv tiny ViT) learned the caption
     # language but never looked at the images: the loss was the same with
     # shuffled image tokens.

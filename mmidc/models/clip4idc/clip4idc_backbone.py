@@ -64,7 +64,7 @@ class CLIP4IDCBackbone(BaseModule):
       output then has ``3(n+1)`` tokens. An explicit difference is what most
       IDC models since DUDA (Park et al., 2019) feed their decoders; CLIP's
       pretrained features let CLIP4IDC do without it, a random-init tiny
-      ViT does not (docs/design.md).
+      ViT does not (docs/from_scratch.md).
 
     Args:
         arch (str | dict): open_clip model name (e.g. ``'ViT-B-32'``) or an
@@ -191,6 +191,12 @@ class CLIP4IDCBackbone(BaseModule):
             state['positional_embedding'] = interpolate_pos_embed(
                 pos, grid_of(pos.shape[0]), self.grid_size)
         has_new = 'joint_positional_embedding' in state
+        ids = state.get('image_id_embedding')
+        if ids is not None and ids.shape[0] != self.num_segments:
+            raise ValueError(
+                f'{source}: image_id_embedding has {ids.shape[0]} segments, '
+                f'this backbone {self.num_segments} (difference_tokens='
+                f'{self.difference_tokens})')
         if has_new and state['joint_positional_embedding'].shape != \
                 self.joint_positional_embedding.shape:
             state['joint_positional_embedding'] = self._resize_joint_pos(

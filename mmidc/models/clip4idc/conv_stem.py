@@ -15,7 +15,7 @@ class ConvStem(nn.Sequential):
     starts from random weights the locality prior it otherwise has to learn
     (Xiao et al., "Early Convolutions Help Transformers See Better", 2021);
     on the synthetic CLEVR-Change-style set the tiny CPU model does not learn
-    to see the change without them (docs/design.md). Not for CLIP weights:
+    to see the change without them (docs/from_scratch.md). Not for CLIP weights:
     their ``conv1`` is a single patch conv.
 
     Args:
