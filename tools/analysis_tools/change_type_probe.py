@@ -14,8 +14,16 @@ CPU with the tiny configs::
         --steps 300 --cfg-options model.backbone.difference_tokens=False
 
 Needs a data set with ``change_type`` (CLEVR-Change layout, synthetic set).
+
+``--target color`` (or ``shape``, ``size``, ``material``) asks instead for an
+attribute of the changed object (change pairs only; before image, after image
+for an added object), read from the scene graphs ``scenes/*.json`` that the
+synthetic generator writes: can the encoder name *what* changed, not only
+*that* something did?
 """
 import argparse
+import json
+import os.path as osp
 import sys
 import time
 
@@ -30,12 +38,18 @@ import mmidc  # noqa: F401  (registers the components)
 from mmidc.registry import DATASETS, MODELS
 
 CHANGE_TYPES = ('add', 'color', 'drop', 'material', 'move', 'none')
+ATTRIBUTES = ('color', 'shape', 'size', 'material')
 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description='Change-type probe')
     parser.add_argument('config', help='a config with model.backbone and a '
                         'train/val data set that has change types')
+    parser.add_argument('--target', default='change_type',
+                        choices=('change_type', ) + ATTRIBUTES,
+                        help='what to predict: the change type, or an '
+                        'attribute of the changed object (needs the '
+                        'synthetic set\'s scenes/*.json)')
     parser.add_argument('--steps', type=int, default=300)
     parser.add_argument('--batch-size', type=int, default=32)
     parser.add_argument('--lr', type=float, default=2e-3)
@@ -47,18 +61,49 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
-def load_split(cfg, name):
-    """All pairs of a split as ``uint8 [N, 2, 3, H, W]`` and type ids."""
+def changed_object_attribute(data_root, img1_path, attribute):
+    """``attribute`` of the object a synthetic scene's change is about."""
+    name = osp.splitext(osp.basename(img1_path))[0] + '.json'
+    path = osp.join(data_root, 'scenes', name)
+    if not osp.isfile(path):
+        raise FileNotFoundError(
+            f'{path}: missing; --target {attribute} reads the scene graphs '
+            f'that the synthetic generator writes (scenes/*.json)')
+    with open(path) as f:
+        scene = json.load(f)
+    change = scene['change']
+    view = 'semantic' if change['type'] == 'add' else 'default'
+    for obj in scene['images'][view]['objects']:
+        if obj['id'] == change['object_id']:
+            return obj[attribute]
+    raise KeyError(f'{path}: no object {change["object_id"]} in {view!r}')
+
+
+def load_split(cfg, name, target='change_type'):
+    """A split's pairs as ``uint8 [N, 2, 3, H, W]``, label ids, class names.
+
+    ``target='change_type'``: every pair, labelled with its change type.
+    An attribute: the change pairs, labelled with that attribute of the
+    changed object.
+    """
     dataset = DATASETS.build(cfg[f'{name}_dataloader'].dataset)
-    samples = [dataset[i] for i in range(len(dataset))]
-    batch = pseudo_collate(samples)
-    kinds = [s.change_type for s in batch['data_samples']]
-    unknown = sorted(set(kinds) - set(CHANGE_TYPES))
+    infos = [dataset.get_data_info(i) for i in range(len(dataset))]
+    kinds = [info.get('change_type') for info in infos]
+    unknown = sorted(set(map(str, kinds)) - set(CHANGE_TYPES))
     if unknown:
         raise ValueError(f'{cfg.filename}: {name} split has change types '
                          f'{unknown}; the probe needs {CHANGE_TYPES}')
-    labels = torch.tensor([CHANGE_TYPES.index(k) for k in kinds])
-    return torch.stack(batch['inputs']), labels
+    if target == 'change_type':
+        keep, names, classes = range(len(infos)), kinds, CHANGE_TYPES
+    else:
+        keep = [i for i, k in enumerate(kinds) if k != 'none']
+        names = [changed_object_attribute(dataset.data_root,
+                                          infos[i]['img1_path'], target)
+                 for i in keep]
+        classes = tuple(sorted(set(names)))
+    batch = pseudo_collate([dataset[i] for i in keep])
+    labels = torch.tensor([classes.index(k) for k in names])
+    return torch.stack(batch['inputs']), labels, classes
 
 
 def main(argv=None):
@@ -71,19 +116,25 @@ def main(argv=None):
         torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
 
-    train_x, train_y = load_split(cfg, 'train')
-    val_x, val_y = load_split(cfg, 'val')
-    print(f'train {len(train_y)} pairs, val {len(val_y)} pairs', flush=True)
+    train_x, train_y, classes = load_split(cfg, 'train', args.target)
+    val_x, val_y, val_classes = load_split(cfg, 'val', args.target)
+    if classes != val_classes:  # attribute values seen in either split
+        union = tuple(sorted(set(classes) | set(val_classes)))
+        train_y = torch.tensor([union.index(classes[i]) for i in train_y])
+        val_y = torch.tensor([union.index(val_classes[i]) for i in val_y])
+        classes = union
+    print(f'{args.target}: train {len(train_y)} pairs, val {len(val_y)} '
+          f'pairs, classes {classes}', flush=True)
     preprocess = MODELS.build(dict(type='IDCDataPreprocessor'))
     backbone = MODELS.build(cfg.model.backbone)
-    classifier = nn.Linear(backbone.output_dim, len(CHANGE_TYPES))
+    classifier = nn.Linear(backbone.output_dim, len(classes))
     params = [*backbone.parameters(), *classifier.parameters()]
     optimizer = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.05)
 
     def logits_of(pairs, training):
         x = preprocess({'inputs': pairs}, training)['inputs']  # [B,2,3,H,W]
         tokens = backbone(x[:, 0], x[:, 1])  # [B, S(n+1), D]
-        return classifier(tokens.mean(1))  # [B, 6]
+        return classifier(tokens.mean(1))  # [B, classes]
 
     start, smooth = time.perf_counter(), None
     backbone.train()
@@ -103,11 +154,14 @@ def main(argv=None):
     with torch.no_grad():
         pred = torch.cat([logits_of(val_x[i:i + 128], False).argmax(1)
                           for i in range(0, len(val_y), 128)])
-    per_type = {k: round((pred[val_y == i] == i).float().mean().item(), 3)
-                for i, k in enumerate(CHANGE_TYPES) if (val_y == i).any()}
+    per_class = {k: round((pred[val_y == i] == i).float().mean().item(), 3)
+                 for i, k in enumerate(classes) if (val_y == i).any()}
     accuracy = (pred == val_y).float().mean().item()
-    print(f'val accuracy {accuracy:.3f}; per type {per_type}')
-    return dict(final_loss=smooth, val_accuracy=accuracy, per_type=per_type,
+    majority = (val_y == train_y.mode().values).float().mean().item()
+    print(f'val accuracy {accuracy:.3f} (majority class {majority:.3f}); '
+          f'per class {per_class}')
+    return dict(final_loss=smooth, val_accuracy=accuracy, per_type=per_class,
+                majority_accuracy=majority,
                 num_segments=backbone.num_segments)
 
 
