@@ -35,10 +35,13 @@ from mmengine.registry import init_default_scope
 from torch import nn
 
 import mmidc  # noqa: F401  (registers the components)
+from mmidc.datasets.synthetic.captions import ATTRIBUTES
+from mmidc.datasets.synthetic.properties import \
+    CHANGE_TYPES as SYNTHETIC_CHANGE_TYPES
 from mmidc.registry import DATASETS, MODELS
 
-CHANGE_TYPES = ('add', 'color', 'drop', 'material', 'move', 'none')
-ATTRIBUTES = ('color', 'shape', 'size', 'material')
+# the synthetic set's change types (sorted) and no-change pairs' 'none'
+CHANGE_TYPES = tuple(sorted(SYNTHETIC_CHANGE_TYPES)) + ('none', )
 
 
 def parse_args(argv=None):
