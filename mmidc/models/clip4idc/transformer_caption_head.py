@@ -140,7 +140,7 @@ class TransformerCaptionHead(BaseModule):
         max_length (int): caption context length (start token included);
             also the decoding limit. Defaults to 32.
         max_memory_tokens (int): size of the learned memory positional
-            embedding; the backbone's token count 2(n+1) must not exceed it
+            embedding; the backbone's token count S(n+1) must not exceed it
             (ViT-B/32 at 224 px: 100). Defaults to 100.
         use_segment_embedding (bool): add a learned embedding per memory
             segment (before / after halves, or thirds with the backbone's
