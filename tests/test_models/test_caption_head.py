@@ -141,3 +141,57 @@ def test_runs_under_bf16_autocast():
     assert head.word_embed.weight.dtype == torch.float32
     assert greedy.tokens.shape[0] == beam.tokens.shape[0] == B
     assert torch.isfinite(beam.score).all()
+
+
+def test_pooled_memory_tokens_append_one_max_token_per_segment():
+    head = tiny_head(pooled_memory_tokens=True)
+    memory = torch.randn(B, T, D)
+    torch.testing.assert_close(head.segment_max(memory),
+                               memory.view(B, 2, T // 2, D).max(2).values)
+    assert head.encode(memory).shape == (B, T + 2, 32)
+    assert 'pooled_embed' in dict(head.named_parameters())
+    assert 'pooled_embed' not in dict(tiny_head().named_parameters())
+    # raising one token of the second segment changes the pooled tokens
+    bumped = memory.clone()
+    bumped[:, T - 1] += 10.0
+    head.eval()
+    assert not torch.allclose(head.encode(bumped)[:, -1], head.encode(memory)[:, -1])
+    cached = head.greedy_decode(memory, use_cache=True)
+    uncached = head.greedy_decode(memory, use_cache=False)
+    assert torch.equal(cached.tokens, uncached.tokens)
+
+
+def test_word_targets_are_the_caption_words_without_start_and_padding():
+    head = tiny_head()
+    tokens = tokens_of(['the cube moved', 'the the cube'])
+    hot = head.word_targets(tokens)  # [2, V]
+    words = clip_tokenizer()(['the', 'cube', 'moved'], context_length=3)[:, 1]
+    assert hot[0].nonzero().flatten().tolist() == sorted([*words.tolist(), EOT_ID])
+    assert hot[1].nonzero().flatten().tolist() == sorted([*words[:2].tolist(), EOT_ID])
+    assert hot[:, SOT_ID].sum() == 0 and hot[:, 0].sum() == 0
+
+
+def test_word_loss_is_weighted_bce_on_pooled_memory_and_trains():
+    with pytest.raises(ValueError, match='word_loss_weight'):
+        tiny_head(word_loss_weight=-1.0)
+    assert 'loss_words' not in tiny_head().loss(torch.randn(B, T, D), tokens_of(CAPTIONS))
+    torch.manual_seed(0)
+    head = tiny_head(word_loss_weight=2.0)
+    memory = torch.randn(B, T, D, requires_grad=True)
+    tokens = tokens_of(CAPTIONS)
+    out = head.loss(memory, tokens)
+    logits = head.word_classifier(head.segment_max(memory).flatten(1))
+    expected = 2.0 * torch.nn.functional.binary_cross_entropy_with_logits(
+        logits, head.word_targets(tokens))
+    torch.testing.assert_close(out['loss_words'], expected)
+    out['loss_words'].backward()
+    assert memory.grad.abs().sum() > 0
+    # a few steps on one batch fit the words of its captions
+    memory = memory.detach()
+    opt = torch.optim.Adam(head.word_classifier.parameters(), lr=0.05)
+    first = head.loss(memory, tokens)['loss_words'].item()
+    for _ in range(20):
+        opt.zero_grad()
+        head.loss(memory, tokens)['loss_words'].backward()
+        opt.step()
+    assert head.loss(memory, tokens)['loss_words'].item() < 0.5 * first

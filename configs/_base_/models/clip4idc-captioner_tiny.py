@@ -1,7 +1,10 @@
 # The tiny CPU architecture (see clip4idc-retriever_tiny.py) with a small
 # captioner: 1 encoder + 2 decoder layers of width 128, no dropout (the
 # quickstart trains for a few epochs only; dropout's random masks also cost
-# ~15% of a CPU step).
+# ~15% of a CPU step). From random weights the caption loss alone teaches the
+# change type long before the object's attributes; the head's max-pooled
+# memory tokens and bag-of-words loss give the backbone a direct signal for
+# them (docs/from_scratch.md).
 _base_ = ['./clip4idc-retriever_tiny.py']
 model = dict(
     _delete_=True,
@@ -11,6 +14,7 @@ model = dict(
                   difference_tokens=True),
     head=dict(type='TransformerCaptionHead', hidden=128, num_heads=2,
               num_encoder_layers=1, num_decoder_layers=2, dropout=0.0,
-              max_length=32, vocab=None),
+              max_length=32, vocab=None, pooled_memory_tokens=True,
+              word_loss_weight=10.0),
     decode_cfg=dict(strategy='greedy'),
     init_backbone_from=None)

@@ -24,7 +24,8 @@ class CLIP4IDCCaptioner(BaseModel):
     preprocessed ``[B, 2, 3, H, W]``):
 
     - ``'loss'``: teacher forcing on each sample's ``text_tokens`` ``[L]``;
-      returns ``loss_caption`` and ``accuracy``.
+      returns ``loss_caption`` and ``accuracy`` (and the head's
+      ``loss_words`` when its ``word_loss_weight`` is set).
     - ``'predict'``: decodes with ``decode_cfg`` and sets ``pred_caption``
       (str) and ``pred_score`` (float, mean log-prob per token) on each
       data sample.

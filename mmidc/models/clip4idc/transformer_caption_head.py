@@ -151,6 +151,17 @@ class TransformerCaptionHead(BaseModule):
             file path or ``dict(captions_from=..., cache_file=...)``; see
             :mod:`mmidc.models.clip4idc.caption_vocab`.
         label_smoothing (float): cross-entropy label smoothing. Defaults to 0.
+        pooled_memory_tokens (bool): append one token per memory segment,
+            the channel-wise max over that segment's backbone tokens (plus a
+            learned embedding per segment), so the decoder can read the
+            changed object without first finding it by attention. Defaults
+            to False.
+        word_loss_weight (float): weight of an auxiliary bag-of-words loss:
+            a linear classifier on the segments' max-pooled backbone tokens
+            predicts which vocabulary words occur in the target caption
+            (binary cross-entropy, averaged over batch and vocabulary;
+            returned as ``loss_words``). It gives the backbone a direct
+            signal for the object's attributes; 0 disables it. Defaults to 0.
         init_cfg (dict, optional): MMEngine init config.
     """
 
@@ -168,6 +179,8 @@ class TransformerCaptionHead(BaseModule):
                  num_segments: int = 2,
                  vocab=None,
                  label_smoothing: float = 0.0,
+                 pooled_memory_tokens: bool = False,
+                 word_loss_weight: float = 0.0,
                  init_cfg: Optional[dict] = None):
         super().__init__(init_cfg=init_cfg)
         if hidden % num_heads:
@@ -177,10 +190,13 @@ class TransformerCaptionHead(BaseModule):
             raise ValueError(f'max_length must be >= 2, got {max_length}')
         if not 0.0 <= label_smoothing < 1.0:
             raise ValueError(f'label_smoothing must be in [0, 1), got {label_smoothing}')
+        if word_loss_weight < 0:
+            raise ValueError(f'word_loss_weight must be >= 0, got {word_loss_weight}')
         self.memory_dim = memory_dim
         self.max_length = max_length
         self.max_memory_tokens = max_memory_tokens
         self.label_smoothing = label_smoothing
+        self.word_loss_weight = word_loss_weight
         self.vocab: CaptionVocab = build_vocab_from_cfg(vocab)
 
         self.memory_proj = (nn.Linear(memory_dim, hidden)
@@ -189,6 +205,10 @@ class TransformerCaptionHead(BaseModule):
         self.num_segments = num_segments
         self.segment_embed = (nn.Parameter(torch.zeros(num_segments, hidden))
                               if use_segment_embedding else None)
+        self.pooled_embed = (nn.Parameter(torch.zeros(num_segments, hidden))
+                             if pooled_memory_tokens else None)
+        self.word_classifier = (nn.Linear(num_segments * memory_dim, len(self.vocab))
+                                if word_loss_weight > 0 else None)
         self.encoder = nn.ModuleList(
             EncoderLayer(hidden, num_heads, ffn_ratio * hidden, dropout)
             for _ in range(num_encoder_layers))
@@ -225,10 +245,22 @@ class TransformerCaptionHead(BaseModule):
             segment = torch.arange(T, device=x.device) // (
                 T // self.num_segments)  # [T]: 0, .., 0, 1, .., 1 (, 2, ..)
             x = x + self.segment_embed[segment]  # [B, T, H]
+        if self.pooled_embed is not None:
+            pooled = self.memory_proj(self.segment_max(memory))  # [B, S, H]
+            x = torch.cat([x, pooled + self.pooled_embed], dim=1)  # [B, T+S, H]
         x = self.drop(x)
         for layer in self.encoder:
             x = layer(x)
         return self.ln_memory(x)
+
+    def segment_max(self, memory: torch.Tensor) -> torch.Tensor:
+        """Channel-wise max over each segment: ``[B, T, D]`` -> ``[B, S, D]``."""
+        B, T, D = memory.shape
+        if T % self.num_segments:
+            raise ValueError(f'{T} memory tokens do not split into '
+                             f'num_segments={self.num_segments}')
+        # [B, T, D] -> [B, S, T/S, D] -> max over the segment's tokens
+        return memory.view(B, self.num_segments, T // self.num_segments, D).amax(2)
 
     def cross_kv(self, encoded: torch.Tensor) -> List[tuple]:
         """Cross-attention keys/values of every decoder layer (once per batch)."""
@@ -271,9 +303,31 @@ class TransformerCaptionHead(BaseModule):
             text_tokens (Tensor): CLIP ids ``[B, L]``, ``<sot> ... <eot> 0 0``.
 
         Returns:
-            dict: ``loss_caption`` and ``accuracy`` (next-token, non-pad).
+            dict: ``loss_caption``, ``accuracy`` (next-token, non-pad) and,
+            with ``word_loss_weight > 0``, the weighted ``loss_words``.
         """
-        return self.loss_from_logits(self(memory, text_tokens), text_tokens)
+        losses = self.loss_from_logits(self(memory, text_tokens), text_tokens)
+        if self.word_classifier is not None:
+            losses['loss_words'] = self.word_loss_weight * self.word_loss(
+                memory, text_tokens)
+        return losses
+
+    def word_targets(self, text_tokens: torch.Tensor) -> torch.Tensor:
+        """Multi-hot ``[B, V]`` of the compact ids in each caption after the
+        start token (end-of-text included, padding not)."""
+        targets = self.vocab.to_compact(text_tokens[:, 1:])  # [B, L-1]
+        hot = torch.zeros(targets.shape[0], len(self.vocab),
+                          device=targets.device)  # [B, V]
+        hot.scatter_(1, targets, 1.0)
+        hot[:, self.vocab.pad_id] = 0.0
+        return hot
+
+    def word_loss(self, memory: torch.Tensor, text_tokens: torch.Tensor) -> torch.Tensor:
+        """Bag-of-words BCE of the word classifier (see ``word_loss_weight``)."""
+        pooled = self.segment_max(memory).flatten(1)  # [B, S*D]
+        logits = self.word_classifier(pooled).float()  # [B, V]
+        return F.binary_cross_entropy_with_logits(
+            logits, self.word_targets(self._check_tokens(text_tokens)))
 
     def loss_from_logits(self, logits: torch.Tensor, text_tokens: torch.Tensor) -> Dict:
         """The loss of :meth:`loss` from teacher-forced ``logits`` ``[B, L-1, V]``."""
