@@ -32,6 +32,18 @@ def test_probe_trains_backbone_of_config_and_reports_per_type(tmp_path):
         'add', 'color', 'drop', 'material', 'move', 'none'}
 
 
+def test_probe_readouts(tmp_path):
+    import torch
+    tool = load_tool()
+    tokens = torch.randn(2, 5, 3)
+    torch.testing.assert_close(tool.readout(tokens, 'mean'), tokens.mean(1))
+    torch.testing.assert_close(tool.readout(tokens, 'max'),
+                               tokens.max(1).values)
+    result = tool.main([write_tiny_config(str(tmp_path)), '--readout', 'max',
+                        '--steps', '2', '--batch-size', '4', '--threads', '1'])
+    assert result['final_loss'] > 0
+
+
 def test_probe_predicts_an_attribute_of_the_changed_object(tmp_path):
     from mmidc.datasets.synthetic import generate_dataset
     root = str(tmp_path / 'synthetic')

@@ -1,7 +1,8 @@
 """Does a pair encoder learn to see the change? A change-type probe.
 
 Trains a config's ``model.backbone`` (from its own initialisation) with a
-linear classifier on the mean of its output tokens to predict each pair's
+linear classifier on the mean (``--readout max``: the channel-wise max) of
+its output tokens to predict each pair's
 ``change_type`` (color / material / add / drop / move / none), for a fixed
 number of steps, then reports the val accuracy per type. A backbone whose
 loss stays at the class prior (about 1.50 on CLEVR-Change-style data, half
@@ -19,7 +20,8 @@ Needs a data set with ``change_type`` (CLEVR-Change layout, synthetic set).
 attribute of the changed object (change pairs only; before image, after image
 for an added object), read from the scene graphs ``scenes/*.json`` that the
 synthetic generator writes: can the encoder name *what* changed, not only
-*that* something did?
+*that* something did? The readout matters there: one small object's colour is
+diluted in the mean of all tokens and stands out in their max.
 """
 import argparse
 import json
@@ -42,6 +44,12 @@ from mmidc.registry import DATASETS, MODELS
 
 # the synthetic set's change types (sorted) and no-change pairs' 'none'
 CHANGE_TYPES = tuple(sorted(SYNTHETIC_CHANGE_TYPES)) + ('none', )
+READOUTS = ('mean', 'max')
+
+
+def readout(tokens, mode):
+    """Pool backbone tokens ``[B, T, D]`` to ``[B, D]`` (mean or max)."""
+    return tokens.mean(1) if mode == 'mean' else tokens.amax(1)
 
 
 def parse_args(argv=None):
@@ -53,6 +61,8 @@ def parse_args(argv=None):
                         help='what to predict: the change type, or an '
                         'attribute of the changed object (needs the '
                         'synthetic set\'s scenes/*.json)')
+    parser.add_argument('--readout', default='mean', choices=READOUTS,
+                        help='how the classifier pools the output tokens')
     parser.add_argument('--steps', type=int, default=300)
     parser.add_argument('--batch-size', type=int, default=32)
     parser.add_argument('--lr', type=float, default=2e-3)
@@ -137,7 +147,7 @@ def main(argv=None):
     def logits_of(pairs, training):
         x = preprocess({'inputs': pairs}, training)['inputs']  # [B,2,3,H,W]
         tokens = backbone(x[:, 0], x[:, 1])  # [B, S(n+1), D]
-        return classifier(tokens.mean(1))  # [B, classes]
+        return classifier(readout(tokens, args.readout))  # [B, classes]
 
     start, smooth = time.perf_counter(), None
     backbone.train()
