@@ -210,12 +210,15 @@ def test_conv_stem_replaces_patch_conv(tiny_arch, tiny_clip):
                          pretrained=tiny_clip.state_dict())
 
 
-def test_mean_pooling_option(tiny_arch):
+def test_mean_and_max_pooling_options(tiny_arch):
     backbone = CLIP4IDCBackbone(tiny_arch, num_inter_layers=1, pool='mean')
     tokens = backbone(*_pair(2))
     assert_close(backbone.pool(tokens), tokens.mean(1))
-    with pytest.raises(ValueError, match="pool must be 'cls' or 'mean'"):
-        CLIP4IDCBackbone(tiny_arch, pool='max')
+    backbone = CLIP4IDCBackbone(tiny_arch, num_inter_layers=1, pool='max')
+    tokens = backbone(*_pair(2))
+    assert_close(backbone.pool(tokens), tokens.max(1).values)
+    with pytest.raises(ValueError, match="pool must be 'cls', 'mean' or 'max'"):
+        CLIP4IDCBackbone(tiny_arch, pool='sum')
 
 
 def test_checkpoint_with_other_segment_count_is_refused(tiny_arch):

@@ -93,7 +93,9 @@ class CLIP4IDCBackbone(BaseModule):
             mean of the two images' CLS tokens) or ``'mean'`` (mean of all
             output tokens; for from-scratch models, whose CLS outputs start
             nearly input-independent, so that contrastive training collapses
-            both towers to one vector). Default ``'cls'``.
+            both towers to one vector) or ``'max'`` (channel-wise max of all
+            output tokens, where one small changed object is not averaged
+            away). Default ``'cls'``.
         init_cfg (dict, optional): MMEngine init config.
     """
 
@@ -114,8 +116,8 @@ class CLIP4IDCBackbone(BaseModule):
         if not 0 <= num_inter_layers <= num_layers:
             raise ValueError(f'num_inter_layers={num_inter_layers} must be '
                              f'in [0, {num_layers}] for this arch')
-        if pool not in ('cls', 'mean'):
-            raise ValueError(f"pool must be 'cls' or 'mean', got {pool!r}")
+        if pool not in ('cls', 'mean', 'max'):
+            raise ValueError(f"pool must be 'cls', 'mean' or 'max', got {pool!r}")
         self.pool_mode = pool
         if difference_tokens and num_inter_layers == 0:
             raise ValueError('difference_tokens=True needs inter blocks '
@@ -321,9 +323,12 @@ class CLIP4IDCBackbone(BaseModule):
 
     def pool(self, tokens: torch.Tensor) -> torch.Tensor:
         """Pair vector ``[B, D_out]``: mean of the two images' CLS tokens
-        (``pool='cls'``) or of all tokens (``pool='mean'``)."""
+        (``pool='cls'``), mean or channel-wise max of all tokens
+        (``pool='mean'`` / ``'max'``)."""
         if self.pool_mode == 'mean':
             return tokens.mean(1)
+        if self.pool_mode == 'max':
+            return tokens.amax(1)
         num_tokens = tokens.shape[1] // self.num_segments  # n + 1
         return (tokens[:, 0] + tokens[:, num_tokens]) / 2
 
