@@ -239,11 +239,8 @@ class TransformerCaptionHead(BaseModule):
                              f'{self.max_memory_tokens}; raise it in the head config')
         x = self.memory_proj(memory) + self.memory_pos[:T]  # [B, T, H]
         if self.segment_embed is not None:
-            if T % self.num_segments:
-                raise ValueError(f'segment embedding: {T} memory tokens do not '
-                                 f'split into num_segments={self.num_segments}')
-            segment = torch.arange(T, device=x.device) // (
-                T // self.num_segments)  # [T]: 0, .., 0, 1, .., 1 (, 2, ..)
+            length = self._segment_length(T)
+            segment = torch.arange(T, device=x.device) // length  # [T]: 0, .., 1, .. (, 2, ..)
             x = x + self.segment_embed[segment]  # [B, T, H]
         if self.pooled_embed is not None:
             pooled = self.memory_proj(self.segment_max(memory))  # [B, S, H]
@@ -253,14 +250,18 @@ class TransformerCaptionHead(BaseModule):
             x = layer(x)
         return self.ln_memory(x)
 
+    def _segment_length(self, num_tokens: int) -> int:
+        """Tokens per memory segment; an error if they do not split evenly."""
+        if num_tokens % self.num_segments:
+            raise ValueError(f'{num_tokens} memory tokens do not split into '
+                             f'num_segments={self.num_segments}')
+        return num_tokens // self.num_segments
+
     def segment_max(self, memory: torch.Tensor) -> torch.Tensor:
         """Channel-wise max over each segment: ``[B, T, D]`` -> ``[B, S, D]``."""
         B, T, D = memory.shape
-        if T % self.num_segments:
-            raise ValueError(f'{T} memory tokens do not split into '
-                             f'num_segments={self.num_segments}')
         # [B, T, D] -> [B, S, T/S, D] -> max over the segment's tokens
-        return memory.view(B, self.num_segments, T // self.num_segments, D).amax(2)
+        return memory.view(B, self.num_segments, self._segment_length(T), D).amax(2)
 
     def cross_kv(self, encoded: torch.Tensor) -> List[tuple]:
         """Cross-attention keys/values of every decoder layer (once per batch)."""
