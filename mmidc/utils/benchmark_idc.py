@@ -26,11 +26,11 @@ from mmengine.optim import OptimWrapper
 from mmengine.registry import init_default_scope
 from mmpretrain.structures import DataSample
 
+from mmidc.models.clip4idc.caption_vocab import EOT_ID, SOT_ID, clip_tokenizer
+
 __all__ = ['build_benchmark_model', 'input_size', 'synthetic_batch',
            'build_optim_wrapper', 'decode_timed', 'loader_train_timed',
            'disable_dropout', 'normalised_inputs']
-
-SOT_ID, EOT_ID = 49406, 49407
 
 
 def build_benchmark_model(config: str, vocab=None) -> torch.nn.Module:
@@ -68,7 +68,7 @@ def synthetic_batch(model: torch.nn.Module, batch_size: int,
     ``inputs``: ``batch_size`` uint8 ``[2, 3, H, W]`` pairs; each data
     sample's ``text_tokens`` ``[L]`` is ``<sot>``, ``caption_tokens`` ids
     from the model's output vocabulary (all of CLIP's for the retriever),
-    ``<eot>`` and padding.
+    ``<eot>`` and padding; its ``gt_captions`` is that caption's text.
     """
     gen = torch.Generator().manual_seed(seed)
     H, W = input_size(model)
@@ -87,7 +87,9 @@ def synthetic_batch(model: torch.nn.Module, batch_size: int,
         pick = torch.randint(len(words), (caption_tokens, ), generator=gen)
         tokens[1:caption_tokens + 1] = words[pick]
         tokens[caption_tokens + 1] = EOT_ID
-        sample = DataSample()
+        # the reference as PackIDCInputs packs it (read by word_targets='references')
+        caption = clip_tokenizer().decode(words[pick].tolist())
+        sample = DataSample(metainfo=dict(gt_captions=[caption]))
         sample.set_field(tokens, 'text_tokens')
         samples.append(sample)
     return dict(inputs=list(inputs), data_samples=samples)

@@ -78,7 +78,9 @@ def tiny_batch() -> dict:
                             dtype=torch.uint8) for _ in CAPTIONS]
     samples = []
     for i, t in enumerate(tokens):
-        samples.append(DataSample(metainfo=dict(pair_id=str(i))))
+        # as PackIDCInputs packs them: the references in the metainfo
+        samples.append(DataSample(metainfo=dict(pair_id=str(i),
+                                                gt_captions=[CAPTIONS[i]])))
         samples[-1].set_field(t, 'text_tokens')
     return dict(inputs=inputs, data_samples=samples)
 

@@ -195,3 +195,25 @@ def test_word_loss_is_weighted_bce_on_pooled_memory_and_trains():
         head.loss(memory, tokens)['loss_words'].backward()
         opt.step()
     assert head.loss(memory, tokens)['loss_words'].item() < 0.5 * first
+
+
+def test_reference_word_targets_are_the_fraction_of_references_with_the_word():
+    with pytest.raises(ValueError, match='word_targets'):
+        tiny_head(word_loss_weight=1.0, word_targets='words')
+    head = tiny_head(word_loss_weight=1.0, word_targets='references')
+    refs = [['the cube moved', 'the red cube moved', 'the cube is gone', 'cube'],
+            ['there is no change']]
+    soft = head.reference_word_targets(refs)  # [2, V]
+    the, cube, moved, red = clip_tokenizer()(
+        ['the', 'cube', 'moved', 'red'], context_length=3)[:, 1].tolist()
+    torch.testing.assert_close(soft[0, [cube, the, moved, red, EOT_ID]],
+                               torch.tensor([1.0, 0.75, 0.5, 0.25, 1.0]))
+    torch.testing.assert_close(soft[1], head.word_targets(tokens_of(refs[1]))[0])
+    # the loss uses them (not the sampled caption), and asks for them
+    memory, tokens = torch.randn(2, T, D), tokens_of(['the cube moved', 'there is no change'])
+    logits = head.word_classifier(head.segment_max(memory).flatten(1))
+    torch.testing.assert_close(
+        head.loss(memory, tokens, refs)['loss_words'],
+        torch.nn.functional.binary_cross_entropy_with_logits(logits, soft))
+    with pytest.raises(ValueError, match='reference captions per pair'):
+        head.loss(memory, tokens)

@@ -2,6 +2,7 @@ import time
 
 import pytest
 import torch
+import torch.nn.functional as F
 from mmengine.optim import OptimWrapper, build_optim_wrapper
 from mmpretrain.structures import DataSample
 
@@ -171,3 +172,22 @@ def test_difference_tokens_reach_the_head_as_a_third_segment(tiny_arch):
     assert memory.shape == (2, 51, 64)
     tokens = model.head.greedy_decode(memory, max_length=5).tokens
     assert tokens.shape[0] == 2
+
+
+def test_reference_word_targets_come_from_the_samples_gt_captions(tiny_arch):
+    model = tiny_captioner(tiny_arch, head=dict(
+        type='TransformerCaptionHead', hidden=64, num_heads=4, num_encoder_layers=1,
+        num_decoder_layers=1, dropout=0.0, max_length=16, vocab=CAPTIONS,
+        word_loss_weight=1.0, word_targets='references'))
+    data = model.data_preprocessor(batch(), True)
+    with pytest.raises(ValueError, match='reference captions'):
+        model(**data, mode='loss')  # no gt_captions in the samples
+    refs = [[c, 'there is no change'] for c in CAPTIONS]
+    for ds, r in zip(data['data_samples'], refs):
+        ds.set_metainfo(dict(gt_captions=r))
+    torch.manual_seed(0)
+    losses = model(**data, mode='loss')
+    memory = model.extract_feat(data['inputs'])
+    logits = model.head.word_classifier(model.head.segment_max(memory).flatten(1))
+    torch.testing.assert_close(losses['loss_words'], F.binary_cross_entropy_with_logits(
+        logits, model.head.reference_word_targets(refs)))

@@ -152,7 +152,10 @@ class CLIP4IDCCaptioner(BaseModel):
 
     def loss(self, inputs: torch.Tensor, data_samples: list) -> dict:
         tokens = self._stack_tokens(data_samples, inputs.device)
-        return self.head.loss(self.extract_feat(inputs), tokens)
+        references = [ds.get('gt_captions') for ds in data_samples]
+        if any(r is None for r in references):
+            references = None
+        return self.head.loss(self.extract_feat(inputs), tokens, references)
 
     def generate(self, inputs: torch.Tensor):
         """Decode with ``decode_cfg``: a ``CaptionDecodeOutput``."""

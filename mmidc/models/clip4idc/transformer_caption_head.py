@@ -8,7 +8,8 @@ position per step, the cross-attention K/V of the memory is computed once.
 """
 import math
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from functools import lru_cache
+from typing import Dict, List, Optional, Sequence
 
 import torch
 import torch.nn.functional as F
@@ -16,9 +17,16 @@ from mmengine.model import BaseModule
 from torch import nn
 
 from mmidc.registry import MODELS
-from .caption_vocab import CaptionVocab, build_vocab_from_cfg
+from .caption_vocab import CaptionVocab, build_vocab_from_cfg, clip_tokenizer
 
 __all__ = ['TransformerCaptionHead', 'CaptionDecodeOutput']
+
+
+@lru_cache(maxsize=1 << 18)
+def _caption_tokens(caption: str, length: int) -> torch.Tensor:
+    """CLIP ids ``[length]`` of one caption, cached: a training set's
+    references are tokenised once, not at every step."""
+    return clip_tokenizer()(caption, length)[0]
 
 
 @dataclass
@@ -162,6 +170,14 @@ class TransformerCaptionHead(BaseModule):
             (binary cross-entropy, averaged over batch and vocabulary;
             returned as ``loss_words``). It gives the backbone a direct
             signal for the object's attributes; 0 disables it. Defaults to 0.
+        word_targets (str): what the bag-of-words loss predicts.
+            ``'caption'``: the words of the caption being trained on (1 if
+            present); ``'references'``: for each word, the fraction of the
+            pair's reference captions that contain it (``loss`` then needs
+            ``references``). Words naming the changed object recur in most
+            references, the other objects of relational phrases in few, so
+            the soft target weights the object's attributes. Defaults to
+            ``'caption'``.
         init_cfg (dict, optional): MMEngine init config.
     """
 
@@ -181,6 +197,7 @@ class TransformerCaptionHead(BaseModule):
                  label_smoothing: float = 0.0,
                  pooled_memory_tokens: bool = False,
                  word_loss_weight: float = 0.0,
+                 word_targets: str = 'caption',
                  init_cfg: Optional[dict] = None):
         super().__init__(init_cfg=init_cfg)
         if hidden % num_heads:
@@ -192,11 +209,15 @@ class TransformerCaptionHead(BaseModule):
             raise ValueError(f'label_smoothing must be in [0, 1), got {label_smoothing}')
         if word_loss_weight < 0:
             raise ValueError(f'word_loss_weight must be >= 0, got {word_loss_weight}')
+        if word_targets not in ('caption', 'references'):
+            raise ValueError("word_targets must be 'caption' or 'references', "
+                             f'got {word_targets!r}')
         self.memory_dim = memory_dim
         self.max_length = max_length
         self.max_memory_tokens = max_memory_tokens
         self.label_smoothing = label_smoothing
         self.word_loss_weight = word_loss_weight
+        self.word_targets_from = word_targets
         self.vocab: CaptionVocab = build_vocab_from_cfg(vocab)
 
         self.memory_proj = (nn.Linear(memory_dim, hidden)
@@ -296,12 +317,15 @@ class TransformerCaptionHead(BaseModule):
                              f'max_length={self.max_length}')
         return text_tokens
 
-    def loss(self, memory: torch.Tensor, text_tokens: torch.Tensor) -> Dict:
+    def loss(self, memory: torch.Tensor, text_tokens: torch.Tensor,
+             references: Optional[Sequence[Sequence[str]]] = None) -> Dict:
         """Cross-entropy of the next token, padding ignored.
 
         Args:
             memory (Tensor): backbone tokens ``[B, T, memory_dim]``.
             text_tokens (Tensor): CLIP ids ``[B, L]``, ``<sot> ... <eot> 0 0``.
+            references (list[list[str]], optional): each pair's reference
+                captions; needed by ``word_targets='references'``.
 
         Returns:
             dict: ``loss_caption``, ``accuracy`` (next-token, non-pad) and,
@@ -309,8 +333,15 @@ class TransformerCaptionHead(BaseModule):
         """
         losses = self.loss_from_logits(self(memory, text_tokens), text_tokens)
         if self.word_classifier is not None:
+            if self.word_targets_from == 'references':
+                if references is None or len(references) != memory.shape[0]:
+                    raise ValueError("word_targets='references' needs one list "
+                                     'of reference captions per pair')
+                targets = self.reference_word_targets(references)
+            else:
+                targets = self.word_targets(self._check_tokens(text_tokens))
             losses['loss_words'] = self.word_loss_weight * self.word_loss(
-                memory, text_tokens)
+                memory, targets)
         return losses
 
     def word_targets(self, text_tokens: torch.Tensor) -> torch.Tensor:
@@ -323,12 +354,22 @@ class TransformerCaptionHead(BaseModule):
         hot[:, self.vocab.pad_id] = 0.0
         return hot
 
-    def word_loss(self, memory: torch.Tensor, text_tokens: torch.Tensor) -> torch.Tensor:
-        """Bag-of-words BCE of the word classifier (see ``word_loss_weight``)."""
+    def reference_word_targets(self, references: Sequence[Sequence[str]]) -> torch.Tensor:
+        """``[B, V]``: per pair, the fraction of its references containing
+        each vocabulary word (end-of-text included, padding not)."""
+        rows = []
+        for refs in references:
+            tokens = torch.stack([_caption_tokens(c, self.max_length)
+                                  for c in refs])  # [K, L]
+            rows.append(self.word_targets(tokens).mean(0))  # [V]
+        return torch.stack(rows).to(self.word_classifier.weight.device)  # [B, V]
+
+    def word_loss(self, memory: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        """Bag-of-words BCE of the word classifier against ``targets``
+        ``[B, V]`` in [0, 1] (see ``word_loss_weight``)."""
         pooled = self.segment_max(memory).flatten(1)  # [B, S*D]
         logits = self.word_classifier(pooled).float()  # [B, V]
-        return F.binary_cross_entropy_with_logits(
-            logits, self.word_targets(self._check_tokens(text_tokens)))
+        return F.binary_cross_entropy_with_logits(logits, targets)
 
     def loss_from_logits(self, logits: torch.Tensor, text_tokens: torch.Tensor) -> Dict:
         """The loss of :meth:`loss` from teacher-forced ``logits`` ``[B, L-1, V]``."""
