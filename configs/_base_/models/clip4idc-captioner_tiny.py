@@ -4,7 +4,8 @@
 # ~15% of a CPU step). From random weights the caption loss alone teaches the
 # change type long before the object's attributes; the head's max-pooled
 # memory tokens and bag-of-words loss give the backbone a direct signal for
-# them (docs/from_scratch.md).
+# them; the loss's targets weight each word by the share of the pair's
+# references that contain it (docs/from_scratch.md).
 _base_ = ['./clip4idc-retriever_tiny.py']
 model = dict(
     _delete_=True,
@@ -15,6 +16,6 @@ model = dict(
     head=dict(type='TransformerCaptionHead', hidden=128, num_heads=2,
               num_encoder_layers=1, num_decoder_layers=2, dropout=0.0,
               max_length=32, vocab=None, pooled_memory_tokens=True,
-              word_loss_weight=10.0),
+              word_loss_weight=10.0, word_targets='references'),
     decode_cfg=dict(strategy='greedy'),
     init_backbone_from=None)
