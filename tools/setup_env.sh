@@ -17,17 +17,26 @@ if [ -f "$stamp" ] && [ "$stamp" -nt setup.cfg ] && grep -qx "$EXTRAS" "$stamp";
 fi
 pip() { .venv/bin/python -m pip "$@"; }
 pip install -q --upgrade pip
+# uv (from PyPI) installs the same packages about twice as fast as pip
+# (parallel downloads and unpacking); pip is the fallback. Byte-code is
+# compiled at install time, as pip does: without it every process compiles
+# torch's modules again at import (about 9 s more per process here).
+if pip install -q uv 2>/dev/null; then
+  install() { .venv/bin/uv pip install -q --python .venv/bin/python --compile-bytecode "$@"; }
+else
+  install() { pip install -q "$@"; }
+fi
 # PyPI's default torch + torchvision pair (runs on CPU; CUDA used when present).
 .venv/bin/python -c "import torch, torchvision" 2>/dev/null || {
   echo "[setup] installing torch + torchvision (about 1-2 minutes)"
-  pip install -q torch torchvision
+  install torch torchvision
 }
 echo "[setup] installing mmidc[$EXTRAS] and its dependencies"
-pip install -q -e ".[$EXTRAS]"
+install -e ".[$EXTRAS]"
 # Keep a full mmcv if one is there; otherwise the op-less build is enough.
 .venv/bin/python -c "import mmcv" 2>/dev/null || {
   echo "[setup] no mmcv found: installing mmcv-lite"
-  pip install -q "mmcv-lite>=2.0.0,<2.4.0"
+  install "mmcv-lite>=2.0.0,<2.4.0"
 }
 .venv/bin/python -c "import mmidc; from mmidc.utils.java import java_version; print('[setup] mmidc', mmidc.__version__, '| java:', java_version() or 'NOT FOUND (needed by the caption metrics)')"
 echo "$EXTRAS" > "$stamp"
