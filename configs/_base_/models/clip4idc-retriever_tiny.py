@@ -5,7 +5,8 @@
 # of CLIP4IDCBackbone: a convolutional stem instead of the patch conv and
 # difference tokens (after - before) in the inter blocks' input. Without
 # them the random-init tiny ViT does not learn to see the change on CPU
-# time scales (docs/from_scratch.md).
+# time scales (docs/from_scratch.md). The pair vector is the channel-wise max
+# of all output tokens: the mean dilutes the one changed object.
 tiny_arch = dict(
     embed_dim=128,
     vision_cfg=dict(image_size=(96, 144), layers=4, width=128,
@@ -16,6 +17,6 @@ model = dict(
     type='CLIP4IDCRetriever',
     backbone=dict(type='CLIP4IDCBackbone', arch=tiny_arch,
                   num_inter_layers=1, conv_stem=(32, 64, 128),
-                  difference_tokens=True, pool='mean'),
+                  difference_tokens=True, pool='max'),
     text_encoder=dict(type='CLIPTextEncoder', arch=tiny_arch),
     head=dict(type='ContrastiveAdaptationHead'))
