@@ -202,6 +202,13 @@ def test_conv_stem_replaces_patch_conv(tiny_arch, tiny_clip):
     assert type(backbone.conv1).__name__ == 'ConvStem'
     # two stride-2 stages, then a 2x2 patchifying conv: 8 px patches
     assert backbone.conv1(torch.randn(1, 3, 32, 32)).shape == (1, 64, 4, 4)
+    # computed channels-last inside, the same values as the plain layer
+    # stack, returned in the default layout
+    backbone.conv1.eval()
+    x = torch.randn(2, 3, 32, 32)
+    out = backbone.conv1(x)
+    assert out.is_contiguous()
+    assert_close(out, torch.nn.Sequential.forward(backbone.conv1, x))
     assert backbone(*_pair(2)).shape == (2, 34, 64)
     with pytest.raises(ValueError, match='patch_size=8'):
         CLIP4IDCBackbone(tiny_arch, conv_stem=(8, 16, 32, 64))

@@ -45,7 +45,8 @@ class ConvStem(nn.Sequential):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         # Channels-last input: oneDNN's convolutions (forward and backward)
-        # run about 20% faster in it on CPU (docs/benchmark.md); the output
-        # goes back to the default layout for the ViT's flatten.
+        # run faster in it on CPU (the tiny config's stem, 32 images of
+        # 96x144, forward + backward on the 2-core machine: 0.145 -> 0.114 s);
+        # the output goes back to the default layout for the ViT's flatten.
         x = x.contiguous(memory_format=torch.channels_last)
         return super().forward(x).contiguous()  # [N, width, H/p, W/p]
