@@ -16,14 +16,14 @@ if [ -f "$stamp" ] && [ "$stamp" -nt setup.cfg ] && grep -qx "$EXTRAS" "$stamp";
   exit 0
 fi
 pip() { .venv/bin/python -m pip "$@"; }
-pip install -q --upgrade pip
 # uv (from PyPI) installs the same packages about twice as fast as pip
-# (parallel downloads and unpacking); pip is the fallback. Byte-code is
-# compiled at install time, as pip does: without it every process compiles
-# torch's modules again at import (about 9 s more per process here).
+# (parallel downloads and unpacking); pip, upgraded first, is the fallback.
+# Byte-code is compiled at install time, as pip does: without it every
+# process compiles torch's modules again at import (about 9 s more each).
 if pip install -q uv 2>/dev/null; then
   install() { .venv/bin/uv pip install -q --python .venv/bin/python --compile-bytecode "$@"; }
 else
+  pip install -q --upgrade pip
   install() { pip install -q "$@"; }
 fi
 # PyPI's default torch + torchvision pair (runs on CPU; CUDA used when present).
