@@ -217,3 +217,31 @@ def test_reference_word_targets_are_the_fraction_of_references_with_the_word():
         torch.nn.functional.binary_cross_entropy_with_logits(logits, soft))
     with pytest.raises(ValueError, match='reference captions per pair'):
         head.loss(memory, tokens)
+
+
+def test_change_tokens_read_the_changed_position_of_both_images():
+    with pytest.raises(ValueError, match='change_tokens'):
+        tiny_head(change_tokens=-1)
+    head = tiny_head(change_tokens=2, word_loss_weight=1.0)
+    n = T // 2  # tokens per image segment
+    memory = torch.randn(B, T, D)
+    memory[:, n:] = memory[:, :n]  # after == before ...
+    memory[:, n + 3] += 5.0  # ... except at position 3
+    # score = |after - before| summed over channels: the softmax peaks there
+    with torch.no_grad():
+        head.change_score.weight.zero_()
+        head.change_score.weight[:, 2 * D:] = 1.0
+        head.change_score.bias.zero_()
+    change = head.change_readout(memory)  # [B, 4, D]
+    assert change.shape == (B, 4, D)
+    torch.testing.assert_close(change[:, :2], memory[:, None, 3].expand(B, 2, D))
+    torch.testing.assert_close(change[:, 2:], memory[:, None, n + 3].expand(B, 2, D))
+    # they join the memory and the word classifier's input
+    assert head.encode(memory).shape == (B, T + 4, 32)
+    assert head.word_classifier.in_features == (2 + 4) * D
+    torch.testing.assert_close(head.pooled_features(memory),
+                               torch.cat([head.segment_max(memory), change], 1).flatten(1))
+    # the word loss trains the position scores (of a fresh, unsaturated head)
+    head = tiny_head(change_tokens=2, word_loss_weight=1.0)
+    head.loss(memory, tokens_of(CAPTIONS))['loss_words'].backward()
+    assert head.change_score.weight.grad.abs().sum() > 0

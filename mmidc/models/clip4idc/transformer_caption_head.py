@@ -178,6 +178,15 @@ class TransformerCaptionHead(BaseModule):
             references, the other objects of relational phrases in few, so
             the soft target weights the object's attributes. Defaults to
             ``'caption'``.
+        change_tokens (int): ``K`` change-attention readouts (0 = none). Each
+            scores the positions of the pair (a linear map of
+            ``[before, after, |after - before|]`` tokens at the same
+            position), takes the softmax over positions, and reads a
+            *before* and an *after* token as the weighted sums of the two
+            images' tokens. The ``2K`` tokens join the memory (with a learned
+            embedding each) and the word classifier's input, so both read
+            the changed object itself instead of a scene-wide pool.
+            Defaults to 0.
         init_cfg (dict, optional): MMEngine init config.
     """
 
@@ -198,6 +207,7 @@ class TransformerCaptionHead(BaseModule):
                  pooled_memory_tokens: bool = False,
                  word_loss_weight: float = 0.0,
                  word_targets: str = 'caption',
+                 change_tokens: int = 0,
                  init_cfg: Optional[dict] = None):
         super().__init__(init_cfg=init_cfg)
         if hidden % num_heads:
@@ -228,7 +238,15 @@ class TransformerCaptionHead(BaseModule):
                               if use_segment_embedding else None)
         self.pooled_embed = (nn.Parameter(torch.zeros(num_segments, hidden))
                              if pooled_memory_tokens else None)
-        self.word_classifier = (nn.Linear(num_segments * memory_dim, len(self.vocab))
+        if change_tokens < 0:
+            raise ValueError(f'change_tokens must be >= 0, got {change_tokens}')
+        self.change_tokens = change_tokens
+        self.change_score = (nn.Linear(3 * memory_dim, change_tokens)
+                             if change_tokens else None)
+        self.change_embed = (nn.Parameter(torch.zeros(2 * change_tokens, hidden))
+                             if change_tokens else None)
+        pooled_dim = (num_segments + 2 * change_tokens) * memory_dim
+        self.word_classifier = (nn.Linear(pooled_dim, len(self.vocab))
                                 if word_loss_weight > 0 else None)
         self.encoder = nn.ModuleList(
             EncoderLayer(hidden, num_heads, ffn_ratio * hidden, dropout)
@@ -266,6 +284,9 @@ class TransformerCaptionHead(BaseModule):
         if self.pooled_embed is not None:
             pooled = self.memory_proj(self.segment_max(memory))  # [B, S, H]
             x = torch.cat([x, pooled + self.pooled_embed], dim=1)  # [B, T+S, H]
+        if self.change_score is not None:
+            change = self.memory_proj(self.change_readout(memory))  # [B, 2K, H]
+            x = torch.cat([x, change + self.change_embed], dim=1)  # [B, .+2K, H]
         x = self.drop(x)
         for layer in self.encoder:
             x = layer(x)
@@ -283,6 +304,26 @@ class TransformerCaptionHead(BaseModule):
         B, T, D = memory.shape
         # [B, T, D] -> [B, S, T/S, D] -> max over the segment's tokens
         return memory.view(B, self.num_segments, self._segment_length(T), D).amax(2)
+
+    def change_readout(self, memory: torch.Tensor) -> torch.Tensor:
+        """The ``2K`` change-attention tokens ``[B, 2K, D]`` (see
+        ``change_tokens``): K before-tokens, then K after-tokens."""
+        B, T, D = memory.shape
+        # [B, T, D] -> [B, S, n+1, D]; segments 0 and 1 are before and after
+        segments = memory.view(B, self.num_segments, self._segment_length(T), D)
+        before, after = segments[:, 0], segments[:, 1]  # [B, n+1, D] each
+        features = torch.cat([before, after, (after - before).abs()], -1)  # [B, n+1, 3D]
+        weights = self.change_score(features).softmax(1)  # [B, n+1, K], over positions
+        weights = weights.transpose(1, 2)  # [B, K, n+1]
+        return torch.cat([weights @ before, weights @ after], 1)  # [B, 2K, D]
+
+    def pooled_features(self, memory: torch.Tensor) -> torch.Tensor:
+        """The word classifier's input ``[B, (S + 2K) * D]``: each
+        segment's channel-wise max, then the change-attention tokens."""
+        pooled = self.segment_max(memory)  # [B, S, D]
+        if self.change_score is not None:
+            pooled = torch.cat([pooled, self.change_readout(memory)], 1)  # [B, S+2K, D]
+        return pooled.flatten(1)
 
     def cross_kv(self, encoded: torch.Tensor) -> List[tuple]:
         """Cross-attention keys/values of every decoder layer (once per batch)."""
@@ -367,8 +408,7 @@ class TransformerCaptionHead(BaseModule):
     def word_loss(self, memory: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """Bag-of-words BCE of the word classifier against ``targets``
         ``[B, V]`` in [0, 1] (see ``word_loss_weight``)."""
-        pooled = self.segment_max(memory).flatten(1)  # [B, S*D]
-        logits = self.word_classifier(pooled).float()  # [B, V]
+        logits = self.word_classifier(self.pooled_features(memory)).float()  # [B, V]
         return F.binary_cross_entropy_with_logits(logits, targets)
 
     def loss_from_logits(self, logits: torch.Tensor, text_tokens: torch.Tensor) -> Dict:
