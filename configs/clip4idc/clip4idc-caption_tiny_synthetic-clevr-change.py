@@ -17,5 +17,8 @@ model = dict(head=dict(vocab=dict(
 # Batch 16: the same pairs per second as 32 on 2 CPU cores, twice the updates
 # in the quickstart's minutes (docs/from_scratch.md).
 train_dataloader = dict(batch_size=16)
+# 1e-3 (the schedule has 5e-4): with the change tokens the higher rate learns
+# the objects faster in the same steps (docs/from_scratch.md).
+optim_wrapper = dict(optimizer=dict(lr=1e-3))
 default_hooks = dict(checkpoint=dict(save_best='CIDEr', rule='greater'),
                      logger=dict(interval=10))

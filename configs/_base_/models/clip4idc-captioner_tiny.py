@@ -5,7 +5,9 @@
 # change type long before the object's attributes; the head's max-pooled
 # memory tokens and bag-of-words loss give the backbone a direct signal for
 # them; the loss's targets weight each word by the share of the pair's
-# references that contain it (docs/from_scratch.md).
+# references that contain it; two change-attention readouts add a before and
+# an after token of the changed position to the memory and to the word
+# classifier's input (docs/from_scratch.md).
 _base_ = ['./clip4idc-retriever_tiny.py']
 model = dict(
     _delete_=True,
@@ -16,6 +18,7 @@ model = dict(
     head=dict(type='TransformerCaptionHead', hidden=128, num_heads=2,
               num_encoder_layers=1, num_decoder_layers=2, dropout=0.0,
               max_length=32, vocab=None, pooled_memory_tokens=True,
-              word_loss_weight=10.0, word_targets='references'),
+              word_loss_weight=10.0, word_targets='references',
+              change_tokens=2),
     decode_cfg=dict(strategy='greedy'),
     init_backbone_from=None)
