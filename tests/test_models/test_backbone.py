@@ -217,42 +217,6 @@ def test_conv_stem_replaces_patch_conv(tiny_arch, tiny_clip):
                          pretrained=tiny_clip.state_dict())
 
 
-def test_pixel_difference_feeds_the_stem_each_image_and_after_minus_before(
-        tiny_arch):
-    backbone = CLIP4IDCBackbone(tiny_arch, num_inter_layers=1,
-                                conv_stem=(8, 16), pixel_difference=True)
-    assert backbone.conv1[0].weight.shape[1] == 6
-    captured = {}
-    handle = backbone.conv1.register_forward_pre_hook(
-        lambda module, args: captured.setdefault('x', args[0]))
-    img1, img2 = _pair(2)
-    assert backbone(img1, img2).shape == (2, 34, 64)
-    handle.remove()
-    x = captured['x']  # [2B, 6, H, W]
-    assert_close(x[:, :3], torch.cat([img1, img2]))
-    assert_close(x[:, 3:], torch.cat([img2 - img1, img2 - img1]))
-
-    # early fusion: image 1's intra output now depends on image 2
-    def intra_out(model, a, b):
-        out = {}
-        block = model.transformer.resblocks[model.num_intra_layers - 1]
-        handle = block.register_forward_hook(
-            lambda module, args, output: out.setdefault('x', output))
-        model(a, b)
-        handle.remove()
-        return out['x'][:2]  # image 1's tokens [B, n+1, D]
-
-    backbone.eval()
-    other = torch.randn_like(img2)
-    assert not torch.allclose(intra_out(backbone, img1, img2),
-                              intra_out(backbone, img1, other))
-    plain = CLIP4IDCBackbone(tiny_arch, num_inter_layers=1,
-                             conv_stem=(8, 16)).eval()
-    assert_close(intra_out(plain, img1, img2), intra_out(plain, img1, other))
-    with pytest.raises(ValueError, match='pixel_difference=True needs'):
-        CLIP4IDCBackbone(tiny_arch, pixel_difference=True)
-
-
 def test_mean_and_max_pooling_options(tiny_arch):
     backbone = CLIP4IDCBackbone(tiny_arch, num_inter_layers=1, pool='mean')
     tokens = backbone(*_pair(2))

@@ -65,11 +65,6 @@ class CLIP4IDCBackbone(BaseModule):
       IDC models since DUDA (Park et al., 2019) feed their decoders; CLIP's
       pretrained features let CLIP4IDC do without it, a random-init tiny
       ViT does not (docs/from_scratch.md).
-    - ``pixel_difference`` (with ``conv_stem``): the stem reads each image
-      together with the pair's pixel difference ``img2 - img1`` (6 input
-      channels), so the change is seen at full resolution before the
-      patches pool it away. The intra blocks then no longer see each image
-      alone: early fusion, unlike CLIP4IDC.
 
     Args:
         arch (str | dict): open_clip model name (e.g. ``'ViT-B-32'``) or an
@@ -94,8 +89,6 @@ class CLIP4IDCBackbone(BaseModule):
         difference_tokens (bool): Append the difference segment to the
             inter blocks' input (needs ``num_inter_layers > 0``). Default
             False.
-        pixel_difference (bool): Feed ``img2 - img1`` to the conv stem
-            beside each image (needs ``conv_stem``). Default False.
         pool (str): The pair vector of :meth:`pool`: ``'cls'`` (the paper:
             mean of the two images' CLS tokens) or ``'mean'`` (mean of all
             output tokens; for from-scratch models, whose CLS outputs start
@@ -115,7 +108,6 @@ class CLIP4IDCBackbone(BaseModule):
                  frozen_stages: int = -1,
                  conv_stem: Optional[Sequence[int]] = None,
                  difference_tokens: bool = False,
-                 pixel_difference: bool = False,
                  pool: str = 'cls',
                  init_cfg: Optional[dict] = None):
         super().__init__(init_cfg=init_cfg)
@@ -130,9 +122,6 @@ class CLIP4IDCBackbone(BaseModule):
         if difference_tokens and num_inter_layers == 0:
             raise ValueError('difference_tokens=True needs inter blocks '
                              '(num_inter_layers > 0)')
-        if pixel_difference and conv_stem is None:
-            raise ValueError('pixel_difference=True needs a conv_stem (the '
-                             'patch conv of CLIP weights reads RGB only)')
         if not -1 <= frozen_stages <= num_layers:
             raise ValueError(f'frozen_stages={frozen_stages} must be in '
                              f'[-1, {num_layers}]')
@@ -143,7 +132,6 @@ class CLIP4IDCBackbone(BaseModule):
         self.num_inter_layers = num_inter_layers
         self.num_intra_layers = num_layers - num_inter_layers
         self.difference_tokens = difference_tokens
-        self.pixel_difference = pixel_difference
         # token segments of the output: image 1, image 2 (, difference)
         self.num_segments = 3 if difference_tokens else 2
         self.grad_checkpointing = grad_checkpointing
@@ -155,8 +143,7 @@ class CLIP4IDCBackbone(BaseModule):
             if self.patch_size[0] != self.patch_size[1]:
                 raise ValueError(f'conv_stem needs a square patch, got '
                                  f'{self.patch_size}')
-            self.conv1 = ConvStem(self.patch_size[0], self.width, conv_stem,
-                                  in_channels=6 if pixel_difference else 3)
+            self.conv1 = ConvStem(self.patch_size[0], self.width, conv_stem)
         self.class_embedding = vit.class_embedding
         self.positional_embedding = vit.positional_embedding
         self.ln_pre = vit.ln_pre
@@ -299,9 +286,6 @@ class CLIP4IDCBackbone(BaseModule):
         pos, joint_pos = self._pos_embeds(grid)
 
         x = torch.cat([img1, img2], dim=0)  # [2B, 3, H, W]
-        if self.pixel_difference:
-            diff = (img2 - img1).repeat(2, 1, 1, 1)  # [2B, 3, H, W]
-            x = torch.cat([x, diff], dim=1)  # [2B, 6, H, W]
         x = self.conv1(x)  # [2B, D, h, w]
         x = x.flatten(2).transpose(1, 2)  # [2B, n, D]
         cls = self.class_embedding.to(x.dtype).expand(2 * B, 1, -1)

@@ -25,25 +25,23 @@ class ConvStem(nn.Sequential):
         width (int): Output channels (the ViT width).
         channels (Sequence[int]): Output channels of the stride-2 stages;
             ``2 ** len(channels)`` must divide ``patch_size``.
-        in_channels (int): Input channels. Default 3 (RGB).
     """
 
     def __init__(self, patch_size: int, width: int,
-                 channels: Sequence[int] = (32, 64, 128),
-                 in_channels: int = 3):
+                 channels: Sequence[int] = (32, 64, 128)):
         stride = 2**len(channels)
         if not channels or patch_size % stride:
             raise ValueError(f'conv stem: {len(channels)} stride-2 stages '
                              f'(stride {stride}) must divide patch_size='
                              f'{patch_size}')
-        layers, in_ch = [], in_channels
+        layers, in_ch = [], 3
         for out_ch in channels:
             layers += [nn.Conv2d(in_ch, out_ch, 3, 2, 1, bias=False),
                        nn.BatchNorm2d(out_ch), nn.ReLU(inplace=True)]
             in_ch = out_ch
         rest = patch_size // stride
         layers.append(nn.Conv2d(in_ch, width, rest, rest))
-        super().__init__(*layers)  # [N, C, H, W] -> [N, width, H/p, W/p]
+        super().__init__(*layers)  # [N, 3, H, W] -> [N, width, H/p, W/p]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         # Channels-last input: oneDNN's convolutions (forward and backward)
