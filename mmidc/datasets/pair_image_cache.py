@@ -133,14 +133,32 @@ def _fill_rows(task) -> int:
     return len(paths)
 
 
+def _shard_is_current(index_path: str, array_path: str, index: dict) -> bool:
+    """Whether the shard on disk holds exactly ``index``'s images, at its
+    size, from sources with the recorded sizes and mtimes."""
+    if not (osp.isfile(index_path) and osp.isfile(array_path)):
+        return False
+    try:
+        with open(index_path) as f:
+            old = json.load(f)
+    except (OSError, ValueError):
+        return False
+    return all(old.get(key) == index[key]
+               for key in ('format', 'size', 'root', 'images', 'stats'))
+
+
 def build_pair_image_cache(image_paths: Sequence[str],
                            data_root: str,
                            cache_dir: str,
                            size: Sequence[int],
                            shard: str,
                            workers: int = 4,
-                           chunk_size: int = 64) -> str:
+                           chunk_size: int = 64,
+                           rebuild: bool = False) -> str:
     """Write one cache shard for ``image_paths``; return its index path.
+
+    A shard that is already current (same images, size, and source sizes and
+    mtimes) is kept unless ``rebuild``.
 
     Args:
         image_paths (Sequence[str]): Source images (duplicates are stored
@@ -151,6 +169,7 @@ def build_pair_image_cache(image_paths: Sequence[str],
         shard (str): Shard name, e.g. the split: ``<shard>.npy/.json``.
         workers (int): Worker processes. Defaults to 4.
         chunk_size (int): Images per task. Defaults to 64.
+        rebuild (bool): Rebuild even a current shard. Defaults to False.
     """
     size = to_hw(size, 'size')
     paths = sorted({osp.abspath(p) for p in image_paths})
@@ -162,6 +181,17 @@ def build_pair_image_cache(image_paths: Sequence[str],
     array_path = osp.join(cache_dir, f'{shard}.npy')
     index_path = osp.join(cache_dir, f'{shard}.json')
     partial_path = osp.join(cache_dir, f'{shard}.partial.npy')
+    index = dict(
+        format=FORMAT,
+        size=list(size),
+        array=osp.basename(array_path),
+        root=osp.relpath(root, osp.abspath(cache_dir)),
+        images=[osp.relpath(p, root) for p in paths],
+        stats=[list(_file_stat(p)) for p in paths])
+    if not rebuild and _shard_is_current(index_path, array_path, index):
+        print_log(f'{array_path}: current ({len(paths)} images at '
+                  f'{size[0]}x{size[1]}), kept', logger='current')
+        return index_path
     if osp.exists(index_path):
         os.remove(index_path)  # the old shard is invalid from here on
     np.lib.format.open_memmap(
@@ -183,13 +213,6 @@ def build_pair_image_cache(image_paths: Sequence[str],
     progress.file.write('\n')  # ProgressBar leaves the cursor on its line
     os.replace(partial_path, array_path)
 
-    index = dict(
-        format=FORMAT,
-        size=list(size),
-        array=osp.basename(array_path),
-        root=osp.relpath(root, osp.abspath(cache_dir)),
-        images=[osp.relpath(p, root) for p in paths],
-        stats=[list(_file_stat(p)) for p in paths])
     with open(index_path + '.tmp', 'w') as f:
         json.dump(index, f)
     os.replace(index_path + '.tmp', index_path)

@@ -65,6 +65,31 @@ def test_tool_writes_shards(cached_clevr):
     assert 'images/CLEVR_default_000000.png' in index['images']
 
 
+def test_tool_keeps_current_shards_and_rebuilds_stale_ones(tmp_path):
+    root = str(tmp_path / 'clevr')
+    make_clevr_change_tree(root)
+    argv = ['--dataset-type', 'CLEVRChangeDataset', '--data-root', root,
+            '--splits', 'train', '--size', *map(str, SIZE), '--workers', '1']
+    array = osp.join(root, 'cache_24x20', 'train.npy')
+    assert _run_tool(argv) == 0
+    built = os.stat(array).st_mtime_ns
+    assert _run_tool(argv) == 0  # current: kept
+    assert os.stat(array).st_mtime_ns == built
+    assert _run_tool(argv + ['--rebuild']) == 0
+    rebuilt = os.stat(array).st_mtime_ns
+    assert rebuilt != built
+    # a source image rewritten since: the shard is stale and rebuilt
+    image = osp.join(root, 'images', 'CLEVR_default_000000.png')
+    stat = os.stat(image)
+    os.utime(image, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    assert _run_tool(argv) == 0
+    assert os.stat(array).st_mtime_ns != rebuilt
+    with open(osp.join(root, 'cache_24x20', 'train.json')) as f:
+        index = json.load(f)
+    row = index['images'].index('images/CLEVR_default_000000.png')
+    assert index['stats'][row][1] == stat.st_mtime_ns + 10**9
+
+
 def test_round_trip_equals_resize_from_png(cached_clevr, monkeypatch):
     root, cache_dir = cached_clevr
     from_png = CLEVRChangeDataset(root, 'train', pipeline=_pipeline())

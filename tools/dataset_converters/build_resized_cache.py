@@ -53,6 +53,9 @@ def parse_args(argv=None):
                         '<data_root>/cache_<H>x<W>)')
     parser.add_argument('--workers', type=int, default=4,
                         help='worker processes')
+    parser.add_argument('--rebuild', action='store_true',
+                        help='rebuild shards that are already current (same '
+                        'images, size, source sizes and mtimes)')
     parser.add_argument('--cfg-options', nargs='+', action=DictAction,
                         help='override config settings, key=value')
     args = parser.parse_args(argv)
@@ -99,8 +102,9 @@ def main(argv=None):
                                                         args.size)
         start = time.time()
         index = build_pair_image_cache(paths, dataset.data_root, cache_dir,
-                                       args.size, shard, args.workers)
-        print(f'{shard}: {len(set(paths))} images cached in '
+                                       args.size, shard, args.workers,
+                                       rebuild=args.rebuild)
+        print(f'{shard}: {len(set(paths))} images ready in '
               f'{time.time() - start:.1f} s -> {index}')
     print(f'use: dict(type="LoadImagePair", cache_dir="{osp.abspath(cache_dir)}"'
           f', cache_size={tuple(args.size)})')
