@@ -31,6 +31,9 @@ def parse_args():
     p.add_argument('--num-scenes', type=int, default=None,
                    help='scenes to generate (default: the config\'s)')
     p.add_argument('--workers', type=int, default=2)
+    p.add_argument('--caption-config', default=CAPTION_CFG,
+                   help='captioning config (stage 4 and the test), e.g. '
+                   'the 10-epoch variant of the default')
     p.add_argument('--show', type=int, default=8,
                    help='test captions to print next to their references')
     return p.parse_args()
@@ -106,12 +109,12 @@ def main():
                 adapt_dir)
     adapted = best_checkpoint(adapt_dir)
     train_stage('4/5 captioning (initialised from the adapted encoder)',
-                CAPTION_CFG, caption_dir,
+                args.caption_config, caption_dir,
                 extra=('--cfg-options', f'model.init_backbone_from={adapted}'))
 
     banner('5/5 test split')
     test_dir = osp.join(args.work_dir, 'test')
-    run([sys.executable, 'tools/test.py', CAPTION_CFG,
+    run([sys.executable, 'tools/test.py', args.caption_config,
          best_checkpoint(caption_dir), '--work-dir', test_dir,
          '--cfg-options', f'test_evaluator.output_dir={test_dir}'])
     report(test_dir, args.show)
