@@ -1,7 +1,7 @@
 """The quickstart pipeline on the synthetic CLEVR-Change-style set.
 
     python tools/quickstart.py [--work-dir work_dirs/quickstart]
-        [--data-root data/synthetic_clevr_change] [--num-scenes N]
+        [--num-scenes N] [--caption-config CONFIG]
 
 Stages (each skipped when already done, resumed when interrupted):
  1. generate the synthetic data set (CLEVR-Change layout) if absent,
@@ -55,6 +55,9 @@ def stage_done(work_dir):
 def train_stage(name, config, work_dir, extra=()):
     banner(name)
     if stage_done(work_dir):
+        if not osp.isfile(osp.join(work_dir, osp.basename(config))):
+            sys.exit(f'{work_dir} holds a finished run of another config '
+                     f'than {config}: choose another --work-dir')
         print(f'already done ({work_dir}/DONE): skipped')
         return
     cmd = [sys.executable, 'tools/train.py', config, '--work-dir', work_dir,

@@ -3,7 +3,8 @@
 # budget). On the synthetic test split it gave CIDEr 104.24 against 97.07 of
 # the 5-epoch config; colour changes 46.94 (43.11), material 47.14 (27.21)
 # (docs/from_scratch.md). Run it with
-#   python tools/quickstart.py --caption-config <this file>
+#   bash tools/quickstart.sh --caption-config <this file> \
+#       --work-dir work_dirs/quickstart_10e
 _base_ = ['./clip4idc-caption_tiny_synthetic-clevr-change.py']
 
 max_epochs = 10

@@ -1,0 +1,55 @@
+"""tools/quickstart.py: a finished stage is skipped only for its own config."""
+import importlib.util
+import os.path as osp
+import sys
+
+import pytest
+
+sys.path.insert(0, osp.dirname(__file__))
+from tiny_run import REPO  # noqa: E402
+
+TOOL = REPO / 'tools' / 'quickstart.py'
+
+
+@pytest.fixture
+def quickstart(monkeypatch):
+    spec = importlib.util.spec_from_file_location('quickstart', TOOL)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    commands = []
+    monkeypatch.setattr(module, 'run', lambda cmd: commands.append(cmd))
+    module.commands = commands
+    return module
+
+
+def _finished_stage(path, config_name):
+    path.mkdir()
+    (path / 'DONE').write_text('1 s\n')
+    (path / config_name).write_text('# the dumped config\n')
+    return str(path)
+
+
+def test_finished_stage_of_the_same_config_is_skipped(quickstart, tmp_path):
+    work_dir = _finished_stage(tmp_path / 'caption', 'caption.py')
+    quickstart.train_stage('captioning', 'configs/x/caption.py', work_dir)
+    assert quickstart.commands == []
+
+
+def test_finished_stage_of_another_config_stops_the_run(quickstart, tmp_path):
+    work_dir = _finished_stage(tmp_path / 'caption', 'caption.py')
+    with pytest.raises(SystemExit, match='another config .*caption_10e.py'):
+        quickstart.train_stage('captioning', 'configs/x/caption_10e.py',
+                               work_dir)
+    assert quickstart.commands == []
+
+
+def test_unfinished_stage_runs_and_resumes(quickstart, tmp_path):
+    work_dir = tmp_path / 'caption'
+    work_dir.mkdir()
+    (work_dir / 'last_checkpoint').write_text('epoch_1.pth')
+    quickstart.train_stage('captioning', 'configs/x/caption.py',
+                           str(work_dir), extra=('--cfg-options', 'a=1'))
+    (cmd, ) = quickstart.commands
+    assert cmd[1:3] == ['tools/train.py', 'configs/x/caption.py']
+    assert cmd[-1] == '--resume' and '--cfg-options' in cmd
+    assert (work_dir / 'DONE').is_file()
