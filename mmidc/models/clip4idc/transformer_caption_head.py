@@ -270,8 +270,11 @@ class TransformerCaptionHead(BaseModule):
                 nn.init.zeros_(p)
 
     # ---------------------------------------------------------------- forward
-    def encode(self, memory: torch.Tensor) -> torch.Tensor:
-        """Backbone tokens ``[B, T, memory_dim]`` -> encoded ``[B, T, hidden]``."""
+    def encode(self, memory: torch.Tensor,
+               summary: Optional[torch.Tensor] = None) -> torch.Tensor:
+        """Backbone tokens ``[B, T, memory_dim]`` -> encoded ``[B, T, hidden]``
+        (plus the summary tokens' rows); ``summary``: :meth:`summary_tokens`
+        of ``memory`` when the caller has them already."""
         B, T, _ = memory.shape
         if T > self.max_memory_tokens:
             raise ValueError(f'{T} memory tokens exceed max_memory_tokens='
@@ -281,11 +284,15 @@ class TransformerCaptionHead(BaseModule):
             length = self._segment_length(T)
             segment = torch.arange(T, device=x.device) // length  # [T]: 0, .., 1, .. (, 2, ..)
             x = x + self.segment_embed[segment]  # [B, T, H]
+        if self.pooled_embed is not None or self.change_score is not None:
+            if summary is None:
+                summary = self.summary_tokens(memory)  # [B, S+2K, D]
+            S = self.num_segments
         if self.pooled_embed is not None:
-            pooled = self.memory_proj(self.segment_max(memory))  # [B, S, H]
+            pooled = self.memory_proj(summary[:, :S])  # [B, S, H]
             x = torch.cat([x, pooled + self.pooled_embed], dim=1)  # [B, T+S, H]
         if self.change_score is not None:
-            change = self.memory_proj(self.change_readout(memory))  # [B, 2K, H]
+            change = self.memory_proj(summary[:, S:])  # [B, 2K, H]
             x = torch.cat([x, change + self.change_embed], dim=1)  # [B, .+2K, H]
         x = self.drop(x)
         for layer in self.encoder:
@@ -317,13 +324,18 @@ class TransformerCaptionHead(BaseModule):
         weights = weights.transpose(1, 2)  # [B, K, n+1]
         return torch.cat([weights @ before, weights @ after], 1)  # [B, 2K, D]
 
-    def pooled_features(self, memory: torch.Tensor) -> torch.Tensor:
-        """The word classifier's input ``[B, (S + 2K) * D]``: each
-        segment's channel-wise max, then the change-attention tokens."""
+    def summary_tokens(self, memory: torch.Tensor) -> torch.Tensor:
+        """``[B, S + 2K, D]``: each segment's channel-wise max, then the
+        change-attention tokens (the extra memory rows and the word
+        classifier's input)."""
         pooled = self.segment_max(memory)  # [B, S, D]
         if self.change_score is not None:
             pooled = torch.cat([pooled, self.change_readout(memory)], 1)  # [B, S+2K, D]
-        return pooled.flatten(1)
+        return pooled
+
+    def pooled_features(self, memory: torch.Tensor) -> torch.Tensor:
+        """The word classifier's input ``[B, (S + 2K) * D]``."""
+        return self.summary_tokens(memory).flatten(1)
 
     def cross_kv(self, encoded: torch.Tensor) -> List[tuple]:
         """Cross-attention keys/values of every decoder layer (once per batch)."""
@@ -343,10 +355,11 @@ class TransformerCaptionHead(BaseModule):
         x = self.ln_out(x)
         return x @ self.word_embed.weight.to(x.dtype).t()  # [B, t, V], tied
 
-    def forward(self, memory: torch.Tensor, text_tokens: torch.Tensor):
+    def forward(self, memory: torch.Tensor, text_tokens: torch.Tensor,
+                summary: Optional[torch.Tensor] = None):
         """Teacher-forced logits ``[B, L-1, V]`` for CLIP ``text_tokens`` ``[B, L]``."""
         tokens = self.vocab.to_compact(self._check_tokens(text_tokens))
-        encoded = self.encode(memory)
+        encoded = self.encode(memory, summary)
         return self.decode_step(tokens[:, :-1], self.cross_kv(encoded))
 
     def _check_tokens(self, text_tokens: torch.Tensor) -> torch.Tensor:
@@ -372,7 +385,11 @@ class TransformerCaptionHead(BaseModule):
             dict: ``loss_caption``, ``accuracy`` (next-token, non-pad) and,
             with ``word_loss_weight > 0``, the weighted ``loss_words``.
         """
-        losses = self.loss_from_logits(self(memory, text_tokens), text_tokens)
+        # the summary tokens once, for the memory and the word classifier
+        summary = (self.summary_tokens(memory)
+                   if self.word_classifier is not None else None)
+        losses = self.loss_from_logits(self(memory, text_tokens, summary),
+                                       text_tokens)
         if self.word_classifier is not None:
             if self.word_targets_from == 'references':
                 if references is None or len(references) != memory.shape[0]:
@@ -382,7 +399,7 @@ class TransformerCaptionHead(BaseModule):
             else:
                 targets = self.word_targets(self._check_tokens(text_tokens))
             losses['loss_words'] = self.word_loss_weight * self.word_loss(
-                memory, targets)
+                memory, targets, summary)
         return losses
 
     def word_targets(self, text_tokens: torch.Tensor) -> torch.Tensor:
@@ -405,10 +422,14 @@ class TransformerCaptionHead(BaseModule):
             rows.append(self.word_targets(tokens).mean(0))  # [V]
         return torch.stack(rows).to(self.word_classifier.weight.device)  # [B, V]
 
-    def word_loss(self, memory: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    def word_loss(self, memory: torch.Tensor, targets: torch.Tensor,
+                  summary: Optional[torch.Tensor] = None) -> torch.Tensor:
         """Bag-of-words BCE of the word classifier against ``targets``
-        ``[B, V]`` in [0, 1] (see ``word_loss_weight``)."""
-        logits = self.word_classifier(self.pooled_features(memory)).float()  # [B, V]
+        ``[B, V]`` in [0, 1] (see ``word_loss_weight``); ``summary`` as in
+        :meth:`encode`."""
+        if summary is None:
+            summary = self.summary_tokens(memory)  # [B, S+2K, D]
+        logits = self.word_classifier(summary.flatten(1)).float()  # [B, V]
         return F.binary_cross_entropy_with_logits(logits, targets)
 
     def loss_from_logits(self, logits: torch.Tensor, text_tokens: torch.Tensor) -> Dict:
