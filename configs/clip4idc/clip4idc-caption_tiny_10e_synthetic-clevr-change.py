@@ -8,10 +8,7 @@
 _base_ = ['./clip4idc-caption_tiny_synthetic-clevr-change.py']
 
 max_epochs = 10
-param_scheduler = [
-    dict(type='LinearLR', start_factor=0.02, by_epoch=False, begin=0,
-         end=50),
-    dict(type='CosineAnnealingLR', by_epoch=True, begin=0, end=max_epochs,
-         eta_min_ratio=0.05, convert_to_iter_based=True),
-]
+# the base schedule's warm-up and cosine, the cosine stretched to max_epochs
+param_scheduler = _base_.param_scheduler
+param_scheduler[1]['end'] = max_epochs
 train_cfg = dict(max_epochs=max_epochs, val_interval=max_epochs)
