@@ -2,11 +2,13 @@
 from typing import Optional, Sequence, Tuple, Union
 
 import torch
+import torch.nn.functional as F
 from mmengine.model import BaseModule
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from mmidc.registry import MODELS
+from .aligned_difference import AlignedDifference
 from .conv_stem import ConvStem
 from .open_clip_utils import (build_clip_vision_tower, grid_of,
                               interpolate_pos_embed, load_clip_state_dict,
@@ -15,7 +17,8 @@ from .open_clip_utils import (build_clip_vision_tower, grid_of,
 __all__ = ['CLIP4IDCBackbone']
 
 # Parameters this module adds on top of CLIP's vision tower.
-_NEW_PARAMS = ('image_id_embedding', 'joint_positional_embedding', 'ln_joint')
+_NEW_PARAMS = ('image_id_embedding', 'joint_positional_embedding', 'ln_joint',
+               'aligned_difference')
 
 
 def _block_with_attention(block: nn.Module,
@@ -53,8 +56,8 @@ class CLIP4IDCBackbone(BaseModule):
       from position codes they were trained with.
     - ``ln_joint``: LayerNorm(D), weight 1, bias 0.
 
-    Two options for models trained from random weights (the tiny CPU
-    configs), both off by default (the paper's model):
+    Options for models trained from random weights (the tiny CPU configs),
+    all off by default (the paper's model):
 
     - ``conv_stem``: ``conv1`` becomes a :class:`ConvStem` (3x3 stride-2
       convs, then a patchifying conv) instead of CLIP's single patch conv.
@@ -65,6 +68,12 @@ class CLIP4IDCBackbone(BaseModule):
       IDC models since DUDA (Park et al., 2019) feed their decoders; CLIP's
       pretrained features let CLIP4IDC do without it, a random-init tiny
       ViT does not (docs/from_scratch.md).
+    - ``aligned_difference``: an :class:`AlignedDifference` of the two
+      images' early features (a stage of the conv stem, or the patch
+      embeddings without a stem) is added to the difference segment's
+      patch tokens: each position compared with its best match within
+      ``alignment_radius`` cells of the other image, so that the small
+      camera move between the images does not read as a change.
 
     Args:
         arch (str | dict): open_clip model name (e.g. ``'ViT-B-32'``) or an
@@ -89,6 +98,15 @@ class CLIP4IDCBackbone(BaseModule):
         difference_tokens (bool): Append the difference segment to the
             inter blocks' input (needs ``num_inter_layers > 0``). Default
             False.
+        aligned_difference (bool): Add the shift-tolerant difference of the
+            stem features to the difference segment (needs
+            ``difference_tokens``). Default False.
+        alignment_radius (int): Search radius of ``aligned_difference`` in
+            cells of its feature map. Default 1.
+        alignment_stage (int): Which stride-2 stage of the conv stem
+            ``aligned_difference`` compares (index into ``conv_stem``; stage
+            ``i``'s cells are ``2^(i+1)`` px). Ignored without a stem (the
+            patch embeddings are compared). Default -1 (the last).
         pool (str): The pair vector of :meth:`pool`: ``'cls'`` (the paper:
             mean of the two images' CLS tokens) or ``'mean'`` (mean of all
             output tokens; for from-scratch models, whose CLS outputs start
@@ -108,6 +126,9 @@ class CLIP4IDCBackbone(BaseModule):
                  frozen_stages: int = -1,
                  conv_stem: Optional[Sequence[int]] = None,
                  difference_tokens: bool = False,
+                 aligned_difference: bool = False,
+                 alignment_radius: int = 1,
+                 alignment_stage: int = -1,
                  pool: str = 'cls',
                  init_cfg: Optional[dict] = None):
         super().__init__(init_cfg=init_cfg)
@@ -122,6 +143,9 @@ class CLIP4IDCBackbone(BaseModule):
         if difference_tokens and num_inter_layers == 0:
             raise ValueError('difference_tokens=True needs inter blocks '
                              '(num_inter_layers > 0)')
+        if aligned_difference and not difference_tokens:
+            raise ValueError('aligned_difference=True adds to the difference '
+                             'segment: it needs difference_tokens=True')
         if not -1 <= frozen_stages <= num_layers:
             raise ValueError(f'frozen_stages={frozen_stages} must be in '
                              f'[-1, {num_layers}]')
@@ -144,6 +168,18 @@ class CLIP4IDCBackbone(BaseModule):
                 raise ValueError(f'conv_stem needs a square patch, got '
                                  f'{self.patch_size}')
             self.conv1 = ConvStem(self.patch_size[0], self.width, conv_stem)
+        self.aligned_difference = None
+        if aligned_difference:
+            channels = self.width
+            if conv_stem is not None:
+                stages = len(self.conv1.channels)
+                if not -stages <= alignment_stage < stages:
+                    raise ValueError(f'alignment_stage={alignment_stage}: the '
+                                     f'conv stem has {stages} stages')
+                channels = self.conv1.channels[alignment_stage]
+            self.alignment_stage = alignment_stage
+            self.aligned_difference = AlignedDifference(
+                channels, self.width, alignment_radius)
         self.class_embedding = vit.class_embedding
         self.positional_embedding = vit.positional_embedding
         self.ln_pre = vit.ln_pre
@@ -286,7 +322,17 @@ class CLIP4IDCBackbone(BaseModule):
         pos, joint_pos = self._pos_embeds(grid)
 
         x = torch.cat([img1, img2], dim=0)  # [2B, 3, H, W]
-        x = self.conv1(x)  # [2B, D, h, w]
+        aligned = None
+        if self.aligned_difference is None:
+            x = self.conv1(x)  # [2B, D, h, w]
+        else:
+            if isinstance(self.conv1, ConvStem):
+                x, stages = self.conv1(x, return_features=True)
+                features = stages[self.alignment_stage]  # [2B, C, h', w']
+            else:
+                x = features = self.conv1(x)  # [2B, D, h, w]
+            aligned = self.aligned_difference(features[:B], features[B:],
+                                              grid)  # [B, n, D]
         x = x.flatten(2).transpose(1, 2)  # [2B, n, D]
         cls = self.class_embedding.to(x.dtype).expand(2 * B, 1, -1)
         x = torch.cat([cls, x], dim=1)  # [2B, n+1, D]
@@ -301,7 +347,10 @@ class CLIP4IDCBackbone(BaseModule):
         inter = [] if return_attentions else None
         if self.num_inter_layers > 0:
             if self.difference_tokens:
-                diff = (x[1] - x[0])[None]  # [1, B, n+1, D]: after - before
+                diff = x[1] - x[0]  # [B, n+1, D]: after - before
+                if aligned is not None:  # patch tokens only, not the CLS
+                    diff = diff + F.pad(aligned, (0, 0, 1, 0))
+                diff = diff[None]  # [1, B, n+1, D]
                 x = torch.cat([x, diff])  # [3, B, n+1, D]
             S = self.num_segments
             e = self.image_id_embedding.to(x.dtype)
