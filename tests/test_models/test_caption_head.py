@@ -245,3 +245,35 @@ def test_change_tokens_read_the_changed_position_of_both_images():
     head = tiny_head(change_tokens=2, word_loss_weight=1.0)
     head.loss(memory, tokens_of(CAPTIONS))['loss_words'].backward()
     assert head.change_score.weight.grad.abs().sum() > 0
+
+
+def test_word_prior_adds_the_classifier_log_belief_to_every_step():
+    with pytest.raises(ValueError, match='word_loss_weight > 0'):
+        tiny_head(word_prior=True)
+    vocab = build_caption_vocab(CAPTIONS)
+    head = tiny_head(vocab=vocab, word_loss_weight=1.0, change_tokens=2,
+                     word_prior=True).eval()
+    memory, tokens = torch.randn(B, T, D), tokens_of(CAPTIONS)
+    summary = head.summary_tokens(memory)
+    prior = head.word_prior(summary)  # [B, V]
+    word_logits = head.word_classifier(summary.flatten(1))
+    torch.testing.assert_close(prior, torch.nn.functional.logsigmoid(word_logits))
+    # teacher-forced logits: the decoder's own plus the prior at each position
+    compact = head.vocab.to_compact(tokens)[:, :-1]
+    plain = head.decode_step(compact, head.cross_kv(head.encode(memory, summary)))
+    torch.testing.assert_close(head(memory, tokens), plain + prior[:, None])
+    # decoding applies it too (greedy, cached or not, and beam search)
+    cached = head.greedy_decode(memory, use_cache=True)
+    assert torch.equal(cached.tokens, head.greedy_decode(memory, use_cache=False).tokens)
+    assert torch.equal(cached.tokens, head.beam_search(memory, beam_size=1).tokens)
+    with torch.no_grad():  # a classifier sure of one word makes greedy say it
+        head.word_classifier.weight.zero_()
+        head.word_classifier.bias.fill_(-30.0)
+        head.word_classifier.bias[head.vocab.eot_id] = 30.0
+    for out in head.greedy_decode(memory), head.beam_search(memory, beam_size=3):
+        assert out.tokens.tolist() == [[EOT_ID]] * B
+    # the caption loss trains the classifier and the scale through the prior
+    head.train()
+    head.loss(memory, tokens, references=None)['loss_caption'].backward()
+    assert head.word_prior_scale.grad is not None
+    assert head.word_classifier.weight.grad.abs().sum() > 0

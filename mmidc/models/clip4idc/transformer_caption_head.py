@@ -187,6 +187,15 @@ class TransformerCaptionHead(BaseModule):
             embedding each) and the word classifier's input, so both read
             the changed object itself instead of a scene-wide pool.
             Defaults to 0.
+        word_prior (bool): add the word classifier's belief to the
+            decoder's next-word logits at every step: ``scale *
+            log(sigmoid(word_logits))`` per vocabulary word, ``scale``
+            learned (starting at 1). Words the classifier holds absent from
+            this pair's caption are pushed down, so the decoder names the
+            attributes the classifier read from the changed object (attribute
+            inputs to a captioner: Yao et al., "Boosting Image Captioning with
+            Attributes", 2017). Needs ``word_loss_weight > 0``. Defaults to
+            False.
         init_cfg (dict, optional): MMEngine init config.
     """
 
@@ -208,6 +217,7 @@ class TransformerCaptionHead(BaseModule):
                  word_loss_weight: float = 0.0,
                  word_targets: str = 'caption',
                  change_tokens: int = 0,
+                 word_prior: bool = False,
                  init_cfg: Optional[dict] = None):
         super().__init__(init_cfg=init_cfg)
         if hidden % num_heads:
@@ -219,6 +229,9 @@ class TransformerCaptionHead(BaseModule):
             raise ValueError(f'label_smoothing must be in [0, 1), got {label_smoothing}')
         if word_loss_weight < 0:
             raise ValueError(f'word_loss_weight must be >= 0, got {word_loss_weight}')
+        if word_prior and word_loss_weight <= 0:
+            raise ValueError('word_prior=True reads the word classifier: it '
+                             'needs word_loss_weight > 0')
         if word_targets not in ('caption', 'references'):
             raise ValueError("word_targets must be 'caption' or 'references', "
                              f'got {word_targets!r}')
@@ -248,6 +261,8 @@ class TransformerCaptionHead(BaseModule):
         pooled_dim = (num_segments + 2 * change_tokens) * memory_dim
         self.word_classifier = (nn.Linear(pooled_dim, len(self.vocab))
                                 if word_loss_weight > 0 else None)
+        self.word_prior_scale = (nn.Parameter(torch.ones(()))
+                                 if word_prior else None)
         self.encoder = nn.ModuleList(
             EncoderLayer(hidden, num_heads, ffn_ratio * hidden, dropout)
             for _ in range(num_encoder_layers))
@@ -341,11 +356,21 @@ class TransformerCaptionHead(BaseModule):
         """Cross-attention keys/values of every decoder layer (once per batch)."""
         return [layer.cross_attn.key_value(encoded) for layer in self.decoder]
 
-    def decode_step(self, tokens, cross_kv, caches=None, start: int = 0):
+    def word_prior(self, summary: torch.Tensor) -> Optional[torch.Tensor]:
+        """``[B, V]`` next-word logit offsets from the word classifier (see
+        ``word_prior``), or None without the option."""
+        if self.word_prior_scale is None:
+            return None
+        logits = self.word_classifier(summary.flatten(1))  # [B, V]
+        return self.word_prior_scale * F.logsigmoid(logits)
+
+    def decode_step(self, tokens, cross_kv, caches=None, start: int = 0,
+                    prior: Optional[torch.Tensor] = None):
         """Logits for compact ``tokens`` ``[B, t]`` at positions start..start+t.
 
         Returns ``[B, t, V]``. With ``caches`` (one dict per layer), earlier
         positions come from the caches and ``tokens`` are the new ones only.
+        ``prior`` ``[B, V]`` (:meth:`word_prior`) is added at every position.
         """
         t = tokens.shape[1]
         x = self.word_embed(tokens) + self.word_pos[start:start + t]  # [B, t, H]
@@ -353,14 +378,21 @@ class TransformerCaptionHead(BaseModule):
         for i, layer in enumerate(self.decoder):
             x = layer(x, cross_kv[i], None if caches is None else caches[i])
         x = self.ln_out(x)
-        return x @ self.word_embed.weight.to(x.dtype).t()  # [B, t, V], tied
+        logits = x @ self.word_embed.weight.to(x.dtype).t()  # [B, t, V], tied
+        if prior is not None:
+            logits = logits + prior[:, None].to(logits.dtype)  # [B, 1, V] over t
+        return logits
 
     def forward(self, memory: torch.Tensor, text_tokens: torch.Tensor,
                 summary: Optional[torch.Tensor] = None):
         """Teacher-forced logits ``[B, L-1, V]`` for CLIP ``text_tokens`` ``[B, L]``."""
         tokens = self.vocab.to_compact(self._check_tokens(text_tokens))
+        if summary is None and self.word_prior_scale is not None:
+            summary = self.summary_tokens(memory)
         encoded = self.encode(memory, summary)
-        return self.decode_step(tokens[:, :-1], self.cross_kv(encoded))
+        prior = self.word_prior(summary) if summary is not None else None
+        return self.decode_step(tokens[:, :-1], self.cross_kv(encoded),
+                                prior=prior)
 
     def _check_tokens(self, text_tokens: torch.Tensor) -> torch.Tensor:
         if text_tokens.dim() != 2:
@@ -455,20 +487,28 @@ class TransformerCaptionHead(BaseModule):
         return logits.log_softmax(-1)
 
     def _start(self, memory: torch.Tensor, repeat: int, use_cache: bool):
-        encoded = self.encode(memory)  # [B, T, H]
+        """Start tokens ``[B*repeat, 1]``, the cross-attention keys/values,
+        the caches and the word prior (``[B*repeat, V]`` or None)."""
+        summary = (self.summary_tokens(memory)
+                   if self.word_prior_scale is not None else None)
+        encoded = self.encode(memory, summary)  # [B, T, H]
         encoded = encoded.repeat_interleave(repeat, dim=0)  # [B*repeat, T, H]
+        prior = None
+        if summary is not None:
+            prior = self.word_prior(summary).repeat_interleave(repeat, dim=0)
         cross_kv = self.cross_kv(encoded)
         caches = [dict() for _ in self.decoder] if use_cache else None
         tokens = torch.full((encoded.shape[0], 1), self.vocab.sot_id,
                             dtype=torch.long, device=memory.device)  # [N, 1]
-        return tokens, cross_kv, caches
+        return tokens, cross_kv, caches, prior
 
-    def _next_logits(self, tokens, cross_kv, caches):
+    def _next_logits(self, tokens, cross_kv, caches, prior=None):
         """Logits ``[N, V]`` of the position after ``tokens`` ``[N, t]``."""
         if caches is None:  # recompute the decoder over the whole prefix
-            return self.decode_step(tokens, cross_kv)[:, -1]
+            return self.decode_step(tokens, cross_kv, prior=prior)[:, -1]
         t = tokens.shape[1]
-        return self.decode_step(tokens[:, -1:], cross_kv, caches, start=t - 1)[:, 0]
+        return self.decode_step(tokens[:, -1:], cross_kv, caches, start=t - 1,
+                                prior=prior)[:, 0]
 
     @torch.no_grad()
     def greedy_decode(self, memory: torch.Tensor, max_length: Optional[int] = None,
@@ -482,13 +522,13 @@ class TransformerCaptionHead(BaseModule):
             use_cache (bool): key/value cache; ``False`` recomputes the prefix.
         """
         max_length = min(max_length or self.max_length, self.max_length)
-        tokens, cross_kv, caches = self._start(memory, 1, use_cache)
+        tokens, cross_kv, caches, prior = self._start(memory, 1, use_cache)
         B = tokens.shape[0]
         sum_logprob = memory.new_zeros(B, dtype=torch.float)
         length = torch.zeros(B, dtype=torch.long, device=memory.device)
         done = torch.zeros(B, dtype=torch.bool, device=memory.device)
         for _ in range(max_length - 1):
-            log_probs = self._log_probs(self._next_logits(tokens, cross_kv, caches))
+            log_probs = self._log_probs(self._next_logits(tokens, cross_kv, caches, prior))
             logprob, word = log_probs.max(-1)  # [B], [B]
             word = word.masked_fill(done, self.vocab.pad_id)
             sum_logprob += logprob.masked_fill(done, 0.0)
@@ -516,7 +556,7 @@ class TransformerCaptionHead(BaseModule):
             raise ValueError(f'beam_size must be >= 1, got {beam_size}')
         max_length = min(max_length or self.max_length, self.max_length)
         K = beam_size
-        tokens, cross_kv, caches = self._start(memory, K, use_cache)  # [B*K, 1]
+        tokens, cross_kv, caches, prior = self._start(memory, K, use_cache)  # [B*K, 1]
         B = memory.shape[0]
         device = memory.device
         beam_logprob = torch.full((B, K), float('-inf'), device=device)
@@ -524,7 +564,7 @@ class TransformerCaptionHead(BaseModule):
         length = torch.zeros(B, K, dtype=torch.long, device=device)
         done = torch.zeros(B, K, dtype=torch.bool, device=device)
         for _ in range(max_length - 1):
-            log_probs = self._log_probs(self._next_logits(tokens, cross_kv, caches))
+            log_probs = self._log_probs(self._next_logits(tokens, cross_kv, caches, prior))
             V = log_probs.shape[-1]
             log_probs = log_probs.view(B, K, V)  # [B, K, V]
             # a finished beam continues only with pad, at no cost
