@@ -5,8 +5,12 @@
 # of CLIP4IDCBackbone: a convolutional stem instead of the patch conv and
 # difference tokens (after - before) in the inter blocks' input. Without
 # them the random-init tiny ViT does not learn to see the change on CPU
-# time scales (docs/from_scratch.md). The pair vector is the channel-wise max
-# of all output tokens: the mean dilutes the one changed object.
+# time scales (docs/from_scratch.md). The difference segment also gets an
+# aligned difference of the stem's stride-4 features (each position against
+# its best match within 4 px of the other image), so that the camera move
+# between the images does not read as a change. The pair vector is the
+# channel-wise max of all output tokens: the mean dilutes the one changed
+# object.
 tiny_arch = dict(
     embed_dim=128,
     vision_cfg=dict(image_size=(96, 144), layers=4, width=128,
@@ -17,6 +21,7 @@ model = dict(
     type='CLIP4IDCRetriever',
     backbone=dict(type='CLIP4IDCBackbone', arch=tiny_arch,
                   num_inter_layers=1, conv_stem=(32, 64, 128),
-                  difference_tokens=True, pool='max'),
+                  difference_tokens=True, aligned_difference=True,
+                  alignment_stage=1, pool='max'),
     text_encoder=dict(type='CLIPTextEncoder', arch=tiny_arch),
     head=dict(type='ContrastiveAdaptationHead'))
