@@ -52,12 +52,27 @@ def stage_done(work_dir):
     return osp.isfile(osp.join(work_dir, 'DONE'))
 
 
+def model_settings(config_file):
+    """A config's ``model`` as a dict, without the run's
+    ``init_backbone_from`` (the quickstart passes it on the command line)."""
+    from mmengine.config import Config
+    model = Config.fromfile(config_file).get('model')
+    model = model.to_dict() if model is not None else {}
+    model.pop('init_backbone_from', None)
+    return model
+
+
 def train_stage(name, config, work_dir, extra=()):
     banner(name)
     if stage_done(work_dir):
-        if not osp.isfile(osp.join(work_dir, osp.basename(config))):
+        dumped = osp.join(work_dir, osp.basename(config))
+        if not osp.isfile(dumped):
             sys.exit(f'{work_dir} holds a finished run of another config '
                      f'than {config}: choose another --work-dir')
+        if model_settings(dumped) != model_settings(config):
+            sys.exit(f'{work_dir} holds a finished run of an earlier version '
+                     f'of {config} (its model settings differ): choose '
+                     'another --work-dir, or delete it to train again')
         print(f'already done ({work_dir}/DONE): skipped')
         return
     cmd = [sys.executable, 'tools/train.py', config, '--work-dir', work_dir,

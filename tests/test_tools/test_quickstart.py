@@ -22,16 +22,38 @@ def quickstart(monkeypatch):
     return module
 
 
-def _finished_stage(path, config_name):
+MODEL = "model = dict(type='Captioner', head=dict(word_prior=True))\n"
+
+
+def _finished_stage(path, config_name, dumped=MODEL):
     path.mkdir()
     (path / 'DONE').write_text('1 s\n')
-    (path / config_name).write_text('# the dumped config\n')
+    # MMEngine's dump of the config, with the option the quickstart passes
+    (path / config_name).write_text(
+        dumped + "model['init_backbone_from'] = 'adapt/best.pth'\n")
+    return str(path)
+
+
+def _config(tmp_path, name='caption.py', text=MODEL):
+    (tmp_path / 'configs').mkdir(exist_ok=True)
+    path = tmp_path / 'configs' / name
+    path.write_text(text)
     return str(path)
 
 
 def test_finished_stage_of_the_same_config_is_skipped(quickstart, tmp_path):
     work_dir = _finished_stage(tmp_path / 'caption', 'caption.py')
-    quickstart.train_stage('captioning', 'configs/x/caption.py', work_dir)
+    quickstart.train_stage('captioning', _config(tmp_path), work_dir)
+    assert quickstart.commands == []
+
+
+def test_finished_stage_of_an_earlier_config_version_stops_the_run(
+        quickstart, tmp_path):
+    work_dir = _finished_stage(
+        tmp_path / 'caption', 'caption.py',
+        dumped="model = dict(type='Captioner', head=dict())\n")
+    with pytest.raises(SystemExit, match='earlier version of .*caption.py'):
+        quickstart.train_stage('captioning', _config(tmp_path), work_dir)
     assert quickstart.commands == []
 
 
