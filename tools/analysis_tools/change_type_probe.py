@@ -37,6 +37,7 @@ from mmengine.registry import init_default_scope
 from torch import nn
 
 import mmidc  # noqa: F401  (registers the components)
+from mmidc.datasets.synthetic.caption_checker import scene_graph_file
 from mmidc.datasets.synthetic.captions import ATTRIBUTES
 from mmidc.datasets.synthetic.properties import \
     CHANGE_TYPES as SYNTHETIC_CHANGE_TYPES
@@ -76,8 +77,7 @@ def parse_args(argv=None):
 
 def changed_object_attribute(data_root, img1_path, attribute):
     """``attribute`` of the object a synthetic scene's change is about."""
-    name = osp.splitext(osp.basename(img1_path))[0] + '.json'
-    path = osp.join(data_root, 'scenes', name)
+    path = scene_graph_file(data_root, img1_path)
     if not osp.isfile(path):
         raise FileNotFoundError(
             f'{path}: missing; --target {attribute} reads the scene graphs '

@@ -22,9 +22,11 @@ import sys
 from collections import defaultdict
 
 from mmidc.datasets.synthetic import check_change_caption
-from mmidc.datasets.synthetic.caption_checker import check_no_change_caption
+from mmidc.datasets.synthetic.caption_checker import (check_no_change_caption,
+                                                      scene_graph_file)
 
 TYPE_PROBLEMS = ('no known sentence form', 'sentence form of')
+ROW_ORDER = ('color', 'material', 'add', 'drop', 'move', 'none')
 
 
 def parse_args(argv=None):
@@ -49,8 +51,7 @@ def check_predictions(records, data_root):
             problems = check_no_change_caption(caption)
             right_type = not problems
         else:
-            scene_id = record['pair_id'].split('.')[0]
-            path = osp.join(data_root, 'scenes', f'CLEVR_default_{scene_id}.json')
+            path = scene_graph_file(data_root, record['pair_id'])
             if not osp.isfile(path):
                 raise FileNotFoundError(
                     f'{path}: no scene graph for pair {record["pair_id"]!r}; '
@@ -74,17 +75,12 @@ def main(argv=None):
     with open(args.predictions) as f:
         records = json.load(f)
     stats = check_predictions(records, args.data_root)
-    order = [t for t in ('color', 'material', 'add', 'drop', 'move', 'none')
-             if t in stats] + sorted(set(stats) - {
-                 'color', 'material', 'add', 'drop', 'move', 'none'})
+    order = [t for t in ROW_ORDER if t in stats] + sorted(
+        set(stats) - set(ROW_ORDER))
+    total = {k: sum(entry[k] for entry in stats.values())
+             for k in ('pairs', 'true', 'right_type')}
     print(f'{"type":10s} {"pairs":>5s} {"true":>6s} {"right type":>10s}')
-    for name in order + ['total']:
-        if name == 'total':
-            rows = list(stats.values())
-            entry = {k: sum(r[k] for r in rows)
-                     for k in ('pairs', 'true', 'right_type')}
-        else:
-            entry = stats[name]
+    for name, entry in [(t, stats[t]) for t in order] + [('total', total)]:
         print(f'{name:10s} {entry["pairs"]:5d} '
               f'{entry["true"] / entry["pairs"]:6.1%} '
               f'{entry["right_type"] / entry["pairs"]:10.1%}')

@@ -100,6 +100,14 @@ def resolve_reference(ref: str, objects: List[SceneObject],
     return candidates[0]
 
 
+def scene_graph_file(data_root: str, image_name: str) -> str:
+    """``<data_root>/scenes/CLEVR_default_NNNNNN.json`` of a pair, from its
+    before image's path (``.../CLEVR_default_NNNNNN.png``) or its pair id
+    (``NNNNNN.png``)."""
+    index = osp.splitext(osp.basename(image_name))[0].split('_')[-1]
+    return osp.join(data_root, 'scenes', f'CLEVR_default_{index}.json')
+
+
 def _objects(scene: dict, image: str) -> List[SceneObject]:
     return [SceneObject.from_dict(o) for o in scene['images'][image]['objects']]
 
@@ -207,7 +215,7 @@ def check_dataset(data_root: str) -> List[str]:
         no_change_captions = json.load(f)
     problems = []
     for name, captions in change_captions.items():
-        scene_file = osp.join(data_root, 'scenes', name[:-4] + '.json')
+        scene_file = scene_graph_file(data_root, name)
         with open(scene_file) as f:
             scene = json.load(f)
         found = check_scene_graph(scene)
