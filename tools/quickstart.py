@@ -20,8 +20,8 @@ import sys
 import time
 
 ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
-ADAPT_CFG = 'configs/clip4idc/clip4idc-adapt_tiny_synthetic-clevr-change.py'
-CAPTION_CFG = 'configs/clip4idc/clip4idc-caption_tiny_synthetic-clevr-change.py'
+ADAPT_CFG = 'configs/from_scratch/clip4idc-adapt_tiny_synthetic-clevr-change.py'
+CAPTION_CFG = 'configs/from_scratch/clip4idc-caption_tiny_synthetic-clevr-change.py'
 DATA_ROOT = 'data/synthetic_clevr_change'  # the configs' data_root
 
 

@@ -1,1 +1,7 @@
+"""Models: reusable parts (``utils``), backbone plug-ins, necks, heads, and
+the algorithms (``clip4idc``)."""
+from .utils import *  # noqa: F401,F403
+from .plugins import *  # noqa: F401,F403
+from .necks import *  # noqa: F401,F403
+from .heads import *  # noqa: F401,F403
 from .clip4idc import *  # noqa: F401,F403

@@ -26,7 +26,7 @@ from mmengine.optim import OptimWrapper
 from mmengine.registry import init_default_scope
 from mmpretrain.structures import DataSample
 
-from mmidc.models.clip4idc.caption_vocab import EOT_ID, SOT_ID, clip_tokenizer
+from mmidc.models.utils.caption_vocab import EOT_ID, SOT_ID, clip_tokenizer
 
 __all__ = ['build_benchmark_model', 'input_size', 'synthetic_batch',
            'build_optim_wrapper', 'decode_timed', 'loader_train_timed',

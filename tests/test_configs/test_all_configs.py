@@ -12,7 +12,7 @@ from mmengine.registry import init_default_scope
 from mmpretrain.structures import DataSample
 
 import mmidc  # noqa: F401  (registers every component)
-from mmidc.models.clip4idc.caption_vocab import clip_tokenizer
+from mmidc.models.utils.caption_vocab import clip_tokenizer
 from mmidc.registry import DATASETS, METRICS, MODELS, TRANSFORMS
 from mmidc.utils.config_check import check_config
 

@@ -42,7 +42,7 @@ sys.path.insert(0, osp.dirname(osp.abspath(__file__)))  # sibling tools
 import loader_speed  # noqa: E402
 import vocab_speed  # noqa: E402
 
-from mmidc.models.clip4idc.caption_vocab import CaptionVocab, build_caption_vocab  # noqa: E402
+from mmidc.models.utils.caption_vocab import CaptionVocab, build_caption_vocab  # noqa: E402
 from mmidc.utils.benchmark import (count_flops, fraction, load_average,  # noqa: E402
                                    machine_info, matmul_peak, time_call,
                                    top_ops)

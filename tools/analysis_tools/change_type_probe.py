@@ -11,7 +11,7 @@ top of it will only learn the caption language. Runs in a few minutes on
 CPU with the tiny configs::
 
     python tools/analysis_tools/change_type_probe.py \
-        configs/clip4idc/clip4idc-caption_tiny_synthetic-clevr-change.py \
+        configs/from_scratch/clip4idc-caption_tiny_synthetic-clevr-change.py \
         --steps 300 --cfg-options model.backbone.difference_tokens=False
 
 Needs a data set with ``change_type`` (CLEVR-Change layout, synthetic set).

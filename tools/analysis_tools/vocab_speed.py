@@ -16,8 +16,8 @@ import time
 
 import torch
 
-from mmidc.models.clip4idc import TransformerCaptionHead
-from mmidc.models.clip4idc.caption_vocab import (CaptionVocab, build_caption_vocab,
+from mmidc.models.heads import TransformerCaptionHead
+from mmidc.models.utils.caption_vocab import (CaptionVocab, build_caption_vocab,
                                                  clip_tokenizer)
 
 

@@ -8,9 +8,9 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from mmidc.registry import MODELS
-from .aligned_difference import AlignedDifference
-from .conv_stem import ConvStem
-from .open_clip_utils import (build_clip_vision_tower, grid_of,
+from ..plugins.aligned_difference import AlignedDifference
+from ..plugins.conv_stem import ConvStem
+from ..utils.open_clip_utils import (build_clip_vision_tower, grid_of,
                               interpolate_pos_embed, load_clip_state_dict,
                               load_tower_weights, vision_state_dict)
 

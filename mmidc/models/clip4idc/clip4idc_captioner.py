@@ -6,9 +6,9 @@ import torch
 from mmengine.logging import print_log
 from mmengine.model import BaseModel
 
-from mmidc.engine.checkpoint_pattern import resolve_checkpoint
+from ..utils.checkpoint_pattern import resolve_checkpoint
 from mmidc.registry import MODELS
-from .open_clip_utils import load_clip_state_dict, load_tower_weights, vision_state_dict
+from ..utils.open_clip_utils import load_clip_state_dict, load_tower_weights, vision_state_dict
 
 __all__ = ['CLIP4IDCCaptioner']
 
@@ -106,7 +106,7 @@ class CLIP4IDCCaptioner(BaseModel):
 
         ``path`` may be a glob pattern (``work_dirs/<run>/best_rsum_*.pth``):
         the newest match is loaded, and no match is a ``FileNotFoundError``
-        naming the pattern (:func:`mmidc.engine.resolve_checkpoint`).
+        naming the pattern (:func:`mmidc.models.utils.resolve_checkpoint`).
         """
         path = resolve_checkpoint(path)
         state = vision_state_dict(load_clip_state_dict(path))  # backbone.X -> X

@@ -7,7 +7,7 @@ import torch.nn.functional as F
 from mmengine.model import BaseModel
 
 from mmidc.registry import MODELS
-from .open_clip_utils import load_clip_state_dict
+from ..utils.open_clip_utils import load_clip_state_dict
 
 __all__ = ['CLIP4IDCRetriever']
 

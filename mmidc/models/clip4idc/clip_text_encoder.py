@@ -5,7 +5,7 @@ import torch
 from mmengine.model import BaseModule
 
 from mmidc.registry import MODELS
-from .open_clip_utils import (build_clip_text_tower, load_clip_state_dict,
+from ..utils.open_clip_utils import (build_clip_text_tower, load_clip_state_dict,
                               load_tower_weights, text_state_dict)
 
 __all__ = ['CLIPTextEncoder']

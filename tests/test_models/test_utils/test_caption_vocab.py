@@ -3,7 +3,7 @@ import json
 import pytest
 import torch
 
-from mmidc.models.clip4idc.caption_vocab import (CLIP_VOCAB_SIZE, EOT_ID, SOT_ID,
+from mmidc.models.utils.caption_vocab import (CLIP_VOCAB_SIZE, EOT_ID, SOT_ID,
                                                  CaptionVocab, build_caption_vocab,
                                                  build_vocab_from_cfg, clip_tokenizer)
 

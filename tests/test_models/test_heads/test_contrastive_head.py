@@ -9,7 +9,7 @@ import torch.multiprocessing as mp
 import torch.nn.functional as F
 from torch.testing import assert_close
 
-from mmidc.models.clip4idc import ContrastiveAdaptationHead
+from mmidc.models.heads import ContrastiveAdaptationHead
 from mmidc.registry import MODELS
 
 

@@ -9,7 +9,7 @@ from torch.testing import assert_close
 
 from mmidc.models.clip4idc import CLIP4IDCBackbone, CLIPTextEncoder
 
-TOOL = (Path(__file__).parents[2] / 'tools' / 'model_converters' /
+TOOL = (Path(__file__).parents[3] / 'tools' / 'model_converters' /
         'openai_clip_to_safetensors.py')
 
 

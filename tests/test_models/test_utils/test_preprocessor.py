@@ -3,8 +3,8 @@ import torch
 from mmpretrain.structures import DataSample
 from torch.testing import assert_close
 
-from mmidc.models.clip4idc import IDCDataPreprocessor
-from mmidc.models.clip4idc.pair_data_preprocessor import CLIP_MEAN, CLIP_STD
+from mmidc.models.utils import IDCDataPreprocessor
+from mmidc.models.utils.data_preprocessor import CLIP_MEAN, CLIP_STD
 from mmidc.registry import MODELS
 
 

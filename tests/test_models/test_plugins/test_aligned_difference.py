@@ -3,7 +3,7 @@ import torch
 from torch.testing import assert_close
 
 from mmidc.models.clip4idc import CLIP4IDCBackbone
-from mmidc.models.clip4idc.aligned_difference import (AlignedDifference,
+from mmidc.models.plugins.aligned_difference import (AlignedDifference,
                                                       _best_match_difference)
 
 

@@ -17,7 +17,7 @@ from mmengine.model import BaseModule
 from torch import nn
 
 from mmidc.registry import MODELS
-from .caption_vocab import CaptionVocab, build_vocab_from_cfg, clip_tokenizer
+from ..utils.caption_vocab import CaptionVocab, build_vocab_from_cfg, clip_tokenizer
 
 __all__ = ['TransformerCaptionHead', 'CaptionDecodeOutput']
 
@@ -157,7 +157,7 @@ class TransformerCaptionHead(BaseModule):
             backbone. Defaults to 2.
         vocab: output vocabulary: ``None`` (full CLIP BPE, 49,408 ids), a
             file path or ``dict(captions_from=..., cache_file=...)``; see
-            :mod:`mmidc.models.clip4idc.caption_vocab`.
+            :mod:`mmidc.models.utils.caption_vocab`.
         label_smoothing (float): cross-entropy label smoothing. Defaults to 0.
         pooled_memory_tokens (bool): append one token per memory segment,
             the channel-wise max over that segment's backbone tokens (plus a

@@ -1,0 +1,3 @@
+"""Heads: contrastive adaptation, captioning."""
+from .contrastive_adaptation_head import *  # noqa: F401,F403
+from .transformer_caption_head import *  # noqa: F401,F403

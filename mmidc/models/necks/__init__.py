@@ -1,0 +1,1 @@
+"""Necks between a pair encoder and its heads."""
