@@ -127,7 +127,7 @@ def test_inter_attention_finds_the_changed_square(tmp_path):
         pairs, labels, _ = _square_batch(generator)
         inputs = model.data_preprocessor({'inputs': pairs}, True)['inputs']
         tokens = model.backbone(inputs[:, 0], inputs[:, 1])  # [B, 2(n+1), D]
-        loss = F.cross_entropy(classifier(model.backbone.pool(tokens)), labels)
+        loss = F.cross_entropy(classifier(model.neck(tokens)), labels)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()

@@ -17,7 +17,8 @@ class PackIDCInputs(BaseTransform):
     normalised (the model's data preprocessor does that). The
     :class:`~mmpretrain.structures.DataSample` carries ``pair_id``,
     ``change_type`` and ``gt_captions`` (and the other ``meta_keys`` found)
-    as metainfo, and ``text_tokens`` as a data field when present.
+    as metainfo, and ``text_tokens`` and ``ref_tokens`` as data fields when
+    present.
 
     Args:
         meta_keys (Sequence[str]): Keys copied into the metainfo when
@@ -51,8 +52,9 @@ class PackIDCInputs(BaseTransform):
                 raise KeyError(f'PackIDCInputs: sample has no "{key}"')
         data_sample.set_metainfo(
             {k: results[k] for k in self.meta_keys if k in results})
-        if 'text_tokens' in results:
-            data_sample.set_field(results['text_tokens'], 'text_tokens')
+        for key in ('text_tokens', 'ref_tokens'):
+            if key in results:
+                data_sample.set_field(results[key], key)
         return dict(inputs=inputs.contiguous(), data_samples=data_sample)
 
     def __repr__(self) -> str:

@@ -3,4 +3,5 @@ tokenizer, the pair data preprocessor, checkpoint paths."""
 from .open_clip_utils import *  # noqa: F401,F403
 from .caption_vocab import *  # noqa: F401,F403
 from .checkpoint_pattern import *  # noqa: F401,F403
+from .segments import *  # noqa: F401,F403
 from .data_preprocessor import *  # noqa: F401,F403
