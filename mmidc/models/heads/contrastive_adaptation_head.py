@@ -89,7 +89,8 @@ class ContrastiveAdaptationHead(BaseModule):
     gradient of the global loss. (The published code's gather passes back
     only this rank's copy of the gradient, so after DDP's average its
     gradients are ``1/W`` of the global loss's, W the world size: the same
-    direction, a smaller step wherever the gradient clipping bites.)
+    direction; with Adam-type updates the steps differ mainly where the
+    gradient clipping is active.)
 
     Args:
         init_logit_scale (float): Initial ``logit_scale`` (log of the inverse
