@@ -30,14 +30,6 @@ TINY_ARCH = dict(
 IMG_SIZE = 32
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def config_id(path: Path) -> str:
     return str(path.relative_to(CONFIG_ROOT))
 

@@ -31,14 +31,6 @@ def synthetic_root(tmp_path_factory):
     return root
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 class Recorder(Hook):
     """Each iteration's pairs and the learning rate of two parameters."""
 
@@ -108,6 +100,19 @@ def check_schedule(lrs, base, schedule):
         assert lr == pytest.approx([b * factor for b in base]), k
 
 
+def check_optimizer(runner, betas, decay_of):
+    """BertAdam with ``betas`` after a global clip to 1.0, and
+    ``decay_of(name, param)`` as each trainable parameter's weight decay."""
+    wrapper = runner.optim_wrapper
+    assert isinstance(wrapper.optimizer, BertAdam)
+    assert wrapper.optimizer.defaults['betas'] == betas
+    assert wrapper.clip_grad_kwargs['max_norm'] == 1.0
+    groups = {id(g['params'][0]): g for g in wrapper.optimizer.param_groups}
+    for name, p in runner.model.named_parameters():
+        if p.requires_grad:
+            assert groups[id(p)]['weight_decay'] == decay_of(name, p), name
+
+
 def test_adaptation_recipe(synthetic_root, tmp_path, tiny_arch):
     cfg = tiny('clip4idc-adapt_vit-b32_clevr-change.py', synthetic_root,
                str(tmp_path), tiny_arch, batch_size=4, epochs=1)
@@ -127,15 +132,9 @@ def test_adaptation_recipe(synthetic_root, tmp_path, tiny_arch):
     runner.register_hook(recorder)
     runner.train()
 
-    wrapper = runner.optim_wrapper
-    assert isinstance(wrapper.optimizer, BertAdam)
-    assert wrapper.optimizer.defaults['betas'] == (0.9, 0.98)
-    assert wrapper.clip_grad_kwargs['max_norm'] == 1.0
-    groups = {id(g['params'][0]): g for g in wrapper.optimizer.param_groups}
-    for name, p in model.named_parameters():
-        if p.requires_grad:  # decay on all but biases, LayerNorms included
-            expected = 0.0 if 'bias' in name else 0.2
-            assert groups[id(p)]['weight_decay'] == expected, name
+    # decay on all but biases, LayerNorm weights included
+    check_optimizer(runner, (0.9, 0.98),
+                    lambda name, p: 0.0 if 'bias' in name else 0.2)
     # one epoch: every train pair once per caption, batch 4, the last
     # incomplete batch dropped; lr 1e-7 for CLIP, 1e-4 for the new ones
     captions = load_json(osp.join(synthetic_root, 'change_captions.json'))
@@ -169,17 +168,10 @@ def test_captioning_recipe(synthetic_root, tmp_path, tiny_arch):
     runner.register_hook(recorder)
     runner.train()
 
-    wrapper = runner.optim_wrapper
-    assert isinstance(wrapper.optimizer, BertAdam)
-    assert wrapper.optimizer.defaults['betas'] == (0.9, 0.999)
-    assert wrapper.clip_grad_kwargs['max_norm'] == 1.0
-    groups = {id(g['params'][0]): g for g in wrapper.optimizer.param_groups}
     head_norms = {id(p) for m in model.head.modules()
                   if isinstance(m, torch.nn.LayerNorm) for p in m.parameters()}
-    for name, p in model.named_parameters():
-        if p.requires_grad:
-            expected = 0.0 if 'bias' in name or id(p) in head_norms else 0.01
-            assert groups[id(p)]['weight_decay'] == expected, name
+    check_optimizer(runner, (0.9, 0.999), lambda name, p: (
+        0.0 if 'bias' in name or id(p) in head_norms else 0.01))
     # 16 pairs = 8 scenes, 2 scenes a batch; every encoder parameter 1e-7
     assert len(recorder.lrs) == 4 * EPOCHS
     check_schedule(recorder.lrs, [1e-7, 1e-4], 'warmup_linear')
