@@ -51,6 +51,8 @@ class GroupSampler(Sampler):
         raise NotImplementedError
 
     def _rank_groups(self) -> List[int]:
+        if not self.groups:
+            return []
         if self.shuffle:
             g = torch.Generator()
             g.manual_seed(self.seed + self.epoch)
