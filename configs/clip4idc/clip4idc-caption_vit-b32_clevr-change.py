@@ -1,7 +1,7 @@
 # CLIP4IDC stage 2 on CLEVR-Change, CLIP ViT-B/32: the adapted pair
-# encoder feeds a 3+3-layer captioning Transformer trained from scratch
-# (paper: Adam, lr 1e-7 for the encoder, 1e-4 for the captioner, at most
-# 50 epochs, batch 16).
+# encoder feeds a 3+3-layer captioning Transformer trained from scratch,
+# at most 50 epochs, with the published CLIP4IDC code's recipe (the model
+# and schedule bases say what that is; README.md lists where mmidc differs).
 # Model selection on val by CIDEr(-D); the test split only via tools/test.py.
 _base_ = [
     '../_base_/datasets/clevr_change.py',
@@ -9,7 +9,14 @@ _base_ = [
     '../_base_/schedules/captioning.py'
 ]
 data_root = 'data/clevr_change'
-train_dataloader = dict(batch_size=16)
+# Every batch holds 16 scenes, each with its change pair and its no-change
+# pair (PairedSceneSampler): the published code's batch of 16, which it runs
+# as two forward passes, (before, change) and (before, distractor).
+# DefaultSampler with batch_size=16 shuffles the pairs independently instead.
+# The last, incomplete batch of an epoch is dropped, as in the published code.
+train_dataloader = dict(
+    batch_size=32, drop_last=True,
+    sampler=dict(type='PairedSceneSampler', shuffle=True))
 # The adaptation run (tools/train.py's default work dir for its config).
 adapt_work_dir = 'work_dirs/clip4idc-adapt_vit-b32_clevr-change'
 model = dict(

@@ -1,7 +1,8 @@
 # CLIP4IDC stage 2 on Image-Editing-Request, CLIP ViT-B/32: the adapted pair
-# encoder feeds a 3+3-layer captioning Transformer trained from scratch
-# (paper: Adam, lr 1e-7 for the encoder, 1e-4 for the captioner, at most
-# 50 epochs, batch 16).
+# encoder feeds a 3+3-layer captioning Transformer trained from scratch,
+# at most 50 epochs, batch 16, with the published CLIP4IDC code's recipe
+# (the model and schedule bases say what that is; README.md lists where
+# mmidc differs).
 # Model selection on val by CIDEr(-D); the test split only via tools/test.py.
 _base_ = [
     '../_base_/datasets/image_editing_request.py',
@@ -9,7 +10,8 @@ _base_ = [
     '../_base_/schedules/captioning.py'
 ]
 data_root = 'data/image_editing_request'
-train_dataloader = dict(batch_size=16)
+# The last, incomplete batch of an epoch is dropped, as in the published code.
+train_dataloader = dict(batch_size=16, drop_last=True)
 # The adaptation run (tools/train.py's default work dir for its config).
 adapt_work_dir = 'work_dirs/clip4idc-adapt_vit-b32_image-editing-request'
 model = dict(

@@ -1,5 +1,7 @@
 # Stage 2 on your own pairs (docs/new_dataset.md), after
-# clip4idc-adapt_vit-b32_my-pairs.py has run.
+# clip4idc-adapt_vit-b32_my-pairs.py has run. The published CLIP4IDC code's
+# recipe (the model and schedule bases say what that is;
+# configs/clip4idc/README.md lists where mmidc differs).
 _base_ = [
     '../_base_/datasets/image_pair.py',
     '../_base_/models/clip4idc-captioner_vit-b32.py',

@@ -1,6 +1,8 @@
 # Ablation "CLIP4IDC without L" (paper, table 5) on CLEVR-Change: the
 # intra/inter pair encoder starts from CLIP's weights with no adaptation
-# stage. Paper: CIDEr 147.5 (with adaptation 150.7).
+# stage. Paper: CIDEr 147.5 (with adaptation 150.7). The recipe is the
+# captioning config's (the published CLIP4IDC code's; it has no script for
+# this ablation), except for the inter-image parameters below.
 _base_ = ['./clip4idc-caption_vit-b32_clevr-change.py']
 model = dict(
     backbone=dict(pretrained='checkpoints/clip/ViT-B-32.safetensors'),
