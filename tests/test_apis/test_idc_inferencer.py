@@ -80,7 +80,7 @@ def test_unsafe_checkpoint_is_refused(captioner_files, tmp_path):
 
     bad = tmp_path / 'evil.pth'
     torch.save({'state_dict': {}, 'payload': Evil()}, bad)
-    with pytest.raises(RuntimeError, match='weights_only=True'):
+    with pytest.raises(ValueError, match='weights_only=True'):
         IDCInferencer(captioner_files[0], str(bad), device='cpu')
 
 

@@ -37,6 +37,8 @@ import torch
 from mmengine.logging import print_log
 from torch import nn
 
+from .checkpoint_io import read_checkpoint
+
 __all__ = ['CaptionVocab', 'build_caption_vocab', 'build_vocab_from_cfg',
            'CLIP_VOCAB_SIZE', 'SOT_ID', 'EOT_ID', 'PAD_ID']
 
@@ -146,12 +148,7 @@ class CaptionVocab(nn.Module):
             if not isinstance(ids, list) or not all(isinstance(i, int) for i in ids):
                 raise ValueError(f'{path}: expected a JSON list of CLIP token ids')
             return cls(ids)
-        if path.endswith('.safetensors'):
-            from safetensors.torch import load_file
-            state = load_file(path)
-        else:
-            state = torch.load(path, map_location='cpu', weights_only=True)
-            state = state.get('state_dict', state)
+        state, _ = read_checkpoint(path)
         keys = [k for k in state if k.endswith('vocab.clip_ids')]
         if len(keys) != 1:
             raise KeyError(f'{path}: expected one "*vocab.clip_ids" entry in the '

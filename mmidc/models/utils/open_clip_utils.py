@@ -35,13 +35,14 @@ OpenAI's weights were trained with QuickGELU: use open_clip's
 import copy
 import math
 import os
-import zipfile
 from typing import Dict, Optional, Sequence, Tuple, Union
 
 import torch
 import torch.nn.functional as F
 from mmengine.logging import print_log
 from torch import nn
+
+from .checkpoint_io import read_checkpoint
 
 __all__ = [
     'get_clip_config', 'build_clip_vision_tower', 'build_clip_text_tower',
@@ -153,36 +154,6 @@ def build_clip_text_tower(arch: ArchType) -> nn.Module:
 # ---------------------------------------------------------------- loading
 
 
-def _is_torchscript_archive(path: str) -> bool:
-    if not zipfile.is_zipfile(path):
-        return False
-    with zipfile.ZipFile(path) as archive:
-        names = archive.namelist()
-    return any(n.endswith('/constants.pkl') or '/code/' in n for n in names)
-
-
-def _read_state_dict_file(path: str) -> dict:
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f'pretrained checkpoint {path!r} not found')
-    if path.endswith('.safetensors'):
-        from safetensors.torch import load_file
-        return load_file(path, device='cpu')
-    if _is_torchscript_archive(path):
-        raise ValueError(
-            f'{path!r} is a TorchScript archive (the format of OpenAI\'s '
-            'CLIP downloads), which is not loaded on the training path. '
-            'Convert it once with `python tools/model_converters/'
-            f'openai_clip_to_safetensors.py {path} OUT.safetensors` and pass '
-            'OUT.safetensors as pretrained.')
-    try:
-        return torch.load(path, map_location='cpu', weights_only=True)
-    except Exception as err:  # unpickling refused / corrupt file
-        raise ValueError(
-            f'could not read {path!r} with torch.load(weights_only=True): '
-            f'{err}. Expected a state dict of tensors (.pt/.pth/.bin) or a '
-            '.safetensors file.') from err
-
-
 def _unwrap_checkpoint(ckpt: dict, path: str) -> StateDict:
     if not isinstance(ckpt, dict):
         raise ValueError(f'{path!r} holds a {type(ckpt).__name__}, not a '
@@ -255,7 +226,7 @@ def load_clip_state_dict(pretrained: Union[str, dict],
         return _unwrap_checkpoint(pretrained, '<state dict>')
     path = resolve_pretrained(str(pretrained), arch)
     print_log(f'Loading CLIP weights from {path}', logger='current')
-    return _unwrap_checkpoint(_read_state_dict_file(path), path)
+    return _unwrap_checkpoint(read_checkpoint(path)[0], path)
 
 
 def vision_state_dict(state: StateDict) -> StateDict:
