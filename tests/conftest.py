@@ -1,3 +1,4 @@
+"""Fixtures for every test (helpers to import: :mod:`tests.helpers`)."""
 import os
 
 import pytest
@@ -10,3 +11,15 @@ torch.set_num_threads(min(2, os.cpu_count() or 1))
 @pytest.fixture(autouse=True)
 def _seed():
     torch.manual_seed(0)
+
+
+@pytest.fixture
+def one_thread():
+    """One intra-op thread for the test: tiny tensors run fastest on one, and
+    much faster on a busy machine (two threads spin-wait when other processes
+    hold the cores). Use with ``pytestmark = pytest.mark.usefixtures(
+    'one_thread')``."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

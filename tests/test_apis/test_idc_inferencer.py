@@ -3,7 +3,7 @@ import pytest
 from PIL import Image
 
 from mmidc.apis import IDCInferencer, IDCRetrievalInferencer, ImageInputError
-from .conftest import square_pair
+from tests.helpers.tiny_models import square_pair
 
 
 @pytest.fixture(scope='module')

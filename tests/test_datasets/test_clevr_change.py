@@ -2,7 +2,7 @@ import os
 import os.path as osp
 
 import pytest
-from pair_trees import CLEVR_SPLITS, CLEVR_TYPES, read_json, write_json
+from tests.helpers.pair_trees import CLEVR_SPLITS, CLEVR_TYPES, read_json, write_json
 
 from mmidc.datasets import CLEVRChangeDataset
 from mmidc.registry import DATASETS

@@ -2,7 +2,7 @@ import os.path as osp
 import shutil
 
 import pytest
-from pair_trees import make_ier_tree, read_json, write_json
+from tests.helpers.pair_trees import make_ier_tree, read_json, write_json
 
 from mmidc.datasets import ImageEditingRequestDataset
 from mmidc.registry import DATASETS

@@ -1,7 +1,7 @@
 import os
 
 import pytest
-from pair_trees import make_generic_tree, write_records
+from tests.helpers.pair_trees import make_generic_tree, write_records
 from PIL import Image
 
 from mmidc.datasets import CHANGE_TYPES, ImagePairDataset

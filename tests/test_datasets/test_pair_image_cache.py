@@ -1,5 +1,4 @@
 """The pre-resized cache: built by the tool, read by LoadImagePair."""
-import importlib.util
 import json
 import os
 import os.path as osp
@@ -9,21 +8,16 @@ import numpy as np
 import pytest
 import torch
 from mmengine.dataset import pseudo_collate
-from pair_trees import make_clevr_change_tree
 
 from mmidc.datasets import CLEVRChangeDataset, pair_image_cache
 from mmidc.registry import TRANSFORMS
-
-TOOL = osp.join(osp.dirname(__file__), '..', '..', 'tools',
-                'dataset_converters', 'build_resized_cache.py')
+from tests.helpers import load_tool
+from tests.helpers.pair_trees import make_clevr_change_tree
 SIZE = (24, 20)
 
 
 def _run_tool(argv):
-    spec = importlib.util.spec_from_file_location('build_resized_cache', TOOL)
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    return tool.main(argv)
+    return load_tool('tools/dataset_converters/build_resized_cache.py').main(argv)
 
 
 @pytest.fixture(scope='module')

@@ -40,7 +40,7 @@ def test_wrong_split(spot_root):
 
 
 def test_missing_image_named(tmp_path):
-    from pair_trees import make_spot_the_diff_tree
+    from tests.helpers.pair_trees import make_spot_the_diff_tree
     make_spot_the_diff_tree(str(tmp_path))
     os.remove(tmp_path / 'resized_images' / '8_2.png')
     with pytest.raises(FileNotFoundError, match='resized_images/8_2.png'):

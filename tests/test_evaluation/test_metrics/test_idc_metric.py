@@ -16,7 +16,7 @@ from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
 
 from mmidc.evaluation import IDCMetric
 from mmidc.registry import METRICS
-from test_evaluation.idc_pairs import PAIRS, data_samples
+from tests.helpers.idc_pairs import PAIRS, data_samples
 
 SUBSET_TYPES = {
     'color': {'color'},

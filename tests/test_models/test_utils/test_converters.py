@@ -1,6 +1,4 @@
-import importlib.util
 import sys
-from pathlib import Path
 
 import open_clip
 import pytest
@@ -11,16 +9,11 @@ from safetensors.torch import load_file
 from torch.testing import assert_close
 
 from mmidc.models.clip4idc import CLIP4IDCBackbone, CLIPTextEncoder
-
-TOOL = (Path(__file__).parents[3] / 'tools' / 'model_converters' /
-        'openai_clip_to_safetensors.py')
+from tests.helpers import REPO, load_tool
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location('openai_clip_tool', TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool('tools/model_converters/openai_clip_to_safetensors.py')
 
 
 def _openai_style_archive(arch, path):
@@ -89,6 +82,6 @@ def test_convert_state_dict_is_pure_and_checks_keys(tiny_arch):
 ])
 def test_default_output_is_the_configs_pretrained_path(config, archive):
     tool = _tool()
-    expected = Config.fromfile(str(TOOL.parents[2] / config)).model.pretrained
+    expected = Config.fromfile(str(REPO / config)).model.pretrained
     assert tool.default_output(f'/downloads/{archive}') == expected
     assert expected in tool.__doc__  # the usage example says the same
