@@ -32,7 +32,8 @@ class ImagePairDataset(BaseDataset):
     Image paths are relative to ``data_root`` joined with
     ``data_prefix['img_path']`` (absolute paths are kept). Every entry of
     ``data_list`` follows ``docs/design.md``: ``img1_path``, ``img2_path``,
-    ``gt_captions``, ``pair_id`` and ``change_type``.
+    ``gt_captions``, ``pair_id`` and ``change_type``; samples also carry the
+    data set's ``data_root``.
 
     The annotations are validated when the data set is built (``full_init``),
     not mid-epoch: every image must exist (and decode, with
@@ -174,9 +175,13 @@ class ImagePairDataset(BaseDataset):
         if self.verify_images:
             verify_images(paths)
 
-    def get_pair_info(self, idx: int) -> dict:
-        """The ``data_list`` entry of pair ``idx`` (no image loading)."""
-        return self.get_data_info(idx)
+    def get_data_info(self, idx: int) -> dict:
+        """The ``data_list`` entry of pair ``idx`` (no image loading), with
+        the data set's ``data_root`` (``LoadImagePair`` finds the image cache
+        under it)."""
+        info = super().get_data_info(idx)
+        info['data_root'] = self.data_root
+        return info
 
 
 def load_json(path: str):

@@ -15,7 +15,7 @@ def test_reads_json_and_jsonl(tmp_path, ann_name):
         dict(type='ImagePairDataset', ann_file=ann_name,
              data_root=str(tmp_path), data_prefix=dict(img_path='imgs')))
     assert len(dataset) == 3
-    entries = [dataset.get_pair_info(i) for i in range(3)]
+    entries = [dataset.get_data_info(i) for i in range(3)]
     # pair_id defaults to the record index, change_type to "unknown".
     assert [e['pair_id'] for e in entries] == ['0', 'custom-1', '2']
     assert [e['change_type'] for e in entries] == ['unknown', 'move',

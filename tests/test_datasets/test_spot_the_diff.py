@@ -17,7 +17,7 @@ def test_reads_pairs_and_drops_empty_sentences(spot_root, monkeypatch):
     # Three empty sentences dropped; pair 99 had nothing left: reported.
     assert 'dropped 3 empty sentences' in out
     assert 'dropped 1 pairs' in out and 'img_id 99' in out
-    entries = [dataset.get_pair_info(i) for i in range(len(dataset))]
+    entries = [dataset.get_data_info(i) for i in range(len(dataset))]
     assert [e['pair_id'] for e in entries] == ['5406', '17']
     assert entries[0]['gt_captions'] == ['a car left', 'a man came']
     assert entries[0]['img1_path'] == osp.join(spot_root, 'resized_images',
@@ -30,7 +30,7 @@ def test_reads_pairs_and_drops_empty_sentences(spot_root, monkeypatch):
 @pytest.mark.parametrize('split, ids', [('val', ['21']), ('test', ['8'])])
 def test_other_splits(spot_root, split, ids):
     dataset = SpotTheDiffDataset(spot_root, split=split)
-    assert [dataset.get_pair_info(i)['pair_id']
+    assert [dataset.get_data_info(i)['pair_id']
             for i in range(len(dataset))] == ids
 
 
