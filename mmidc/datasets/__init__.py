@@ -7,13 +7,13 @@ from .image_pair_dataset import CHANGE_TYPES, ImagePairDataset
 from .pair_image_cache import (PairImageCache, build_pair_image_cache,
                                default_cache_dir)
 from .spot_the_diff import SpotTheDiffDataset
-from .transforms import (LoadImagePair, PackIDCInputs, PairRandomResizedCrop,
-                         ResizePair, TokenizeCaptions)
+from .transforms import (LoadImagePair, PackIDCInputs, ResizePair,
+                         TokenizeCaptions)
 
 __all__ = [
     'CHANGE_TYPES', 'ImagePairDataset', 'CLEVRChangeDataset',
     'SpotTheDiffDataset', 'ImageEditingRequestDataset', 'LoadImagePair',
-    'ResizePair', 'PairRandomResizedCrop', 'TokenizeCaptions',
+    'ResizePair', 'TokenizeCaptions',
     'PackIDCInputs', 'PairImageCache', 'build_pair_image_cache',
     'default_cache_dir', 'read_rgb', 'resize_rgb', 'transforms'
 ]
