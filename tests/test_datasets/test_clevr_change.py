@@ -2,10 +2,10 @@ import os
 import os.path as osp
 
 import pytest
-from tests.helpers.pair_trees import CLEVR_SPLITS, CLEVR_TYPES, read_json, write_json
 
 from mmidc.datasets import CLEVRChangeDataset
 from mmidc.registry import DATASETS
+from tests.helpers.pair_trees import CLEVR_SPLITS, CLEVR_TYPES, read_json, write_json
 
 
 def test_reads_pairs_ids_types_paths(clevr_root):

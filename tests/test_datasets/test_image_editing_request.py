@@ -2,10 +2,10 @@ import os.path as osp
 import shutil
 
 import pytest
-from tests.helpers.pair_trees import make_ier_tree, read_json, write_json
 
 from mmidc.datasets import ImageEditingRequestDataset
 from mmidc.registry import DATASETS
+from tests.helpers.pair_trees import make_ier_tree, read_json, write_json
 
 
 def test_reads_mixed_formats(ier_root):
