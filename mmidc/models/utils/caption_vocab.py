@@ -54,7 +54,9 @@ UNK_CLIP_ID = -1  # the restricted vocab's unk has no CLIP id
 
 @lru_cache(maxsize=1)
 def clip_tokenizer():
-    """open_clip's BPE tokenizer (built once; reading the merges takes ~0.3 s)."""
+    """open_clip's BPE tokenizer, the one instance every part uses (captions
+    in the data pipeline, the vocabulary, decoding, the retrieval inferencer);
+    built once: reading the merges takes ~0.3 s."""
     from open_clip.tokenizer import SimpleTokenizer
     return SimpleTokenizer()
 
