@@ -8,14 +8,13 @@ from .pair_image_cache import (PairImageCache, build_pair_image_cache,
                                default_cache_dir)
 from .samplers import PairedSceneSampler, RepeatByCaptionsSampler
 from .spot_the_diff import SpotTheDiffDataset
-from .transforms import (LoadImagePair, PackIDCInputs, PairRandomResizedCrop,
-                         RandomDistractorBefore, ResizePair, TokenizeCaptions)
+from .transforms import (LoadImagePair, PackIDCInputs, RandomDistractorBefore,
+                         ResizePair, TokenizeCaptions)
 
 __all__ = [
     'CHANGE_TYPES', 'ImagePairDataset', 'CLEVRChangeDataset',
     'SpotTheDiffDataset', 'ImageEditingRequestDataset', 'LoadImagePair',
-    'ResizePair', 'PairRandomResizedCrop', 'TokenizeCaptions',
-    'PackIDCInputs', 'RandomDistractorBefore', 'PairImageCache',
-    'build_pair_image_cache', 'default_cache_dir', 'read_rgb', 'resize_rgb',
-    'transforms', 'PairedSceneSampler', 'RepeatByCaptionsSampler'
+    'ResizePair', 'TokenizeCaptions', 'PackIDCInputs', 'RandomDistractorBefore',
+    'PairImageCache', 'build_pair_image_cache', 'default_cache_dir', 'read_rgb',
+    'resize_rgb', 'transforms', 'PairedSceneSampler', 'RepeatByCaptionsSampler'
 ]

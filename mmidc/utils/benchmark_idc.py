@@ -17,7 +17,7 @@ end-of-text), so their cost does not depend on what random weights emit.
 """
 import copy
 import time
-from typing import Dict, Optional
+from typing import Dict
 
 import torch
 from mmengine.config import Config
@@ -210,8 +210,3 @@ def disable_dropout(model: torch.nn.Module) -> torch.nn.Module:
 def normalised_inputs(model: torch.nn.Module, batch: Dict) -> torch.Tensor:
     """The data preprocessor's ``[B, 2, 3, H, W]`` float inputs of a batch."""
     return model.data_preprocessor(batch, training=False)['inputs']
-
-
-def first_batch(dataset, batch_size: int) -> Optional[Dict]:
-    """``batch_size`` samples of ``dataset`` collated (no workers)."""
-    return pseudo_collate([dataset[i] for i in range(min(batch_size, len(dataset)))])

@@ -15,19 +15,14 @@ import mmidc  # noqa: F401  (registers every component)
 from mmidc.models.utils.caption_vocab import clip_tokenizer
 from mmidc.registry import DATASETS, METRICS, MODELS, TRANSFORMS
 from mmidc.utils.config_check import check_config
+from tests.helpers.tiny_models import TINY_ARCH
 
 CONFIG_ROOT = Path(__file__).parents[2] / 'configs'
 CONFIGS = sorted(p for p in CONFIG_ROOT.rglob('*.py') if '_base_' not in p.parts)
 CAPTIONS = ['the red cube changed to blue', 'there is no change']
-# The same tiny open_clip config as tests/test_models/conftest.py: 32 px
-# images, 8 px patches (n = 16), 4 vision blocks, 2 text blocks.
-TINY_ARCH = dict(
-    embed_dim=64,
-    vision_cfg=dict(image_size=32, layers=4, width=64, head_width=32,
-                    patch_size=8),
-    text_cfg=dict(context_length=32, vocab_size=49408, width=64, heads=2,
-                  layers=2))
 IMG_SIZE = 32
+
+pytestmark = pytest.mark.usefixtures('one_thread')
 
 
 def config_id(path: Path) -> str:

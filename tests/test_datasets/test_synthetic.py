@@ -3,7 +3,6 @@ import copy
 import json
 import os
 import os.path as osp
-import time
 
 import numpy as np
 import pytest
@@ -207,12 +206,3 @@ def test_clevr_change_dataset_reads_output(synthetic_root):
     test = datasets.CLEVRChangeDataset(synthetic_root, split='test',
                                        with_no_change=False)
     assert len(test) == 4
-
-
-@pytest.mark.slow
-def test_speed_5000_scenes(tmp_path):
-    start = time.perf_counter()
-    generate_dataset(str(tmp_path), 5000, seed=0, workers=2, progress=False)
-    elapsed = time.perf_counter() - start
-    print(f'5000 scenes at 480x320 with 2 workers: {elapsed:.1f} s')
-    assert elapsed <= 300

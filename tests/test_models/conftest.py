@@ -1,14 +1,11 @@
-"""Shared tiny CLIP models for the model tests (``tiny_arch``: the root
-conftest)."""
+"""Tiny CLIP models for the model tests (``tiny_arch``: the root conftest)."""
 import pytest
 
 
 @pytest.fixture
 def tiny_clip(tiny_arch):
     """An open_clip ``CLIP`` model of the tiny arch, eval mode."""
-    import open_clip
     from open_clip.model import CLIP
-    del open_clip
     return CLIP(**tiny_arch).eval()
 
 

@@ -1,22 +1,15 @@
 """tools/analysis_tools/check_synthetic_captions.py on a tiny generated set."""
-import importlib.util
 import json
 import os.path as osp
 
 import pytest
 
 from mmidc.datasets.synthetic import generate_dataset
-
-TOOL = osp.join(osp.dirname(__file__), '..', '..', 'tools', 'analysis_tools',
-                'check_synthetic_captions.py')
+from tests.helpers import load_tool as _load_tool
 
 
 def load_tool():
-    spec = importlib.util.spec_from_file_location('check_synthetic_captions',
-                                                  TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _load_tool('tools/analysis_tools/check_synthetic_captions.py')
 
 
 def test_references_are_true_and_wrong_captions_are_caught(tmp_path, capsys):

@@ -1,21 +1,12 @@
 """tools/quickstart.py: a finished stage is skipped only for its own config."""
-import importlib.util
-import os.path as osp
-import sys
-
 import pytest
 
-sys.path.insert(0, osp.dirname(__file__))
-from tiny_run import REPO  # noqa: E402
-
-TOOL = REPO / 'tools' / 'quickstart.py'
+from tests.helpers import load_tool
 
 
 @pytest.fixture
 def quickstart(monkeypatch):
-    spec = importlib.util.spec_from_file_location('quickstart', TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_tool('tools/quickstart.py')
     commands = []
     monkeypatch.setattr(module, 'run', lambda cmd: commands.append(cmd))
     module.commands = commands

@@ -41,8 +41,8 @@ class PackIDCInputs(BaseTransform):
         if img1.shape != img2.shape:
             raise ValueError(
                 f'PackIDCInputs: pair "{results.get("pair_id")}" has images '
-                f'of shapes {img1.shape} and {img2.shape}; put ResizePair or '
-                f'PairRandomResizedCrop before packing')
+                f'of shapes {img1.shape} and {img2.shape}; put ResizePair '
+                'before packing')
         pair = np.stack([img1, img2])  # [2, H, W, 3]
         inputs = torch.from_numpy(pair).permute(0, 3, 1, 2)  # [2, 3, H, W]
 

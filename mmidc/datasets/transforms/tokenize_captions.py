@@ -1,17 +1,9 @@
 """Tokenise reference captions with open_clip's BPE tokenizer."""
-from functools import lru_cache
-
 import numpy as np
 from mmcv.transforms import BaseTransform
-from open_clip.tokenizer import SimpleTokenizer
 
+from mmidc.models.utils.caption_vocab import clip_tokenizer
 from mmidc.registry import TRANSFORMS
-
-
-@lru_cache(maxsize=None)
-def clip_tokenizer() -> SimpleTokenizer:
-    """One shared open_clip tokenizer (loading its BPE merges is slow)."""
-    return SimpleTokenizer()
 
 
 @TRANSFORMS.register_module()
