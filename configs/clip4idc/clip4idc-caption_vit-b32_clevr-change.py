@@ -26,7 +26,8 @@ model = dict(
     # Relative to the working directory. Not load_from: see README.md.
     init_backbone_from=adapt_work_dir + '/best_rsum_*.pth',
     # Output vocabulary restricted to the tokens of the training captions
-    # (read from the annotations once, then from cache_file).
+    # (the annotations are read at build; their tokenisation is cached in
+    # cache_file, rebuilt when the captions change).
     head=dict(vocab=dict(
         _delete_=True,
         captions_from=dict(

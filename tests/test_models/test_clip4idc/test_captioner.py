@@ -1,5 +1,3 @@
-import time
-
 import pytest
 import torch
 import torch.nn.functional as F
@@ -14,14 +12,8 @@ CAPTIONS = ['the red cube changed to blue', 'there is no change',
 
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Tiny tensors: one intra-op thread is faster, and much faster on a busy
-    machine (2 threads spin-wait when other processes hold the cores)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures('one_thread')
+
 
 def tiny_captioner(tiny_arch, **kwargs):
     cfg = dict(
@@ -66,7 +58,6 @@ def test_overfits_pairs_to_exact_captions(tiny_arch):
     model = tiny_captioner(tiny_arch)
     optim = OptimWrapper(torch.optim.AdamW(model.parameters(), lr=3e-3))
     data = batch()
-    start = time.perf_counter()
     for step in range(150):
         losses = model.train_step(data, optim)
         if step % 10 == 9:
@@ -75,10 +66,8 @@ def test_overfits_pairs_to_exact_captions(tiny_arch):
             model.train()
             if [p.pred_caption for p in preds] == CAPTIONS:
                 break
-    elapsed = time.perf_counter() - start
     assert [p.pred_caption for p in preds] == CAPTIONS, (step, losses)
     assert all(isinstance(p.pred_score, float) and p.pred_score <= 0 for p in preds)
-    assert elapsed < 20, elapsed
     # beam search finds the same captions
     model.decode_cfg.update(strategy='beam', beam_size=3)
     assert [p.pred_caption for p in model.val_step(data)] == CAPTIONS

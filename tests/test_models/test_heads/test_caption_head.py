@@ -10,14 +10,8 @@ B, T, D = 4, 10, 24  # pairs, memory tokens, memory width
 
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Tiny tensors: one intra-op thread is faster, and much faster on a busy
-    machine (2 threads spin-wait when other processes hold the cores)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures('one_thread')
+
 
 def tiny_head(**kwargs):
     cfg = dict(type='TransformerCaptionHead', memory_dim=D, hidden=32, num_heads=4,
@@ -42,8 +36,15 @@ def test_builds_with_paper_defaults():
 
 def test_loss_shapes_and_tied_embedding():
     head = tiny_head()
-    out = head.loss(torch.randn(B, T, D), tokens_of(CAPTIONS))
-    assert out['loss_caption'].ndim == 0 and 0 <= out['accuracy'] <= 1
+    memory, tokens = torch.randn(B, T, D), tokens_of(CAPTIONS)
+    out = head.loss(memory, tokens)
+    assert out['loss_caption'].ndim == 0
+    # accuracy: the share of non-pad next tokens that the logits' argmax hits
+    targets = head.vocab.to_compact(tokens[:, 1:])
+    hits = head(memory, tokens).argmax(-1) == targets
+    valid = targets != head.vocab.pad_id
+    assert out['accuracy'] == pytest.approx(
+        (hits & valid).sum().item() / valid.sum().item())
     out['loss_caption'].backward()
     assert head.word_embed.weight.grad.abs().sum() > 0
     assert not any('out_proj.weight' == n for n, _ in head.named_parameters())

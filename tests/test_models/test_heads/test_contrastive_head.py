@@ -1,6 +1,5 @@
 import math
 import os
-import socket
 
 import pytest
 import torch
@@ -10,6 +9,7 @@ import torch.nn.functional as F
 from torch.testing import assert_close
 
 from mmidc.models.heads import ContrastiveAdaptationHead
+from tests.helpers import free_port
 from mmidc.registry import MODELS
 
 
@@ -123,12 +123,6 @@ def test_unclamped_forward_has_a_gradient_at_ln100():
     assert unclamped.logit_scale.item() == pytest.approx(ln100)
 
 
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
-
-
 def _ddp_worker(rank, world, port, data, bounds, out_dir):
     os.environ.update(MASTER_ADDR='127.0.0.1', MASTER_PORT=str(port))
     torch.set_num_threads(1)
@@ -157,7 +151,7 @@ def test_ddp_gather_equals_single_process(tmp_path, bounds):
     # fork: the workers inherit the imported modules (spawn re-imports
     # mmpretrain in each, ~10 s per process on two cores)
     mp.start_processes(_ddp_worker, nprocs=2, start_method='fork',
-                       args=(2, _free_port(), data, bounds, str(tmp_path)))
+                       args=(2, free_port(), data, bounds, str(tmp_path)))
     ranks = [torch.load(tmp_path / f'rank{r}.pt') for r in range(2)]
 
     head = ContrastiveAdaptationHead()
