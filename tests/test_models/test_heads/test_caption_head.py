@@ -9,16 +9,6 @@ CAPTIONS = ['the red cube changed to blue', 'there is no change',
 B, T, D = 4, 10, 24  # pairs, memory tokens, memory width
 
 
-
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Tiny tensors: one intra-op thread is faster, and much faster on a busy
-    machine (2 threads spin-wait when other processes hold the cores)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
 def tiny_head(**kwargs):
     cfg = dict(type='TransformerCaptionHead', memory_dim=D, hidden=32, num_heads=4,
                num_encoder_layers=1, num_decoder_layers=2, max_length=12,
