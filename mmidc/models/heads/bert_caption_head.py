@@ -198,9 +198,9 @@ class BertCaptionHead(TransformerCaptionHead):
         if pretrained is not None:
             self.load_clip_embeddings(pretrained)
         elif frozen:
-            print_log('BertCaptionHead: no pretrained CLIP weights, so the '
-                      'frozen word embeddings stay at their random '
-                      'initialisation; set pretrained to a CLIP or '
+            print_log('BertCaptionHead: pretrained=None, so the frozen word '
+                      'embeddings are random until a trained checkpoint is '
+                      'loaded; to train, set pretrained to a CLIP or '
                       'adaptation-stage checkpoint', logger='current', level=30)
         self.word_embed.weight.requires_grad_(not freeze_word_embed)
         self.word_pos.requires_grad_(not freeze_word_pos)
