@@ -40,6 +40,20 @@ def parse_args():
     return args
 
 
+def drop_weight_loads(cfg) -> None:
+    """Set every ``pretrained`` / ``init_backbone_from`` in ``cfg`` (nested
+    dicts and lists) to None."""
+    if isinstance(cfg, dict):
+        for key, value in cfg.items():
+            if key in ('pretrained', 'init_backbone_from'):
+                cfg[key] = None
+            else:
+                drop_weight_loads(value)
+    elif isinstance(cfg, list):
+        for item in cfg:
+            drop_weight_loads(item)
+
+
 def main():
     args = parse_args()
     if not osp.isfile(args.checkpoint):
@@ -50,10 +64,9 @@ def main():
     apply_launch_args(cfg, args.config, args.launcher, args.work_dir)
     cfg.load_from = args.checkpoint
     # The checkpoint holds every weight: skip the constructor-time CLIP /
-    # adaptation-stage loads (their files need not exist where one tests).
-    for key in ('pretrained', 'init_backbone_from'):
-        if cfg.model.get(key) is not None:
-            cfg.model[key] = None
+    # adaptation-stage loads of the model and its components (their files
+    # need not exist where one tests).
+    drop_weight_loads(cfg.model)
     cfg.resume = False
     if args.out is not None:
         evaluators = cfg.test_evaluator
