@@ -176,9 +176,12 @@ def test_captioning_recipe(synthetic_root, tmp_path, tiny_arch):
     # 16 pairs = 8 scenes, 2 scenes a batch; every encoder parameter 1e-7
     assert len(recorder.lrs) == 4 * EPOCHS
     check_schedule(recorder.lrs, [1e-7, 1e-4], 'warmup_linear')
+    assert model.head.loss_reduction == 'paired_scene_sum'
     for batch in recorder.batches:  # 1:1 change / no-change, whole scenes
         scenes = sorted(pair_id[:6] for pair_id, _, _ in batch)
         assert scenes[0::2] == scenes[1::2]
-        assert sum(change_type == 'none' for _, change_type, _ in batch) == 2
+        # the order the paired-scene loss reads: change, no-change, ...
+        no_change = [change_type == 'none' for _, change_type, _ in batch]
+        assert no_change == [False, True] * 2
     for name, p in model.named_parameters():  # the frozen ones only
         assert torch.equal(p.detach(), before[name]) != p.requires_grad, name
