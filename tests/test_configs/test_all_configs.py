@@ -149,10 +149,23 @@ def test_config_builds(path):
         expected = base_lr * options.get('lr_mult', 1.0)
         assert lr_of[id(params[0])] == pytest.approx(expected), key
 
-    # One training step of the built model with that wrapper.
+    # One training step of the built model with that wrapper: the frozen
+    # parameters (the published decoder's word embeddings among them) stay.
+    frozen = {n: p.detach().clone() for n, p in model.named_parameters()
+              if not p.requires_grad}
+    if cfg.model.head.type == 'BertCaptionHead':
+        expected = {'head.word_pos'}
+        if cfg.model.head.freeze_word_embed:
+            expected.add('head.word_embed.weight')
+        assert expected <= frozen.keys()
+        assert 'head.word_embed.weight' in frozen or \
+            lr_of[id(model.head.word_embed.weight)] == pytest.approx(1e-7)
     model.train()
     losses = model.train_step(tiny_batch(needs_references), optim_wrapper)
     assert all(torch.isfinite(v).all() for v in losses.values())
+    for name, p in model.named_parameters():
+        if name in frozen:
+            assert torch.equal(p.detach(), frozen[name]), name
 
 
 def test_caption_configs_init_from_their_adaptation_run():
