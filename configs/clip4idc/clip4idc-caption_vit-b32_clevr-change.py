@@ -1,7 +1,7 @@
 # CLIP4IDC stage 2 on CLEVR-Change, CLIP ViT-B/32: the adapted pair
-# encoder feeds a 3+3-layer captioning Transformer trained from scratch,
-# at most 50 epochs, with the published CLIP4IDC code's recipe (the model
-# and schedule bases say what that is; README.md lists where mmidc differs).
+# encoder feeds the published code's 3+3-layer captioning decoder, at most
+# 50 epochs, with the published CLIP4IDC code's recipe (the model and
+# schedule bases say what that is; README.md lists where mmidc differs).
 # Model selection on val by CIDEr(-D); the test split only via tools/test.py.
 _base_ = [
     '../_base_/datasets/clevr_change.py',
@@ -11,8 +11,10 @@ _base_ = [
 data_root = 'data/clevr_change'
 # Every batch holds 16 scenes, each with its change pair and its no-change
 # pair (PairedSceneSampler): the published code's batch of 16, which it runs
-# as two forward passes, (before, change) and (before, distractor).
-# DefaultSampler with batch_size=16 shuffles the pairs independently instead.
+# as two forward passes, (before, change) and (before, distractor), summing
+# their mean losses (head.loss_reduction='paired_scene_sum' below).
+# DefaultSampler with batch_size=16 shuffles the pairs independently instead
+# (then set head.loss_reduction='mean': one mean over the batch).
 # The last, incomplete batch of an epoch is dropped, as in the published code.
 train_dataloader = dict(
     batch_size=32, drop_last=True,
@@ -25,11 +27,12 @@ model = dict(
     # when the model is built; no match is an error naming the pattern.
     # Relative to the working directory. Not load_from: see README.md.
     init_backbone_from=adapt_work_dir + '/best_rsum_*.pth',
-    # Output vocabulary restricted to the tokens of the training captions
-    # (the annotations are read at build; their tokenisation is cached in
-    # cache_file, rebuilt when the captions change).
-    head=dict(vocab=dict(
-        _delete_=True,
-        captions_from=dict(
-            type='CLEVRChangeDataset', data_root=data_root, split='train'),
-        cache_file='work_dirs/caption_vocab/clevr-change_train.json')))
+    # The decoder's frozen word embeddings come from the same checkpoint's
+    # text encoder (CLIP's, kept frozen by stage 1), as in the published code.
+    # To predict only the tokens of the training captions (CLIP's rows of
+    # them; a faster head step), add
+    #   vocab=dict(captions_from=dict(type='CLEVRChangeDataset',
+    #                                 data_root=data_root, split='train'),
+    #              cache_file='work_dirs/caption_vocab/clevr-change_train.json')
+    head=dict(pretrained=adapt_work_dir + '/best_rsum_*.pth',
+              loss_reduction='paired_scene_sum'))

@@ -1,8 +1,7 @@
 # CLIP4IDC stage 2 on Image-Editing-Request, CLIP ViT-B/32: the adapted pair
-# encoder feeds a 3+3-layer captioning Transformer trained from scratch,
-# at most 50 epochs, batch 16, with the published CLIP4IDC code's recipe
-# (the model and schedule bases say what that is; README.md lists where
-# mmidc differs).
+# encoder feeds the published code's 3+3-layer captioning decoder, at most
+# 50 epochs, batch 16, with the published CLIP4IDC code's recipe (the model
+# and schedule bases say what that is; README.md lists where mmidc differs).
 # Model selection on val by CIDEr(-D); the test split only via tools/test.py.
 _base_ = [
     '../_base_/datasets/image_editing_request.py',
@@ -20,12 +19,12 @@ model = dict(
     # when the model is built; no match is an error naming the pattern.
     # Relative to the working directory. Not load_from: see README.md.
     init_backbone_from=adapt_work_dir + '/best_rsum_*.pth',
-    # Output vocabulary restricted to the tokens of the training captions
-    # (the annotations are read at build; their tokenisation is cached in
-    # cache_file, rebuilt when the captions change).
-    head=dict(vocab=dict(
-        _delete_=True,
-        captions_from=dict(
-            type='ImageEditingRequestDataset', data_root=data_root, split='train'),
-        cache_file='work_dirs/caption_vocab/'
-        'image-editing-request_train.json')))
+    # The decoder's frozen word embeddings come from the same checkpoint's
+    # text encoder (the published code's setting outside Spot-the-Diff).
+    # To predict only the tokens of the training captions (CLIP's rows of
+    # them; a faster head step), add
+    #   vocab=dict(captions_from=dict(type='ImageEditingRequestDataset',
+    #                                 data_root=data_root, split='train'),
+    #              cache_file='work_dirs/caption_vocab/'
+    #              'image-editing-request_train.json')
+    head=dict(pretrained=adapt_work_dir + '/best_rsum_*.pth'))

@@ -6,7 +6,8 @@
 # captioning config's (the published CLIP4IDC code's; it has no CLIP-FT
 # script).
 _base_ = ['../clip4idc/clip4idc-caption_vit-b32_clevr-change.py']
+clip_weights = 'checkpoints/clip/ViT-B-32.safetensors'
 model = dict(
-    backbone=dict(num_inter_layers=0,
-                  pretrained='checkpoints/clip/ViT-B-32.safetensors'),
-    init_backbone_from=None)
+    backbone=dict(num_inter_layers=0, pretrained=clip_weights),
+    init_backbone_from=None,
+    head=dict(pretrained=clip_weights))  # CLIP's word embeddings

@@ -44,9 +44,11 @@ def tiny_model_cfg(model_cfg) -> dict:
     head = cfg.get('head', {})
     if 'vocab' in head:
         head['vocab'] = CAPTIONS
-    if head.get('type') == 'TransformerCaptionHead':
+    if head.get('type') in ('TransformerCaptionHead', 'BertCaptionHead'):
         head.update(hidden=64, num_heads=2, num_encoder_layers=1,
                     num_decoder_layers=1)
+    if 'pretrained' in head:
+        head['pretrained'] = None
     return cfg
 
 
@@ -142,10 +144,23 @@ def test_config_builds(path):
         expected = base_lr * options.get('lr_mult', 1.0)
         assert lr_of[id(params[0])] == pytest.approx(expected), key
 
-    # One training step of the built model with that wrapper.
+    # One training step of the built model with that wrapper: the frozen
+    # parameters (the published decoder's word embeddings among them) stay.
+    frozen = {n: p.detach().clone() for n, p in model.named_parameters()
+              if not p.requires_grad}
+    if cfg.model.head.type == 'BertCaptionHead':
+        expected = {'head.word_pos'}
+        if cfg.model.head.freeze_word_embed:
+            expected.add('head.word_embed.weight')
+        assert expected <= frozen.keys()
+        assert 'head.word_embed.weight' in frozen or \
+            lr_of[id(model.head.word_embed.weight)] == pytest.approx(1e-7)
     model.train()
     losses = model.train_step(tiny_batch(needs_references), optim_wrapper)
     assert all(torch.isfinite(v).all() for v in losses.values())
+    for name, p in model.named_parameters():
+        if name in frozen:
+            assert torch.equal(p.detach(), frozen[name]), name
 
 
 def test_caption_configs_init_from_their_adaptation_run():
@@ -161,3 +176,31 @@ def test_caption_configs_init_from_their_adaptation_run():
         expected = osp.join('work_dirs', osp.splitext(adapt)[0],
                             'best_rsum_*.pth')
         assert cfg.model.init_backbone_from == expected
+
+
+def test_paper_caption_configs_use_the_published_decoder():
+    """The CLIP4IDC and CLIP-FT captioning configs decode with BertCaptionHead:
+    CLIP's word embeddings from the checkpoint the encoder comes from (the
+    adaptation run, else CLIP's file), frozen except on Spot-the-Diff (there
+    at the encoder's lr), 32 tokens after the start token, and the paired
+    loss exactly where the batches hold paired scenes."""
+    paper = [p for p in CONFIGS if p.parent.name in ('clip4idc', 'clip_ft')]
+    captioning = [p for p in paper if '-caption_' in p.name]
+    assert len(captioning) == 7
+    for path in captioning:
+        cfg = Config.fromfile(str(path))
+        head, name = cfg.model.head, path.name
+        assert head.type == 'BertCaptionHead', name
+        assert head.max_length == 33 and head.vocab is None, name
+        source = cfg.model.init_backbone_from or cfg.model.backbone.pretrained
+        assert source and head.pretrained == source, name
+        assert head.freeze_word_pos, name
+        spot = 'spot-the-diff' in name
+        assert head.freeze_word_embed is not spot, name
+        custom = cfg.optim_wrapper.paramwise_cfg.custom_keys
+        assert ('head.word_embed' in custom) is spot, name
+        if spot:
+            assert custom['head.word_embed'].lr_mult == \
+                custom['backbone'].lr_mult == 1e-3
+        paired = cfg.train_dataloader.sampler.type == 'PairedSceneSampler'
+        assert (head.loss_reduction == 'paired_scene_sum') is paired, name

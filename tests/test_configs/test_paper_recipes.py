@@ -70,12 +70,10 @@ def tiny(config: str, root: str, work_dir: str, tiny_arch: dict,
                         'model.text_encoder.arch': dict(arch)})
     else:
         options.update({'model.init_backbone_from': None,
+                        'model.head.pretrained': None,
                         'model.head.hidden': 64, 'model.head.num_heads': 2,
                         'model.head.num_encoder_layers': 1,
-                        'model.head.num_decoder_layers': 1,
-                        'model.head.vocab.captions_from.data_root': root,
-                        'model.head.vocab.cache_file':
-                            osp.join(work_dir, 'vocab.json')})
+                        'model.head.num_decoder_layers': 1})
     pipeline = cfg.train_dataloader.dataset.pipeline
     resize = [t['type'] for t in pipeline].index('ResizePair')
     options[f'train_dataloader.dataset.pipeline.{resize}.size'] = (32, 32)
@@ -160,7 +158,10 @@ def test_captioning_recipe(synthetic_root, tmp_path, tiny_arch):
                str(tmp_path), tiny_arch, batch_size=4, epochs=EPOCHS)
     runner = Runner.from_cfg(cfg)
     model = runner.model
-    assert frozen_names(model) == VISION_STEM
+    # the published decoder's tied CLIP word embeddings are frozen too
+    assert type(model.head).__name__ == 'BertCaptionHead'
+    assert frozen_names(model) == VISION_STEM | {'head.word_embed.weight',
+                                                 'head.word_pos'}
     before = {n: p.detach().clone() for n, p in model.named_parameters()}
     norm = next(m for m in model.head.modules()
                 if isinstance(m, torch.nn.LayerNorm))
@@ -175,10 +176,12 @@ def test_captioning_recipe(synthetic_root, tmp_path, tiny_arch):
     # 16 pairs = 8 scenes, 2 scenes a batch; every encoder parameter 1e-7
     assert len(recorder.lrs) == 4 * EPOCHS
     check_schedule(recorder.lrs, [1e-7, 1e-4], 'warmup_linear')
+    assert model.head.loss_reduction == 'paired_scene_sum'
     for batch in recorder.batches:  # 1:1 change / no-change, whole scenes
         scenes = sorted(pair_id[:6] for pair_id, _, _ in batch)
         assert scenes[0::2] == scenes[1::2]
-        assert sum(change_type == 'none' for _, change_type, _ in batch) == 2
-    for name in VISION_STEM:
-        assert torch.equal(dict(model.named_parameters())[name],
-                           before[name])
+        # the order the paired-scene loss reads: change, no-change, ...
+        no_change = [change_type == 'none' for _, change_type, _ in batch]
+        assert no_change == [False, True] * 2
+    for name, p in model.named_parameters():  # the frozen ones only
+        assert torch.equal(p.detach(), before[name]) != p.requires_grad, name

@@ -16,6 +16,9 @@
 #   its gradient is zero at ln 100, OpenAI's value.
 # Identical captions in a batch stay positives of each other's pairs
 # (multi_positive; the reference treats them as negatives: False).
+# The new inter-image parameters start from CLIP's positional embedding
+# tiled per image and image-id vectors of std 0.02; the reference draws both
+# from N(0, width^-0.5): backbone.new_param_init='published'.
 clip_arch = 'ViT-B-32-quickgelu'
 model = dict(
     type='CLIP4IDCRetriever',

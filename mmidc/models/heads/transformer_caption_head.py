@@ -72,6 +72,20 @@ class FeedForward(nn.Sequential):
             nn.Linear(hidden, dim))
 
 
+def cached_key_value(attn: Attention, x: torch.Tensor,
+                     cache: Optional[dict] = None):
+    """Self-attention keys/values of ``x`` ``[B, t, C]``, each
+    ``[B, h, T, C/h]``: with ``cache`` (a dict) those of earlier positions
+    are read from it and the new ones appended (``T`` = cached + ``t``)."""
+    k, v = attn.key_value(x)  # 2 x [B, h, t, C/h]
+    if cache is not None:
+        if 'k' in cache:  # append the new position(s) to the cache
+            k = torch.cat([cache['k'], k], dim=2)  # [B, h, T, C/h]
+            v = torch.cat([cache['v'], v], dim=2)
+        cache['k'], cache['v'] = k, v
+    return k, v
+
+
 class EncoderLayer(nn.Module):
     """Pre-LN self-attention + feed-forward block."""
 
@@ -109,12 +123,7 @@ class DecoderLayer(nn.Module):
 
     def forward(self, x, cross_kv, cache: Optional[dict] = None):
         h = self.ln_self(x)
-        k, v = self.self_attn.key_value(h)  # 2 x [B, h, t, C/h]
-        if cache is not None:
-            if 'k' in cache:  # append the new position(s) to the cache
-                k = torch.cat([cache['k'], k], dim=2)  # [B, h, T, C/h]
-                v = torch.cat([cache['v'], v], dim=2)
-            cache['k'], cache['v'] = k, v
+        k, v = cached_key_value(self.self_attn, h, cache)  # 2 x [B, h, T, C/h]
         # one query against all cached keys needs no mask; a full prefix does
         causal = x.shape[1] > 1
         x = x + self.drop(self.self_attn(h, k, v, is_causal=causal))
@@ -142,6 +151,13 @@ class TransformerCaptionHead(BaseModule):
     - ``logit_bias`` ``[B, V]`` (e.g. an auxiliary head's word prior) is added
       to the next-word logits at every position.
 
+    A variant subclasses it and overrides the building blocks
+    (:meth:`build_encoder_layer`, :meth:`build_decoder_layer`,
+    :meth:`build_final_norm`), the word input and output
+    (:meth:`embed_tokens`, :meth:`output_logits`) or what the decoder reads
+    (:meth:`encode`, :meth:`cross_kv`); decoding, the loss and the
+    vocabulary are shared (e.g. :class:`BertCaptionHead`).
+
     Args:
         memory_dim (int): width of the backbone tokens (CLIP4IDC: the
             projection width, 512 for ViT-B/32). Projected to ``hidden`` when
@@ -157,6 +173,8 @@ class TransformerCaptionHead(BaseModule):
         max_memory_tokens (int): size of the learned memory positional
             embedding; the backbone's token count S(n+1) must not exceed it
             (ViT-B/32 at 224 px: 100). Defaults to 100.
+        use_memory_pos_embedding (bool): add the learned memory positional
+            embedding. Defaults to True.
         use_segment_embedding (bool): add a learned embedding per memory
             segment (the backbone's ``segments``: before / after, and any
             extra segment). Defaults to True.
@@ -182,6 +200,7 @@ class TransformerCaptionHead(BaseModule):
                  dropout: float = 0.1,
                  max_length: int = 32,
                  max_memory_tokens: int = 100,
+                 use_memory_pos_embedding: bool = True,
                  use_segment_embedding: bool = True,
                  num_segments: int = 2,
                  num_extra_tokens: int = 0,
@@ -206,7 +225,8 @@ class TransformerCaptionHead(BaseModule):
 
         self.memory_proj = (nn.Linear(memory_dim, hidden)
                             if memory_dim != hidden else nn.Identity())
-        self.memory_pos = nn.Parameter(torch.zeros(max_memory_tokens, hidden))
+        self.memory_pos = (nn.Parameter(torch.zeros(max_memory_tokens, hidden))
+                           if use_memory_pos_embedding else None)
         self.num_segments = num_segments
         self.segment_embed = (nn.Parameter(torch.zeros(num_segments, hidden))
                               if use_segment_embedding else None)
@@ -214,18 +234,35 @@ class TransformerCaptionHead(BaseModule):
         self.extra_embed = (nn.Parameter(torch.zeros(num_extra_tokens, hidden))
                             if num_extra_tokens else None)
         self.encoder = nn.ModuleList(
-            EncoderLayer(hidden, num_heads, ffn_ratio * hidden, dropout)
+            self.build_encoder_layer(hidden, num_heads, ffn_ratio * hidden, dropout)
             for _ in range(num_encoder_layers))
-        self.ln_memory = nn.LayerNorm(hidden)
+        self.ln_memory = self.build_final_norm(hidden)
 
         self.word_embed = nn.Embedding(len(self.vocab), hidden)
         self.word_pos = nn.Parameter(torch.zeros(max_length, hidden))
         self.decoder = nn.ModuleList(
-            DecoderLayer(hidden, num_heads, ffn_ratio * hidden, dropout)
+            self.build_decoder_layer(hidden, num_heads, ffn_ratio * hidden, dropout)
             for _ in range(num_decoder_layers))
-        self.ln_out = nn.LayerNorm(hidden)
+        self.ln_out = self.build_final_norm(hidden)
         self.drop = nn.Dropout(dropout)
         self._init_parameters()
+
+    # ------------------------------------------- building blocks (overridable)
+    def build_encoder_layer(self, hidden: int, num_heads: int, ffn_dim: int,
+                            dropout: float) -> nn.Module:
+        """One encoder layer: ``layer(x)`` maps ``[B, T, H]`` to ``[B, T, H]``."""
+        return EncoderLayer(hidden, num_heads, ffn_dim, dropout)
+
+    def build_decoder_layer(self, hidden: int, num_heads: int, ffn_dim: int,
+                            dropout: float) -> nn.Module:
+        """One decoder layer: ``layer(x, cross_kv, cache)`` (see
+        :class:`DecoderLayer`), with a ``cross_attn`` :class:`Attention`."""
+        return DecoderLayer(hidden, num_heads, ffn_dim, dropout)
+
+    def build_final_norm(self, hidden: int) -> nn.Module:
+        """The norm after the last encoder layer (``ln_memory``) and after the
+        last decoder layer (``ln_out``): pre-LN stacks end unnormalised."""
+        return nn.LayerNorm(hidden)
 
     def _init_parameters(self):
         for name, p in self.named_parameters():
@@ -238,12 +275,25 @@ class TransformerCaptionHead(BaseModule):
     def encode(self, memory: torch.Tensor,
                extra_tokens: Optional[torch.Tensor] = None) -> torch.Tensor:
         """Backbone tokens ``[B, T, memory_dim]`` (and ``extra_tokens``
-        ``[B, E, memory_dim]``) -> encoded ``[B, T (+E), hidden]``."""
+        ``[B, E, memory_dim]``) -> encoded ``[B, T (+E), hidden]``, what
+        :meth:`cross_kv` reads."""
+        x = self.drop(self.embed_memory(memory, extra_tokens))  # [B, T(+E), H]
+        for layer in self.encoder:
+            x = layer(x)
+        return self.ln_memory(x)
+
+    def embed_memory(self, memory: torch.Tensor,
+                     extra_tokens: Optional[torch.Tensor] = None) -> torch.Tensor:
+        """The encoder's input ``[B, T (+E), hidden]``: the projected backbone
+        tokens with their positional and segment embeddings, then the
+        projected extra tokens with theirs."""
         B, T, _ = memory.shape
         if T > self.max_memory_tokens:
             raise ValueError(f'{T} memory tokens exceed max_memory_tokens='
                              f'{self.max_memory_tokens}; raise it in the head config')
-        x = self.memory_proj(memory) + self.memory_pos[:T]  # [B, T, H]
+        x = self.memory_proj(memory)  # [B, T, H]
+        if self.memory_pos is not None:
+            x = x + self.memory_pos[:T]
         if self.segment_embed is not None:
             if T % self.num_segments:
                 raise ValueError(f'{T} memory tokens do not split into '
@@ -260,10 +310,7 @@ class TransformerCaptionHead(BaseModule):
         elif extra_tokens is not None:
             raise ValueError('extra_tokens given, but the head has '
                              'num_extra_tokens=0')
-        x = self.drop(x)
-        for layer in self.encoder:
-            x = layer(x)
-        return self.ln_memory(x)
+        return x
 
     def cross_kv(self, encoded: torch.Tensor) -> List[tuple]:
         """Cross-attention keys/values of every decoder layer (once per batch)."""
@@ -277,16 +324,26 @@ class TransformerCaptionHead(BaseModule):
         positions come from the caches and ``tokens`` are the new ones only.
         ``logit_bias`` ``[B, V]`` is added at every position.
         """
-        t = tokens.shape[1]
-        x = self.word_embed(tokens) + self.word_pos[start:start + t]  # [B, t, H]
-        x = self.drop(x)
+        x = self.embed_tokens(tokens, start)  # [B, t, H]
         for i, layer in enumerate(self.decoder):
             x = layer(x, cross_kv[i], None if caches is None else caches[i])
-        x = self.ln_out(x)
-        logits = x @ self.word_embed.weight.to(x.dtype).t()  # [B, t, V], tied
+        logits = self.output_logits(x)  # [B, t, V]
         if logit_bias is not None:
             logits = logits + logit_bias[:, None].to(logits.dtype)  # [B, 1, V] over t
         return logits
+
+    def embed_tokens(self, tokens: torch.Tensor, start: int = 0) -> torch.Tensor:
+        """The decoder's input ``[B, t, H]`` for compact ``tokens`` ``[B, t]``
+        at positions start..start+t."""
+        t = tokens.shape[1]
+        x = self.word_embed(tokens) + self.word_pos[start:start + t]  # [B, t, H]
+        return self.drop(x)
+
+    def output_logits(self, x: torch.Tensor) -> torch.Tensor:
+        """Next-token logits ``[B, t, V]`` from the last decoder layer's
+        output ``[B, t, H]``, the output matrix tied to the word embedding."""
+        x = self.ln_out(x)
+        return x @ self.word_embed.weight.to(x.dtype).t()  # [B, t, V]
 
     def forward(self, memory: torch.Tensor, text_tokens: torch.Tensor,
                 extra_tokens: Optional[torch.Tensor] = None,
@@ -331,9 +388,12 @@ class TransformerCaptionHead(BaseModule):
             logits.flatten(0, 1), targets.flatten(),  # [B*(L-1), V], [B*(L-1)]
             ignore_index=self.vocab.pad_id,
             label_smoothing=self.label_smoothing)
+        return dict(loss_caption=loss, accuracy=self._accuracy(logits, targets))
+
+    def _accuracy(self, logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        """Next-token accuracy over the non-pad ``targets`` ``[B, L-1]``."""
         valid = targets != self.vocab.pad_id
-        accuracy = (logits.argmax(-1) == targets)[valid].float().mean()
-        return dict(loss_caption=loss, accuracy=accuracy.detach())
+        return (logits.argmax(-1) == targets)[valid].float().mean().detach()
 
     # --------------------------------------------------------------- decoding
     def _log_probs(self, logits: torch.Tensor) -> torch.Tensor:
@@ -349,7 +409,7 @@ class TransformerCaptionHead(BaseModule):
                extra_tokens=None, logit_bias=None):
         """Start tokens ``[B*repeat, 1]``, the cross-attention keys/values,
         the caches and the logit bias (``[B*repeat, V]`` or None)."""
-        encoded = self.encode(memory, extra_tokens)  # [B, T, H]
+        encoded = self.encode(memory, extra_tokens)  # [B, T, H] (batch first)
         encoded = encoded.repeat_interleave(repeat, dim=0)  # [B*repeat, T, H]
         prior = None
         if logit_bias is not None:

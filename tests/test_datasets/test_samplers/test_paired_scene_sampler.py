@@ -91,3 +91,17 @@ def test_odd_batch_size_is_a_config_error():
         check_config(cfg)
     cfg.train_dataloader.batch_size = 16
     check_config(cfg)
+
+
+def test_paired_scene_loss_needs_the_sampler():
+    cfg = Config(dict(
+        model=dict(head=dict(loss_reduction='paired_scene_sum')),
+        train_dataloader=dict(batch_size=16,
+                              sampler=dict(type='DefaultSampler'))))
+    with pytest.raises(ValueError, match="needs train_dataloader.sampler"):
+        check_config(cfg)
+    cfg.train_dataloader.sampler.type = 'PairedSceneSampler'
+    check_config(cfg)
+    cfg.model.head.loss_reduction = 'mean'
+    cfg.train_dataloader.sampler.type = 'DefaultSampler'
+    check_config(cfg)

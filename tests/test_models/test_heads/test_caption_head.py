@@ -9,10 +9,6 @@ CAPTIONS = ['the red cube changed to blue', 'there is no change',
 B, T, D = 4, 10, 24  # pairs, memory tokens, memory width
 
 
-
-pytestmark = pytest.mark.usefixtures('one_thread')
-
-
 def tiny_head(**kwargs):
     cfg = dict(type='TransformerCaptionHead', memory_dim=D, hidden=32, num_heads=4,
                num_encoder_layers=1, num_decoder_layers=2, max_length=12,
