@@ -7,6 +7,16 @@ import torch
 torch.set_num_threads(min(2, os.cpu_count() or 1))
 
 
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``cuda`` are skipped, with the reason, without a GPU."""
+    if torch.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason='needs a CUDA GPU: torch sees none here')
+    for item in items:
+        if 'cuda' in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture(autouse=True)
 def _seed():
     torch.manual_seed(0)

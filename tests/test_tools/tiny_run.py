@@ -102,18 +102,21 @@ def write_tiny_config(folder: str, max_epochs: int = 3, extra: str = '',
     return path
 
 
-def tool_env(extra_pythonpath: str = None) -> dict:
-    """Environment for tool subprocesses: one thread, the repo importable."""
+def tool_env(extra_pythonpath: str = None, extra_env: dict = None) -> dict:
+    """Environment for tool subprocesses: one thread, the repo importable
+    (plus ``extra_env``)."""
     env = dict(os.environ, OMP_NUM_THREADS='1', MKL_NUM_THREADS='1',
-               CUDA_VISIBLE_DEVICES='')
+               CUDA_VISIBLE_DEVICES='', **(extra_env or {}))
     paths = [str(REPO)] + ([extra_pythonpath] if extra_pythonpath else [])
     env['PYTHONPATH'] = os.pathsep.join(paths + [env.get('PYTHONPATH', '')])
     return env
 
 
 def run_train(config: str, *args: str, extra_pythonpath: str = None,
-              timeout: float = 300) -> subprocess.CompletedProcess:
+              timeout: float = 300,
+              extra_env: dict = None) -> subprocess.CompletedProcess:
     """``python tools/train.py CONFIG ARGS`` in the repo root, output kept."""
     cmd = [sys.executable, str(REPO / 'tools' / 'train.py'), config, *args]
-    return subprocess.run(cmd, cwd=str(REPO), env=tool_env(extra_pythonpath),
+    return subprocess.run(cmd, cwd=str(REPO),
+                          env=tool_env(extra_pythonpath, extra_env),
                           capture_output=True, text=True, timeout=timeout)

@@ -452,7 +452,8 @@ class TransformerCaptionHead(BaseModule):
             tokens = torch.stack([_caption_tokens(c, self.max_length)
                                   for c in refs])  # [K, L]
             rows.append(self.word_targets(tokens).mean(0))  # [V]
-        return torch.stack(rows).to(self.word_classifier.weight.device)  # [B, V]
+        return torch.stack(rows).to(self.word_classifier.weight.device,
+                                    non_blocking=True)  # [B, V]
 
     def word_loss(self, memory: torch.Tensor, targets: torch.Tensor,
                   summary: Optional[torch.Tensor] = None) -> torch.Tensor:
@@ -473,7 +474,9 @@ class TransformerCaptionHead(BaseModule):
             ignore_index=self.vocab.pad_id,
             label_smoothing=self.label_smoothing)
         valid = targets != self.vocab.pad_id
-        accuracy = (logits.argmax(-1) == targets)[valid].float().mean()
+        # sum / count, not a masked mean: boolean indexing waits for the GPU
+        correct = (logits.argmax(-1) == targets) & valid
+        accuracy = correct.sum() / valid.sum()
         return dict(loss_caption=loss, accuracy=accuracy.detach())
 
     # --------------------------------------------------------------- decoding
