@@ -20,3 +20,14 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(autouse=True)
 def _seed():
     torch.manual_seed(0)
+
+
+@pytest.fixture(scope='module')
+def mmengine_on_cpu():
+    """MMEngine's runner trains on the CPU even where a GPU is visible (it
+    picks its device once, at import: ``mmengine.device.utils.DEVICE``), so
+    that CPU results compare exactly on any machine."""
+    import mmengine.device.utils as device_utils
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(device_utils, 'DEVICE', 'cpu')
+        yield

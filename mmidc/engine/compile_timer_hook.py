@@ -41,9 +41,16 @@ class CompileTimerHook(Hook):
         self.times.append(time.perf_counter() - self._start)
         self._start = None
         if len(self.times) == self.num_iters:
-            steady = statistics.median(self.times[1:])
-            self.compile_s = self.times[0] - steady
-            print_log(f'torch.compile: first iteration {self.times[0]:.1f} s, '
-                      f'median of the next {self.num_iters - 1} {steady:.3f} s: '
-                      f'compilation took about {self.compile_s:.1f} s',
-                      logger='current')
+            self.report()
+
+    def after_train(self, runner) -> None:
+        if self.compile_s is None and len(self.times) >= 2:
+            self.report()  # a run shorter than num_iters
+
+    def report(self) -> None:
+        steady = statistics.median(self.times[1:])
+        self.compile_s = self.times[0] - steady
+        print_log(f'torch.compile: first iteration {self.times[0]:.1f} s, '
+                  f'median of the next {len(self.times) - 1} {steady:.3f} s: '
+                  f'compilation took about {self.compile_s:.1f} s',
+                  logger='current')

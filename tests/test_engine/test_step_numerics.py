@@ -68,8 +68,8 @@ MODELS.register_module('StockPreprocessorOfTest', module=StockPreprocessor,
 
 
 def train(config: str, work_dir: str, stock: bool) -> Runner:
-    """Train like tools/train.py, in this process (on CUDA when there is one:
-    MMEngine moves the model to its default device)."""
+    """Train like tools/train.py, in this process, on MMEngine's default
+    device (CUDA where there is one, unless ``mmengine_on_cpu``)."""
     cfg = Config.fromfile(config)
     cfg.work_dir = work_dir
     cfg.experiment_name = osp.basename(work_dir)
@@ -118,7 +118,7 @@ def assert_same_run(stock: Runner, new: Runner, iterations: int,
 
 
 @pytest.mark.parametrize('stage', ['adaptation', 'captioning'])
-def test_same_losses_as_the_stock_step(tmp_path, stage):
+def test_same_losses_as_the_stock_step(tmp_path, stage, mmengine_on_cpu):
     extra = LOG_EVERY + (CAPTIONER if stage == 'captioning' else '')
     config = write_tiny_config(str(tmp_path), max_epochs=2, extra=extra)
     stock = train(config, str(tmp_path / 'stock'), stock=True)

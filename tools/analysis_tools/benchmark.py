@@ -102,8 +102,9 @@ VARIANTS = ('fused', 'no-dropout', 'compile', 'compile+fused')
 PRESETS = {
     'gpu_rows': dict(device='cuda', archs=['vit-b32'], dtypes=['bf16'],
                      batch=dict(adaptation=128, captioning=64), steps=10,
-                     sections=['train', 'variants', 'peer', 'e2e', 'inference', 'cli'],
-                     variants=['fused', 'compile', 'compile+fused'], num_scenes=2000,
+                     sections=['train', 'profile', 'peer', 'e2e', 'cli', 'variants',
+                               'inference'],
+                     variants=['fused', 'compile+fused'], num_scenes=2000,
                      cli_pairs=600, cli_batch=256, peak_size=8192),
     'cpu_rows': dict(device='cpu', archs=['tiny'], dtypes=['fp32'],
                      batch=dict(adaptation=16, captioning=16), steps=5,
@@ -320,8 +321,8 @@ def measure_training(args) -> tuple:
                 rows.append(row)
                 log(f'train {arch} {stage} {dtype} batch {batch_n}: '
                     f'{row["pairs_per_s"]} pairs/s, {row["achieved_gflops"]} GFLOP/s')
-                if 'profile' in args.sections and arch == args.archs[0] and (
-                        dtype == 'fp32' or stage == 'captioning'):
+                if ('profile' in args.sections and arch == args.archs[0]
+                        and dtype == args.dtypes[0]):
                     key = f'{arch}/{stage}/{dtype}'
                     profiles[key] = dict(load=load_average(), ops=top_ops(
                         lambda: model.train_step(batch, wrapper), device=args.device))
@@ -743,44 +744,53 @@ def main(argv=None) -> int:
     peaks_start = measure_peaks(args, 'start')
     needs_data = {'loader', 'e2e', 'cli'} & set(args.sections)
     data_root = prepare_data(args) if needs_data else None
-    if 'train' in args.sections:
-        result['training'], result['profiles'] = measure_training(args)
-    if 'variants' in args.sections:
-        result['variants'] = measure_variants(args, result.get('training', []))
-    if 'peer' in args.sections:
-        result['peer'] = measure_peer(args)
-    if 'loader' in args.sections:
-        result['loader'] = measure_loading(args, data_root)
-    if 'e2e' in args.sections:
-        result['e2e'] = measure_e2e(args, data_root)
-    if 'inference' in args.sections:
-        result['inference'] = measure_inference(args)
-    if 'cli' in args.sections:
-        result['cli'] = measure_cli(args, data_root)
-    if 'vocab' in args.sections:
-        result['vocab'] = measure_vocab(args)
+    sections = dict(
+        train=lambda: result.update(zip(('training', 'profiles'), measure_training(args))),
+        variants=lambda: result.update(
+            variants=measure_variants(args, result.get('training', []))),
+        peer=lambda: result.update(peer=measure_peer(args)),
+        loader=lambda: result.update(loader=measure_loading(args, data_root)),
+        e2e=lambda: result.update(e2e=measure_e2e(args, data_root)),
+        inference=lambda: result.update(inference=measure_inference(args)),
+        cli=lambda: result.update(cli=measure_cli(args, data_root)),
+        vocab=lambda: result.update(vocab=measure_vocab(args)))
+    # In the order asked for; the results so far are written after each
+    # section, so a run cut short (a time limit) keeps what it measured.
+    for name in [s for s in args.sections if s != 'profile']:
+        sections[name]()
+        finish(args, result, started, peaks_start, final=False)
     if args.eval:
         result['eval'] = measure_eval()
-    peaks_end = measure_peaks(args, 'end')
-    result['peak_measurements'] = list(peaks_start.values()) + list(peaks_end.values())
-    result['peaks'] = best_peaks(peaks_start, peaks_end)
+    finish(args, result, started, peaks_start, final=True)
+    return 0
+
+
+def finish(args, result: dict, started: float, peaks_start: dict, final: bool) -> None:
+    """MFU and targets of the rows so far; JSON and docs written."""
+    peaks = dict(start=peaks_start)
+    if final:
+        peaks['end'] = measure_peaks(args, 'end')
+    result['peak_measurements'] = [p for group in peaks.values() for p in group.values()]
+    result['peaks'] = best_peaks(*peaks.values())
     for key in ('training', 'variants', 'peer'):
         add_mfu(result.get(key, []), result['peaks'])
     result['targets'] = targets(result)
     result['load_end'] = load_average()
     result['duration_s'] = time.time() - started
+    result['complete'] = final
     text = tables_text(result)
-    print('\n' + text)
+    if final:
+        print('\n' + text)
     os.makedirs(osp.dirname(osp.abspath(args.out)), exist_ok=True)
     with open(args.out, 'w') as f:
         json.dump(result, f, indent=2)
-    print(f'\nwritten {args.out}')
     if args.write_docs:
         name = args.preset or ('gpu' if args.device == 'cuda' else 'cpu')
         report.write_section(args.write_docs, name, '\n'.join(
             report.machine_lines(result)) + '\n\n' + tables_text(result, '####'))
-        print(f'tables written into {args.write_docs} (section "{name}")')
-    return 0
+    if final:
+        print(f'\nwritten {args.out}' + (f'; tables written into {args.write_docs} '
+                                          f'(section "{name}")' if args.write_docs else ''))
 
 
 if __name__ == '__main__':

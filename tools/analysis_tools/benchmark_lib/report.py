@@ -52,7 +52,9 @@ def machine_lines(result: Dict) -> List[str]:
               f'{m["cpu_model"]}, {m["cpu_count"]} cores (`nproc`), no GPU')
     return [
         f'- **Device**: {device}; torch {m["torch"]}, Python {m["python"]}',
-        f'- **Date**: {result["date"]} (UTC), {result["duration_s"]:.0f} s',
+        f'- **Date**: {result["date"]} (UTC), {result["duration_s"]:.0f} s'
+        + ('' if result.get('complete', True) else ' (cut short: the sections '
+           'measured before the limit)'),
         f'- **Command**: `{result["command"]}` at commit {result.get("commit", "?")}',
         f'- **Load average** (1 min): {result["load_start"]} at the start, '
         f'{result["load_end"]} at the end'
