@@ -83,7 +83,7 @@ def merge_args(cfg: Config, args) -> Config:
         use_compile(cfg, args.compile)
     if args.image_cache:
         from mmidc.datasets import use_image_cache
-        use_image_cache(cfg)
+        use_image_cache(cfg, loaders=('train_dataloader', 'val_dataloader'))
     if args.resume == 'auto':
         cfg.resume = True
         cfg.load_from = None

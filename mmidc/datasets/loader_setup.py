@@ -13,7 +13,7 @@ import copy
 import os
 import os.path as osp
 import time
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from mmengine.logging import print_log
 
@@ -113,10 +113,12 @@ def use_image_cache(cfg,
                     cache_dir: Optional[str] = None,
                     workers: Optional[int] = None,
                     build: bool = True,
+                    loaders: Sequence[str] = DATALOADERS,
                     wait_timeout: float = 6 * 3600.) -> List[Tuple[str, str]]:
     """Read every loader's images from the pre-resized cache.
 
-    For each of ``train/val/test_dataloader`` whose pipeline starts with
+    For each of ``loaders`` (default: ``train/val/test_dataloader``) whose
+    pipeline starts with
     ``LoadImagePair`` followed by ``ResizePair(size)``: the cache of that
     size (``<data_root>/cache_<H>x<W>`` unless ``cache_dir``) is built for
     the loader's split if it is missing or stale, and the ``LoadImagePair``
@@ -137,6 +139,7 @@ def use_image_cache(cfg,
             to the available cores.
         build (bool): Build missing shards (False: only switch the loaders
             whose cache is current). Defaults to True.
+        loaders (Sequence[str]): The loaders to switch.
         wait_timeout (float): Seconds a non-zero local rank waits for rank
             0's build.
 
@@ -147,7 +150,7 @@ def use_image_cache(cfg,
     workers = workers or available_cores()
     local_rank = int(os.environ.get('LOCAL_RANK', 0))
     switched = []
-    for key in DATALOADERS:
+    for key in loaders:
         loader = cfg.get(key)
         if not loader or 'dataset' not in loader:
             continue

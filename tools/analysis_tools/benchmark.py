@@ -105,11 +105,13 @@ PRESETS = {
                      sections=['train', 'profile', 'peer', 'e2e', 'cli', 'variants',
                                'inference'],
                      variants=['fused', 'compile+fused'], num_scenes=2000,
-                     cli_pairs=600, cli_batch=256, peak_size=8192),
+                     cli_pairs=3000, cli_batch=256, peak_size=8192, e2e_iters=60,
+                     e2e_log_interval=10),
     'cpu_rows': dict(device='cpu', archs=['tiny'], dtypes=['fp32'],
                      batch=dict(adaptation=16, captioning=16), steps=5,
                      sections=['train', 'loader', 'e2e', 'cli'], variants=[],
-                     num_scenes=200, cli_pairs=120, cli_batch=64, peak_size=2048),
+                     num_scenes=200, cli_pairs=120, cli_batch=64, peak_size=2048,
+                     e2e_iters=30, e2e_log_interval=5, loader_archs=['vit-b32', 'tiny']),
 }
 
 
@@ -205,6 +207,9 @@ def parse_args(argv=None):
     args.cli_pairs = args.cli_pairs or preset.get('cli_pairs') or (8 if args.quick else 120)
     args.cli_batch = args.cli_batch or preset.get('cli_batch') or (4 if args.quick else 64)
     args.peak_size = 512 if args.quick else preset.get('peak_size', 2048)
+    args.loader_archs = preset.get('loader_archs', args.archs)
+    args.e2e_iters = 12 if args.quick else preset.get('e2e_iters', 60)
+    args.e2e_log_interval = 2 if args.quick else preset.get('e2e_log_interval', 10)
     args.preset = 'gpu' if args.gpu_rows else 'cpu' if args.cpu_rows else None
     if args.device == 'cuda' and not torch.cuda.is_available():
         parser.error('--device cuda: no CUDA device visible')
@@ -298,10 +303,10 @@ def measure_training(args) -> tuple:
             model = build(arch, stage, args.device).train()
             batch = device_batch(synthetic_batch(model, batch_n), args.device)
             flops = count_flops(lambda: model.train_step(
-                batch, build_optim_wrapper(model, 'fp32')))
+                batch, build_optim_wrapper(model, 'fp32', clip_grad=clips(arch))))
             flops_by_op = {k: round(v / 1e9, 2) for k, v in flops['by_op'].items()}
             for dtype in args.dtypes:
-                wrapper = build_optim_wrapper(model, dtype)
+                wrapper = build_optim_wrapper(model, dtype, clip_grad=clips(arch))
                 timing = time_call(lambda: model.train_step(batch, wrapper),
                                    steps=args.steps, warmup=1, device=args.device)
                 achieved = flops['total'] / timing['wall_s'] / 1e9
@@ -330,6 +335,12 @@ def measure_training(args) -> tuple:
     return rows, profiles
 
 
+def clips(arch: str) -> bool:
+    """Gradient clipping as the arch's configs: the tiny ones clip (max norm
+    1), the paper's ViT-B ones do not."""
+    return arch == 'tiny'
+
+
 def device_batch(batch: dict, device: str) -> dict:
     """The synthetic batch with its pairs stacked on ``device`` (a step on
     tensors already there: loading and transfers excluded)."""
@@ -355,7 +366,8 @@ def measure_variants(args, train_rows) -> list:
             batch = device_batch(synthetic_batch(model, batch_n), args.device)
             if name == 'no-dropout':
                 disable_dropout(model)
-            wrapper = build_optim_wrapper(model, dtype, fused='fused' in name)
+            wrapper = build_optim_wrapper(model, dtype, fused='fused' in name,
+                                          clip_grad=clips(arch))
             step = model.train_step
             row = dict(arch=arch, stage=stage, dtype=dtype, batch=batch_n, variant=name)
             if 'compile' in name:
@@ -428,9 +440,21 @@ def measure_loading(args, data_root) -> list:
     arch's input size; the pairs of the generated set, at least 6 batches."""
     rows = []
     workers_list = [0, 1, 2] if args.device == 'cpu' else [0, os.cpu_count() or 1]
-    for arch in args.archs:
+    # one intra-op thread, as in a loader worker: the tensor packing of the
+    # main-process rows (0 workers) otherwise spin-waits on a busy machine
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        _measure_loading(args, data_root, rows, workers_list)
+    finally:
+        torch.set_num_threads(threads)
+    return rows
+
+
+def _measure_loading(args, data_root, rows, workers_list) -> None:
+    for arch in args.loader_archs:
         size = input_size(build(arch, 'adaptation', 'cpu'))
-        batch_n = batch_size(args, arch, 'adaptation')
+        batch_n = args.batch.get('adaptation', 2 if args.quick else ARCHS[arch]['batch'])
         for source in ('png', 'cache'):
             dataset = build_loader_dataset(data_root, size, source == 'cache')
             repeats = -(-6 * batch_n // len(dataset))
@@ -445,7 +469,6 @@ def measure_loading(args, data_root) -> list:
                                      (row['steady_pairs_per_s'] or 0) / cores, 1)))
                 log(f'loader {arch} {source} workers={workers}: '
                     f'{row["steady_pairs_per_s"]} pairs/s steady')
-    return rows
 
 
 def measure_e2e(args, data_root) -> list:
@@ -472,8 +495,8 @@ def measure_e2e(args, data_root) -> list:
             for source, extra in (('png', []), ('cache', ['--image-cache'])):
                 row = e2e.train_throughput(
                     config, data_root, f'{work}_{source}', options + extra,
-                    batch_size=batch_n, min_iters=12 if args.quick else 60,
-                    log_interval=2 if args.quick else 10, env=env)
+                    batch_size=batch_n, min_iters=args.e2e_iters,
+                    log_interval=args.e2e_log_interval, env=env)
                 row.update(arch=arch, stage=stage, source=source,
                            step_pairs_per_s=step['pairs_per_s'], step_s=step['step_s'],
                            e2e_over_step=fraction(row['pairs_per_s'], step['pairs_per_s']),
@@ -609,6 +632,8 @@ def measure_cli(args, data_root) -> list:
                          batch=args.cli_batch,
                          model_pairs_per_s=model['pairs_per_s'],
                          cli_pairs_per_s=cli['pairs_per_s'],
+                         prepare_ms_per_pair=model['prepare_ms'],
+                         model_ms_per_pair=model['model_ms'],
                          cli_over_model=fraction(cli['pairs_per_s'], model['pairs_per_s']),
                          load=load_average(), command=cli['command']))
         log(f'cli {arch}: {cli["pairs_per_s"]} pairs/s, the model alone '
@@ -687,7 +712,8 @@ TABLES = [
       'vision_share', 'caption_encoder_share', 'decoder_share', 'load']),
     ('tools/caption_pair.py --pairs-file vs batched decoding', 'cli',
      ['arch', 'weights', 'image_size', 'pairs', 'batch', 'model_pairs_per_s',
-      'cli_pairs_per_s', 'cli_over_model', 'load']),
+      'cli_pairs_per_s', 'cli_over_model', 'prepare_ms_per_pair', 'model_ms_per_pair',
+      'load']),
     ('targets', 'targets', ['target', 'measured', 'met']),
 ]
 

@@ -145,9 +145,10 @@ class CaptionScorer:
                 raise RuntimeError(
                     f'METEOR needs a Java runtime, but the java binary '
                     f'{wanted!r} was not found or is not executable. '
-                    f'{INSTALL_HINT} Or score without Java: '
-                    f'metrics={JAVA_FREE_METRICS!r} (BLEU, ROUGE-L and CIDEr '
-                    f'with a Python tokenizer; docs/evaluation.md).')
+                    f'{INSTALL_HINT} Or score BLEU, ROUGE-L and CIDEr '
+                    f'without Java: java=False (e.g. --cfg-options '
+                    f'val_evaluator.java=False test_evaluator.java=False) or '
+                    f'metrics={JAVA_FREE_METRICS!r}; docs/evaluation.md.')
             self.java = find_java(java)
         if tokenizer == 'auto':
             tokenizer = 'ptb' if (self.java or find_java(java)) else 'python'

@@ -110,7 +110,7 @@ def test_meteor_without_java_names_the_way_out(tmp_path, monkeypatch):
         IDCMetric()  # the default metrics include METEOR
     message = str(err.value)
     assert missing in message and 'apt-get install' in message
-    assert "'ROUGE_L'" in message and 'docs/evaluation.md' in message
+    assert 'val_evaluator.java=False' in message and 'docs/evaluation.md' in message
     with pytest.raises(ValueError, match='tokenizer'):
         CaptionScorer(tokenizer='nltk')
 
@@ -150,3 +150,30 @@ def test_captioner_trains_without_java(tmp_path):
     assert result.returncode != 0
     assert 'METEOR needs a Java runtime' in result.stdout + result.stderr
     assert not osp.exists(tmp_path / 'work2' / 'epoch_1.pth')
+    # the same config with validation switched off (docs/evaluation.md)
+    result = run_train(config, '--work-dir', str(tmp_path / 'work3'), '--cfg-options',
+                       'val_cfg=None', 'val_dataloader=None', 'val_evaluator=None',
+                       extra_env=env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert osp.exists(tmp_path / 'work3' / 'epoch_1.pth')
+
+
+@needs_java
+def test_tokenizer_difference_tool(tmp_path, capsys):
+    """tools/analysis_tools/tokenizer_difference.py on a predictions file."""
+    import importlib.util
+    tool_path = osp.join(osp.dirname(__file__), '..', '..', '..', 'tools',
+                         'analysis_tools', 'tokenizer_difference.py')
+    spec = importlib.util.spec_from_file_location('tokenizer_difference', tool_path)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    records = [dict(pair_id=pid, change_type=ctype, prediction=pred, references=refs)
+               for pid, ctype, pred, refs in PAIRS]
+    predictions = tmp_path / 'predictions.json'
+    predictions.write_text(json.dumps(records))
+    out = tmp_path / 'rows.json'
+    assert tool.main([str(predictions), '--out', str(out)]) == 0
+    (result, ) = json.loads(out.read_text()).values()
+    assert result['pairs'] == len(PAIRS)
+    assert all(row['difference'] == 0 for row in result['rows'])
+    assert 'largest absolute difference: 0.0000' in capsys.readouterr().out

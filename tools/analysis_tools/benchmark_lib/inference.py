@@ -64,11 +64,18 @@ def model_rate(config: str, checkpoint: str, pairs_file: str, batch_size: int,
                device: str, repeats: int = 1) -> Dict:
     """Pairs/s of the model's own batched decoding: ``IDCInferencer``'s
     ``predict_samples`` (preprocessing on the device, encoders, greedy
-    decoding, detokenising) on pairs already decoded into memory."""
+    decoding, detokenising) on pairs already decoded into memory; and the
+    milliseconds per pair of decoding and preparing the images in one
+    thread (``prepare_ms``) and of the model (``model_ms``)."""
     from mmidc.apis import IDCInferencer
     from mmidc.apis.pair_sources import pairs_from_jsonl
     inferencer = IDCInferencer(config, checkpoint, device)
     pairs = pairs_from_jsonl(pairs_file)
+    probe = pairs[:64]
+    start = time.perf_counter()
+    for p in probe:
+        inferencer.prepare_pair(p.img1, p.img2, p.pair_id)
+    prepare_ms = (time.perf_counter() - start) / len(probe) * 1e3
     batches = [[s for _, s in batch] for batch in inferencer.prepared_batches(
         [(p.img1, p.img2) for p in pairs], batch_size)]
     inferencer.predict_samples(batches[0])  # warm-up
@@ -82,7 +89,9 @@ def model_rate(config: str, checkpoint: str, pairs_file: str, batch_size: int,
         seconds = time.perf_counter() - start
         best = seconds if best is None else min(best, seconds)
     return dict(pairs=len(pairs), seconds=round(best, 3),
-                pairs_per_s=round(len(pairs) / best, 1), load=load_average())
+                pairs_per_s=round(len(pairs) / best, 1),
+                prepare_ms=round(prepare_ms, 2),
+                model_ms=round(best / len(pairs) * 1e3, 2), load=load_average())
 
 
 def cli_rate(config: str, checkpoint: str, pairs_file: str, batch_size: int,

@@ -96,8 +96,10 @@ def synthetic_batch(model: torch.nn.Module, batch_size: int,
 
 
 def build_optim_wrapper(model: torch.nn.Module, dtype: str = 'fp32',
-                        lr: float = 1e-4, fused: bool = False) -> OptimWrapper:
-    """AdamW with gradient clipping (as the configs); bf16 autocast or fp32.
+                        lr: float = 1e-4, fused: bool = False,
+                        clip_grad: bool = True) -> OptimWrapper:
+    """AdamW, with gradient clipping unless ``clip_grad=False`` (the tiny
+    configs clip, the paper's ViT-B configs do not); bf16 autocast or fp32.
 
     ``fused=True`` is PyTorch's fused AdamW kernel (one pass over all
     parameters) instead of the default per-parameter loop on CPU.
@@ -105,7 +107,7 @@ def build_optim_wrapper(model: torch.nn.Module, dtype: str = 'fp32',
     from mmidc.engine import AutocastOptimWrapper
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.05,
                                   fused=fused or None)
-    clip_grad = dict(max_norm=1.0)
+    clip_grad = dict(max_norm=1.0) if clip_grad else None
     if dtype == 'fp32':
         return OptimWrapper(optimizer=optimizer, clip_grad=clip_grad)
     if dtype == 'bf16':
