@@ -111,7 +111,8 @@ PRESETS = {
                      batch=dict(adaptation=16, captioning=16), steps=5,
                      sections=['train', 'loader', 'e2e', 'cli'], variants=[],
                      num_scenes=200, cli_pairs=120, cli_batch=64, peak_size=2048,
-                     e2e_iters=30, e2e_log_interval=5, loader_archs=['vit-b32', 'tiny']),
+                     e2e_iters=30, e2e_log_interval=5, loader_archs=['vit-b32', 'tiny'],
+                     e2e_batch=dict(adaptation=16, captioning=16)),
 }
 
 
@@ -145,6 +146,10 @@ def parse_args(argv=None):
     parser.add_argument('--write-docs', metavar='MD',
                         help='write the tables of this run into the generated '
                         'section of this markdown file (docs/benchmark.md)')
+    parser.add_argument('--docs-section', default=None,
+                        help='name of the generated section --write-docs fills '
+                        '(default: gpu / cpu; another name for a run that adds '
+                        'rows to an earlier one)')
     parser.add_argument('--device', default=None, choices=['cpu', 'cuda'])
     parser.add_argument('--threads', type=int, default=None,
                         help='torch intra-op threads (default: all cores)')
@@ -201,7 +206,7 @@ def parse_args(argv=None):
     args.sections = [s for s in sections if s not in args.skip]
     try:
         args.batch = dict(preset.get('batch', {}), **parse_batch(args.batch))
-        args.e2e_batch = parse_batch(args.e2e_batch)
+        args.e2e_batch = dict(preset.get('e2e_batch', {}), **parse_batch(args.e2e_batch))
     except argparse.ArgumentTypeError as err:
         parser.error(str(err))
     args.cli_pairs = args.cli_pairs or preset.get('cli_pairs') or (8 if args.quick else 120)
@@ -371,14 +376,21 @@ def measure_variants(args, train_rows) -> list:
             step = model.train_step
             row = dict(arch=arch, stage=stage, dtype=dtype, batch=batch_n, variant=name)
             if 'compile' in name:
+                from torch._dynamo.utils import counters
+                torch._dynamo.reset()
+                counters.clear()
                 step = torch.compile(step)
                 start = time.perf_counter()
                 step(batch, wrapper)
                 if args.device == 'cuda':
                     torch.cuda.synchronize()
                 row['first_call_s'] = round(time.perf_counter() - start, 2)
+            # compiled: 3 more calls absorb recompilations (changing counters)
             timing = time_call(lambda: step(batch, wrapper), steps=args.steps,
-                               warmup=1, device=args.device)
+                               warmup=3 if 'compile' in name else 1, device=args.device)
+            if 'compile' in name:
+                row['graphs'] = counters['stats'].get('unique_graphs', 0)
+                row['graph_breaks'] = sum(counters['graph_break'].values())
             row.update(step_s=round(timing['wall_s'], 4), cpu_s=round(timing['cpu_s'], 3),
                        pairs_per_s=round(batch_n / timing['wall_s'], 2),
                        load=timing['load'])
@@ -696,7 +708,7 @@ TABLES = [
       'achieved_gflops', 'mfu', 'mfu_cpu_time', 'flash_attention', 'load']),
     ('step variants', 'variants',
      ['arch', 'stage', 'dtype', 'batch', 'variant', 'step_s', 'pairs_per_s', 'mfu',
-      'compile_s', 'load']),
+      'compile_s', 'graphs', 'graph_breaks', 'load']),
     ("peer: open_clip's CLIP training step", 'peer',
      ['arch', 'dtype', 'batch', 'batch_unit', 'step_s', 'gflop_per_step',
       'achieved_gflops', 'mfu', 'load']),
@@ -811,7 +823,8 @@ def finish(args, result: dict, started: float, peaks_start: dict, final: bool) -
     with open(args.out, 'w') as f:
         json.dump(result, f, indent=2)
     if args.write_docs:
-        name = args.preset or ('gpu' if args.device == 'cuda' else 'cpu')
+        name = args.docs_section or args.preset or (
+            'gpu' if args.device == 'cuda' else 'cpu')
         report.write_section(args.write_docs, name, '\n'.join(
             report.machine_lines(result)) + '\n\n' + tables_text(result, '####'))
     if final:

@@ -16,6 +16,11 @@
 #    order of priority, the results so far saved after each one, stopped
 #    cleanly before the time limit ($BUDGET seconds in all, default 570).
 #
+# BENCH_ARGS are added to the benchmark's command, e.g. a second command for
+# the sections a first one did not reach:
+#   BENCH_ARGS="--sections variants inference --docs-section gpu-more" \
+#       bash tools/analysis_tools/gpu_session.sh bench
+#
 # Results go to $OUT (the device tool's output folder; default
 # work_dirs/gpu_session): session.log, cuda_tests.log, bench.log, bench.json,
 # benchmark.md, nvidia-smi.txt. Copy $OUT/benchmark.md over docs/benchmark.md
@@ -81,7 +86,7 @@ if wants bench; then
   log "benchmark, ${LEFT}s left"
   timeout --signal=INT --kill-after=20 "$LEFT" "$PY" tools/analysis_tools/benchmark.py \
     --gpu-rows --data-dir "$DATA" --out "$OUT/bench.json" --write-docs "$OUT/benchmark.md" \
-    2>&1 | tee "$OUT/bench.log" | grep -v "^\s*$" | grep "^\[\|^|" | tail -60
+    ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench.log" | grep "^\[\|^|" | tail -60
   log "benchmark exit status ${PIPESTATUS[0]} (124/130: stopped at the time limit; the sections before are in bench.json)"
 fi
 log "done"
