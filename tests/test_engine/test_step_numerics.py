@@ -22,25 +22,13 @@ import mmidc  # noqa: F401  (registries)
 from mmidc.models.utils.data_preprocessor import CLIP_MEAN, CLIP_STD
 from mmidc.registry import MODELS
 from mmidc.utils.config_check import check_config
-from test_tools.tiny_run import write_tiny_config
+from test_tools.tiny_run import captioner_config, write_tiny_config
 
 # A tiny captioner with dropout and the reference-word loss (both draw on or
 # move per-sample data), trained without validation.
-CAPTIONER = '''
-model = dict(
-    type='CLIP4IDCCaptioner',
-    backbone=dict(type='CLIP4IDCBackbone', arch=tiny_arch, num_inter_layers=1),
-    head=dict(type='TransformerCaptionHead', hidden=32, num_heads=2,
-              num_encoder_layers=1, num_decoder_layers=1, dropout=0.1,
-              max_length=16, pooled_memory_tokens=True, word_loss_weight=1.0,
-              word_targets='references',
-              vocab=dict(captions_from=dict(type='CLEVRChangeDataset',
-                                            data_root=data_root,
-                                            split='train'))))
-val_dataloader = None
-val_cfg = None
-val_evaluator = None
-'''
+CAPTIONER = captioner_config(
+    dropout=0.1, head_options=(", pooled_memory_tokens=True, word_loss_weight=1.0, "
+                               "word_targets='references'"))
 LOG_EVERY = '''
 default_hooks = dict(logger=dict(interval=3),
                      checkpoint=dict(save_best=None, interval=1))

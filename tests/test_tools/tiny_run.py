@@ -78,6 +78,30 @@ randomness = dict(seed=0)
 """
 
 
+CAPTIONER_TEMPLATE = """
+model = dict(
+    type='CLIP4IDCCaptioner',
+    backbone=dict(type='CLIP4IDCBackbone', arch=tiny_arch, num_inter_layers=1),
+    head=dict(type='TransformerCaptionHead', hidden=32, num_heads=2,
+              num_encoder_layers=1, num_decoder_layers=1, dropout={dropout},
+              max_length=16, vocab=dict(captions_from=dict(
+                  type='CLEVRChangeDataset', data_root=data_root,
+                  split='train')){head_options}))
+"""
+
+
+def captioner_config(dropout: float = 0.0, head_options: str = '',
+                     evaluator: str = None) -> str:
+    """Config lines (for ``write_tiny_config(extra=...)``) that make the tiny
+    config a captioner of the same backbone, its vocabulary from the training
+    captions; validated with ``evaluator`` (a config expression), or not at
+    all."""
+    text = CAPTIONER_TEMPLATE.format(dropout=dropout, head_options=head_options)
+    if evaluator is None:
+        return text + 'val_dataloader = None\nval_cfg = None\nval_evaluator = None\n'
+    return text + f'val_evaluator = {evaluator}\n'
+
+
 def make_tiny_data(root: str) -> str:
     """Write the tiny CLEVR-Change tree under ``root`` (once)."""
     if not osp.isfile(osp.join(root, 'splits.json')):

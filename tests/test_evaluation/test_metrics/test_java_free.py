@@ -19,7 +19,7 @@ from mmidc.evaluation.metrics.python_ptb_tokenizer import (PythonPTBTokenizer,
                                                            tokenize_sentence)
 from mmidc.utils.java import find_java
 from test_evaluation.idc_pairs import PAIRS, data_samples
-from test_tools.tiny_run import run_train, write_tiny_config
+from test_tools.tiny_run import captioner_config, run_train, write_tiny_config
 
 needs_java = pytest.mark.skipif(find_java() is None,
                                 reason='no Java runtime to compare with')
@@ -115,25 +115,14 @@ def test_meteor_without_java_names_the_way_out(tmp_path, monkeypatch):
         CaptionScorer(tokenizer='nltk')
 
 
-CAPTIONER = '''
-model = dict(
-    type='CLIP4IDCCaptioner',
-    backbone=dict(type='CLIP4IDCBackbone', arch=tiny_arch, num_inter_layers=1),
-    head=dict(type='TransformerCaptionHead', hidden=32, num_heads=2,
-              num_encoder_layers=1, num_decoder_layers=1, dropout=0.0,
-              max_length=16, vocab=dict(captions_from=dict(
-                  type='CLEVRChangeDataset', data_root=data_root,
-                  split='train'))))
-val_evaluator = {evaluator}
-default_hooks = dict(checkpoint=dict(save_best=None))
-'''
+NO_BEST = "default_hooks = dict(checkpoint=dict(save_best=None))\n"
 
 
 def test_captioner_trains_without_java(tmp_path):
     """tools/train.py with Java-free validation scoring runs where no Java
     is; with METEOR it stops at start-up, naming the way out."""
     env = dict(MMIDC_JAVA=str(tmp_path / 'no_java' / 'java'))
-    config = write_tiny_config(str(tmp_path), max_epochs=1, extra=CAPTIONER.format(
+    config = write_tiny_config(str(tmp_path), max_epochs=1, extra=NO_BEST + captioner_config(
         evaluator="dict(type='IDCMetric', java=False)"), name='java_free.py')
     work_dir = tmp_path / 'work'
     result = run_train(config, '--work-dir', str(work_dir), extra_env=env)
@@ -144,7 +133,7 @@ def test_captioner_trains_without_java(tmp_path):
                   for line in open(path) if 'CIDEr' in line]
     assert 0 <= scores['CIDEr'] and 'METEOR' not in scores
 
-    config = write_tiny_config(str(tmp_path), max_epochs=1, extra=CAPTIONER.format(
+    config = write_tiny_config(str(tmp_path), max_epochs=1, extra=NO_BEST + captioner_config(
         evaluator="dict(type='IDCMetric')"), name='with_meteor.py')
     result = run_train(config, '--work-dir', str(tmp_path / 'work2'), extra_env=env)
     assert result.returncode != 0
