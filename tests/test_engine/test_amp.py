@@ -17,7 +17,7 @@ import mmidc  # noqa: F401  (registries)
 from mmidc.engine import AutocastOptimWrapper
 from mmidc.models.utils.caption_vocab import clip_tokenizer
 from mmidc.registry import MODELS
-from test_apis.conftest import CAPTIONS, captioner_cfg
+from tests.helpers.tiny_models import CAPTIONS, captioner_cfg
 
 
 def tiny_captioner(device: str):

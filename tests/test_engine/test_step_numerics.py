@@ -22,7 +22,7 @@ import mmidc  # noqa: F401  (registries)
 from mmidc.models.utils.data_preprocessor import CLIP_MEAN, CLIP_STD
 from mmidc.registry import MODELS
 from mmidc.utils.config_check import check_config
-from test_tools.tiny_run import captioner_config, write_tiny_config
+from tests.helpers.tiny_run import captioner_config, write_tiny_config
 
 # A tiny captioner with dropout and the reference-word loss (both draw on or
 # move per-sample data), trained without validation.

@@ -5,7 +5,7 @@ import os.path as osp
 
 from mmengine.config import Config
 
-from test_tools.tiny_run import run_train, write_tiny_config
+from tests.helpers.tiny_run import run_train, write_tiny_config
 
 
 def dumped_config(work_dir) -> Config:

@@ -22,6 +22,8 @@ from typing import Dict
 
 import torch
 
+from mmidc.models.utils.checkpoint_io import read_checkpoint
+
 # (regex on the old name, replacement): one row per moved tensor.
 RENAMES = (
     (r'^backbone\.aligned_difference\.', 'backbone.extra_segments.0.aligned.'),
@@ -55,12 +57,9 @@ def main(argv=None):
     parser.add_argument('src', help='checkpoint written by mmidc 0.x')
     parser.add_argument('dst', help='where to write the converted checkpoint')
     args = parser.parse_args(argv)
-    ckpt = torch.load(args.src, map_location='cpu', weights_only=True)
-    if not isinstance(ckpt, dict) or 'state_dict' not in ckpt:
-        raise ValueError(f'{args.src}: not an MMEngine checkpoint (no '
-                         'state_dict key)')
-    state = convert_state_dict(ckpt['state_dict'])
-    torch.save(dict(state_dict=state, meta=ckpt.get('meta', {})), args.dst)
+    state, meta = read_checkpoint(args.src)
+    state = convert_state_dict(state)
+    torch.save(dict(state_dict=state, meta=meta), args.dst)
     print(f'{args.src} -> {args.dst}: {len(state)} tensors')
 
 

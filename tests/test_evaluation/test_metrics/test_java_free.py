@@ -18,8 +18,9 @@ from mmidc.evaluation.metrics.caption_scorer import (JAVA_FREE_METRICS,
 from mmidc.evaluation.metrics.python_ptb_tokenizer import (PythonPTBTokenizer,
                                                            tokenize_sentence)
 from mmidc.utils.java import find_java
-from test_evaluation.idc_pairs import PAIRS, data_samples
-from test_tools.tiny_run import captioner_config, run_train, write_tiny_config
+from tests.helpers import load_tool
+from tests.helpers.idc_pairs import PAIRS, data_samples
+from tests.helpers.tiny_run import captioner_config, run_train, write_tiny_config
 
 needs_java = pytest.mark.skipif(find_java() is None,
                                 reason='no Java runtime to compare with')
@@ -150,12 +151,7 @@ def test_captioner_trains_without_java(tmp_path):
 @needs_java
 def test_tokenizer_difference_tool(tmp_path, capsys):
     """tools/analysis_tools/tokenizer_difference.py on a predictions file."""
-    import importlib.util
-    tool_path = osp.join(osp.dirname(__file__), '..', '..', '..', 'tools',
-                         'analysis_tools', 'tokenizer_difference.py')
-    spec = importlib.util.spec_from_file_location('tokenizer_difference', tool_path)
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+    tool = load_tool('tools/analysis_tools/tokenizer_difference.py')
     records = [dict(pair_id=pid, change_type=ctype, prediction=pred, references=refs)
                for pid, ctype, pred, refs in PAIRS]
     predictions = tmp_path / 'predictions.json'
