@@ -26,9 +26,14 @@ from tests.helpers.tiny_run import captioner_config, write_tiny_config
 
 # A tiny captioner with dropout and the reference-word loss (both draw on or
 # move per-sample data), trained without validation.
-CAPTIONER = captioner_config(
-    dropout=0.1, head_options=(", pooled_memory_tokens=True, word_loss_weight=1.0, "
-                               "word_targets='references'"))
+# the from-scratch parts too: a neck, an auxiliary head reading every
+# reference (ref_tokens from the pipeline), dropout in the caption head
+CAPTIONER = captioner_config(dropout=0.1) + """
+model['neck'] = dict(type='ChangeSummaryNeck', change_tokens=1)
+model['aux_head'] = dict(type='BagOfWordsHead', loss_weight=1.0, word_prior=True)
+train_pipeline.insert(-1, dict(type='TokenizeCaptions', context_length=16,
+                               mode='all', key='ref_tokens'))
+"""
 LOG_EVERY = '''
 default_hooks = dict(logger=dict(interval=3),
                      checkpoint=dict(save_best=None, interval=1))
