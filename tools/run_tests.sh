@@ -5,5 +5,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup_env.sh
+# Every test runs in CI: the web demo's browser test needs a headless
+# Chromium. In CI (CI=true) or as root, install Debian's when none is on PATH.
+if ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null \
+    && { [ "${CI:-}" = true ] || [ "$(id -u)" = 0 ]; } && command -v apt-get >/dev/null; then
+  echo "[tests] installing Debian's chromium for the web demo's browser test"
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -qq --no-install-recommends chromium >/dev/null; } \
+    || echo "[tests] could not install chromium: the browser test will fail in CI"
+fi
 if [ $# -eq 0 ]; then set -- -m "not slow"; fi
 exec .venv/bin/python -m pytest -q "$@"

@@ -26,10 +26,12 @@ else
   pip install -q --upgrade pip
   install() { pip install -q "$@"; }
 fi
-# PyPI's default torch + torchvision pair (runs on CPU; CUDA used when present).
+# PyPI's default torch + torchvision pair (runs on CPU; CUDA used when present),
+# in the range setup.cfg declares.
 .venv/bin/python -c "import torch, torchvision" 2>/dev/null || {
   echo "[setup] installing torch + torchvision (about 1-2 minutes)"
-  install torch torchvision
+  mapfile -t torch_reqs < <(sed -n 's/^ *\(torch\(vision\)\?[<>=][^ #]*\).*/\1/p' setup.cfg)
+  install "${torch_reqs[@]}"
 }
 echo "[setup] installing mmidc[$EXTRAS] and its dependencies"
 install -e ".[$EXTRAS]"

@@ -12,6 +12,7 @@ from mmengine.config import Config, DictAction
 from mmengine.runner import Runner
 
 import mmidc  # noqa: F401
+from mmidc.apis.model_loading import prepare_model_cfg_for_checkpoint
 from mmidc.utils.config_check import apply_launch_args, check_config
 
 
@@ -49,11 +50,9 @@ def main():
         cfg.merge_from_dict(args.cfg_options)
     apply_launch_args(cfg, args.config, args.launcher, args.work_dir)
     cfg.load_from = args.checkpoint
-    # The checkpoint holds every weight: skip the constructor-time CLIP /
-    # adaptation-stage loads (their files need not exist where one tests).
-    for key in ('pretrained', 'init_backbone_from'):
-        if cfg.model.get(key) is not None:
-            cfg.model[key] = None
+    # The checkpoint holds every weight and the caption vocabulary: no
+    # CLIP / adaptation-stage file, no training annotations needed here.
+    prepare_model_cfg_for_checkpoint(cfg.model, args.checkpoint)
     cfg.resume = False
     if args.out is not None:
         evaluators = cfg.test_evaluator

@@ -1,7 +1,7 @@
 # CLIP4IDC stage 2 on Image-Editing-Request, CLIP ViT-B/32: the adapted pair
-# encoder feeds a 3+3-layer captioning Transformer trained from scratch
-# (paper: Adam, lr 1e-7 for the encoder, 1e-4 for the captioner, at most
-# 50 epochs, batch 16).
+# encoder feeds the published code's 3+3-layer captioning decoder, at most
+# 50 epochs, batch 16, with the published CLIP4IDC code's recipe (the model
+# and schedule bases say what that is; README.md lists where mmidc differs).
 # Model selection on val by CIDEr(-D); the test split only via tools/test.py.
 _base_ = [
     '../_base_/datasets/image_editing_request.py',
@@ -9,7 +9,8 @@ _base_ = [
     '../_base_/schedules/captioning.py'
 ]
 data_root = 'data/image_editing_request'
-train_dataloader = dict(batch_size=16)
+# The last, incomplete batch of an epoch is dropped, as in the published code.
+train_dataloader = dict(batch_size=16, drop_last=True)
 # The adaptation run (tools/train.py's default work dir for its config).
 adapt_work_dir = 'work_dirs/clip4idc-adapt_vit-b32_image-editing-request'
 model = dict(
@@ -18,11 +19,12 @@ model = dict(
     # when the model is built; no match is an error naming the pattern.
     # Relative to the working directory. Not load_from: see README.md.
     init_backbone_from=adapt_work_dir + '/best_rsum_*.pth',
-    # Output vocabulary restricted to the tokens of the training captions
-    # (read from the annotations once, then from cache_file).
-    head=dict(vocab=dict(
-        _delete_=True,
-        captions_from=dict(
-            type='ImageEditingRequestDataset', data_root=data_root, split='train'),
-        cache_file='work_dirs/caption_vocab/'
-        'image-editing-request_train.json')))
+    # The decoder's frozen word embeddings come from the same checkpoint's
+    # text encoder (the published code's setting outside Spot-the-Diff).
+    # To predict only the tokens of the training captions (CLIP's rows of
+    # them; a faster head step), add
+    #   vocab=dict(captions_from=dict(type='ImageEditingRequestDataset',
+    #                                 data_root=data_root, split='train'),
+    #              cache_file='work_dirs/caption_vocab/'
+    #              'image-editing-request_train.json')
+    head=dict(pretrained=adapt_work_dir + '/best_rsum_*.pth'))

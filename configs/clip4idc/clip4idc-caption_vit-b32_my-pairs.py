@@ -1,5 +1,7 @@
 # Stage 2 on your own pairs (docs/new_dataset.md), after
-# clip4idc-adapt_vit-b32_my-pairs.py has run.
+# clip4idc-adapt_vit-b32_my-pairs.py has run. The published CLIP4IDC code's
+# recipe (the model and schedule bases say what that is;
+# configs/clip4idc/README.md lists where mmidc differs).
 _base_ = [
     '../_base_/datasets/image_pair.py',
     '../_base_/models/clip4idc-captioner_vit-b32.py',
@@ -10,8 +12,12 @@ train_dataloader = dict(dataset=dict(data_root=data_root))
 val_dataloader = dict(dataset=dict(data_root=data_root))
 test_dataloader = dict(dataset=dict(data_root=data_root))
 adapt_work_dir = 'work_dirs/clip4idc-adapt_vit-b32_my-pairs'
+best_adapted = adapt_work_dir + '/best_rsum_*.pth'  # newest match
 model = dict(
-    init_backbone_from=adapt_work_dir + '/best_rsum_*.pth',  # newest match
-    head=dict(vocab=dict(_delete_=True, captions_from=dict(
-        type='ImagePairDataset', data_root=data_root, ann_file='train.jsonl'),
-        cache_file='work_dirs/caption_vocab/my-pairs_train.json')))
+    init_backbone_from=best_adapted,
+    # the decoder's frozen word embeddings: CLIP's, from the same checkpoint
+    head=dict(pretrained=best_adapted))
+# To predict only the tokens of your training captions (a faster head step):
+# model = dict(head=dict(vocab=dict(captions_from=dict(
+#     type='ImagePairDataset', data_root=data_root, ann_file='train.jsonl'),
+#     cache_file='work_dirs/caption_vocab/my-pairs_train.json')))

@@ -1,7 +1,7 @@
 # CLIP4IDC stage 2 on Spot-the-Diff, CLIP ViT-B/32: the adapted pair
-# encoder feeds a 3+3-layer captioning Transformer trained from scratch
-# (paper: Adam, lr 1e-7 for the encoder, 1e-4 for the captioner, at most
-# 50 epochs, batch 16).
+# encoder feeds the published code's 3+3-layer captioning decoder, at most
+# 50 epochs, batch 16, with the published CLIP4IDC code's recipe (the model
+# and schedule bases say what that is; README.md lists where mmidc differs).
 # Model selection on val by CIDEr(-D); the test split only via tools/test.py.
 _base_ = [
     '../_base_/datasets/spot_the_diff.py',
@@ -9,7 +9,8 @@ _base_ = [
     '../_base_/schedules/captioning.py'
 ]
 data_root = 'data/spot_the_diff'
-train_dataloader = dict(batch_size=16)
+# The last, incomplete batch of an epoch is dropped, as in the published code.
+train_dataloader = dict(batch_size=16, drop_last=True)
 # The adaptation run (tools/train.py's default work dir for its config).
 adapt_work_dir = 'work_dirs/clip4idc-adapt_vit-b32_spot-the-diff'
 model = dict(
@@ -18,10 +19,16 @@ model = dict(
     # when the model is built; no match is an error naming the pattern.
     # Relative to the working directory. Not load_from: see README.md.
     init_backbone_from=adapt_work_dir + '/best_rsum_*.pth',
-    # Output vocabulary restricted to the tokens of the training captions
-    # (read from the annotations once, then from cache_file).
-    head=dict(vocab=dict(
-        _delete_=True,
-        captions_from=dict(
-            type='SpotTheDiffDataset', data_root=data_root, split='train'),
-        cache_file='work_dirs/caption_vocab/spot-the-diff_train.json')))
+    # The decoder's word embeddings come from the same checkpoint's text
+    # encoder, as in the published code, which on Spot-the-Diff trains the
+    # token embedding (at the encoder's lr, below) and keeps the positional
+    # one frozen. To predict only the tokens of the training captions
+    # (CLIP's rows of them; a faster head step), add
+    #   vocab=dict(captions_from=dict(type='SpotTheDiffDataset',
+    #                                 data_root=data_root, split='train'),
+    #              cache_file='work_dirs/caption_vocab/spot-the-diff_train.json')
+    head=dict(pretrained=adapt_work_dir + '/best_rsum_*.pth',
+              freeze_word_embed=False))
+# The tied token embedding is one of CLIP's weights: lr 1e-7, as the encoder.
+optim_wrapper = dict(paramwise_cfg=dict(custom_keys={
+    'head.word_embed': dict(lr_mult=1e-3)}))

@@ -1,10 +1,15 @@
 # Quickstart stage 1 (CPU, minutes): contrastive adaptation of the tiny pair
 # encoder on the synthetic CLEVR-Change-style set, change pairs only.
+# The from-scratch recipe: CLIP4IDC's tiny architecture with the components
+# of _base_/scratch_parts.py, trained from random weights.
 _base_ = [
     '../_base_/datasets/synthetic_clevr_change_96x144.py',
     '../_base_/models/clip4idc-retriever_tiny.py',
-    '../_base_/schedules/tiny_from_scratch.py', '../_base_/default_runtime.py'
+    '../_base_/schedules/tiny_from_scratch.py', '../_base_/default_runtime.py',
+    './_base_/scratch_parts.py'
 ]
+model = dict(backbone={{_base_.scratch_backbone}},
+             neck={{_base_.scratch_pair_pooling}})
 # What tools/quickstart.py generates when data_root is empty.
 synthetic_data = dict(num_scenes=3000, image_size=(240, 160), seed=0)
 train_dataloader = dict(dataset=dict(with_no_change=False))

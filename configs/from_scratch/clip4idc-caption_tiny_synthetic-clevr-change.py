@@ -1,22 +1,45 @@
 # Quickstart stage 2 (CPU, minutes): the tiny captioner on the synthetic
 # CLEVR-Change-style set (change and no-change pairs), its pair encoder
-# initialised from stage 1 (tools/quickstart.py passes
-# model.init_backbone_from=<stage-1 best checkpoint>).
+# initialised from stage 1's best checkpoint (tools/quickstart.py passes its
+# own with --cfg-options model.init_backbone_from=...; captioning without
+# adaptation: model.init_backbone_from=None).
+# The from-scratch recipe: CLIP4IDC's tiny architecture with the components
+# of _base_/scratch_parts.py, trained from random weights.
 _base_ = [
     '../_base_/datasets/synthetic_clevr_change_96x144.py',
     '../_base_/models/clip4idc-captioner_tiny.py',
-    '../_base_/schedules/tiny_from_scratch.py', '../_base_/default_runtime.py'
+    '../_base_/schedules/tiny_from_scratch.py', '../_base_/default_runtime.py',
+    './_base_/scratch_parts.py'
 ]
 data_root = 'data/synthetic_clevr_change'
 
-# Restricted output vocabulary from the training captions (annotations only).
-model = dict(head=dict(vocab=dict(
-    _delete_=True,
-    captions_from=dict(type='CLEVRChangeDataset', data_root=data_root,
-                       split='train'))))
+# Stage 1 run with tools/train.py's default work dir; a glob, resolved to
+# the newest match when the model is built (no match: an error naming it).
+adapt_work_dir = 'work_dirs/clip4idc-adapt_tiny_synthetic-clevr-change'
+model = dict(
+    init_backbone_from=adapt_work_dir + '/best_rsum_*.pth',
+    backbone={{_base_.scratch_backbone}},
+    neck={{_base_.scratch_neck}},
+    aux_head={{_base_.scratch_aux_head}},
+    # Restricted output vocabulary from the training captions (annotations
+    # only).
+    head=dict(vocab=dict(
+        _delete_=True,
+        captions_from=dict(type='CLEVRChangeDataset', data_root=data_root,
+                           split='train'))))
+# The bag-of-words head reads every reference of a pair.
+train_pipeline = [
+    {{_base_.load_pair}},
+    dict(type='ResizePair', size={{_base_.image_size}}),
+    dict(type='TokenizeCaptions', context_length=32, mode='random'),
+    dict(type='TokenizeCaptions', context_length=32, mode='all',
+         key='ref_tokens'),
+    dict(type='PackIDCInputs'),
+]
 # Batch 16: the same pairs per second as 32 on 2 CPU cores, twice the updates
 # in the quickstart's minutes (docs/from_scratch.md).
-train_dataloader = dict(batch_size=16)
+train_dataloader = dict(batch_size=16,
+                        dataset=dict(pipeline=train_pipeline))
 # 1e-3 (the schedule has 5e-4): with the change tokens the higher rate learns
 # the objects faster in the same steps (docs/from_scratch.md).
 optim_wrapper = dict(optimizer=dict(lr=1e-3))

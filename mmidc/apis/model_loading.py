@@ -2,7 +2,7 @@
 import copy
 import os
 from pathlib import Path
-from typing import Optional, Tuple, Union
+from typing import Optional, Union
 
 import torch
 from mmengine.config import Config
@@ -10,6 +10,8 @@ from mmengine.logging import print_log
 from mmengine.model import BaseModel
 from mmengine.registry import init_default_scope
 from mmengine.runner import load_state_dict
+
+from mmidc.models.utils.checkpoint_io import read_checkpoint
 
 ConfigType = Union[str, os.PathLike, Config, dict]
 
@@ -34,42 +36,6 @@ def load_config(config: ConfigType, cfg_options: Optional[dict] = None) -> Confi
     return config
 
 
-def read_checkpoint(checkpoint: Union[str, os.PathLike]) -> Tuple[dict, dict]:
-    """Read a checkpoint's state dict and ``meta``, safely.
-
-    ``.safetensors`` files are read with safetensors; anything else with
-    ``torch.load(weights_only=True)`` (MMEngine checkpoints pass thanks to
-    the allow-list in :mod:`mmidc.engine`). A ``state_dict`` entry is used
-    when present, a ``module.`` prefix (DDP) is stripped.
-
-    Returns:
-        tuple[dict, dict]: the state dict and the ``meta`` (empty if none).
-    """
-    import mmidc.engine  # noqa: F401  (the weights_only allow-list)
-    path = Path(checkpoint)
-    if not path.is_file():
-        raise FileNotFoundError(f'checkpoint not found: {path}')
-    meta = {}
-    if path.suffix == '.safetensors':
-        from safetensors.torch import load_file
-        state = load_file(str(path))
-    else:
-        try:
-            ckpt = torch.load(path, map_location='cpu', weights_only=True)
-        except Exception as err:  # UnpicklingError and friends
-            raise RuntimeError(
-                f'cannot load checkpoint {path} with weights_only=True: '
-                f'{err}') from err
-        if not isinstance(ckpt, dict):
-            raise TypeError(f'checkpoint {path} holds a '
-                            f'{type(ckpt).__name__}, not a state dict')
-        meta = ckpt.get('meta') or {}
-        state = ckpt.get('state_dict', ckpt)
-    state = {k[len('module.'):] if k.startswith('module.') else k: v
-             for k, v in state.items()}
-    return state, meta
-
-
 def load_weights(model: torch.nn.Module, checkpoint: Union[str, os.PathLike],
                  strict: bool = True) -> dict:
     """Load a checkpoint (see :func:`read_checkpoint`) into ``model``;
@@ -79,11 +45,21 @@ def load_weights(model: torch.nn.Module, checkpoint: Union[str, os.PathLike],
     return meta
 
 
-def _prepare_for_checkpoint(cfg, checkpoint: str):
-    """Weights come from the trained checkpoint: drop initialisation paths
-    (CLIP or adaptation-stage weights the user may not have) and read the
-    caption vocabulary from the checkpoint (it holds ``vocab.clip_ids``)
-    rather than from training data or a vocabulary file."""
+def prepare_model_cfg_for_checkpoint(cfg, checkpoint: str) -> None:
+    """Make a model config build without its training-time inputs, in place.
+
+    The trained checkpoint holds every weight and the caption vocabulary, so
+    at any depth of ``cfg`` (``model.pretrained``,
+    ``model.backbone.pretrained``, ``model.init_backbone_from``...):
+    initialisation paths (CLIP or adaptation-stage weights the user may not
+    have) become None, and a ``vocab`` option becomes the checkpoint (it holds
+    ``vocab.clip_ids``) instead of the training annotations or a vocabulary
+    file. Used by :func:`init_model` and ``tools/test.py``.
+
+    Args:
+        cfg (dict | list): The model config (or a part of it).
+        checkpoint (str): The trained checkpoint that will be loaded.
+    """
     if isinstance(cfg, dict):
         for key, value in cfg.items():
             if key in ('pretrained', 'init_backbone_from'):
@@ -91,10 +67,10 @@ def _prepare_for_checkpoint(cfg, checkpoint: str):
             elif key == 'vocab' and value is not None:
                 cfg[key] = str(checkpoint)
             else:
-                _prepare_for_checkpoint(value, checkpoint)
+                prepare_model_cfg_for_checkpoint(value, checkpoint)
     elif isinstance(cfg, list):
         for item in cfg:
-            _prepare_for_checkpoint(item, checkpoint)
+            prepare_model_cfg_for_checkpoint(item, checkpoint)
 
 
 def init_model(config: ConfigType,
@@ -122,7 +98,7 @@ def init_model(config: ConfigType,
     model_cfg = copy.deepcopy(cfg.model)
     if checkpoint is not None:
         state, meta = read_checkpoint(checkpoint)  # fail fast, before building
-        _prepare_for_checkpoint(model_cfg, checkpoint)
+        prepare_model_cfg_for_checkpoint(model_cfg, checkpoint)
     model = MODELS.build(model_cfg)
     if checkpoint is not None:
         load_state_dict(model, state, strict=True, logger='current')

@@ -10,7 +10,6 @@ Folder naming scheme (:func:`pairs_from_folder`), either of:
 ``EXT`` is any of ``.png .jpg .jpeg .bmp .webp .tif .tiff`` (case-insensitive,
 may differ between the two images); the pair id is ``NAME``.
 """
-import json
 import logging
 import os.path as osp
 import re
@@ -19,6 +18,8 @@ from pathlib import Path
 from typing import List, Optional
 
 from mmengine.logging import print_log
+
+from mmidc.datasets.image_pair_dataset import read_pair_records
 
 IMAGE_EXTENSIONS = ('.png', '.jpg', '.jpeg', '.bmp', '.webp', '.tif', '.tiff')
 _SIDE = re.compile(r'^(?P<name>.+)[_-](?P<side>before|after)$', re.IGNORECASE)
@@ -41,25 +42,8 @@ def pairs_from_jsonl(ann_file: str, data_root: str = '') -> List[PairRecord]:
     ``captions`` and ``pair_id`` are optional here (default id: the record's
     position). Relative image paths are joined with ``data_root``.
     """
-    if not osp.isfile(ann_file):
-        raise FileNotFoundError(f'pairs file not found: {ann_file}')
-    with open(ann_file, encoding='utf-8') as f:
-        if ann_file.endswith('.jsonl'):
-            records = []
-            for line_no, line in enumerate(f, start=1):
-                if line.strip():
-                    try:
-                        records.append((f'line {line_no}', json.loads(line)))
-                    except json.JSONDecodeError as err:
-                        raise ValueError(f'{ann_file}: line {line_no} is not '
-                                         f'valid JSON ({err.msg})') from err
-        else:
-            loaded = json.load(f)
-            if not isinstance(loaded, list):
-                raise ValueError(f'{ann_file}: expected a JSON list of records')
-            records = [(f'record {i}', r) for i, r in enumerate(loaded)]
     pairs = []
-    for index, (where, record) in enumerate(records):
+    for index, (where, record) in enumerate(read_pair_records(ann_file)):
         if not isinstance(record, dict) or not {'img1', 'img2'} <= set(record):
             raise ValueError(f'{ann_file}: {where} needs the keys "img1" and '
                              f'"img2"')

@@ -6,14 +6,15 @@ from .image_io import read_rgb, resize_rgb
 from .image_pair_dataset import CHANGE_TYPES, ImagePairDataset
 from .pair_image_cache import (PairImageCache, build_pair_image_cache,
                                default_cache_dir)
+from .samplers import PairedSceneSampler, RepeatByCaptionsSampler
 from .spot_the_diff import SpotTheDiffDataset
-from .transforms import (LoadImagePair, PackIDCInputs, PairRandomResizedCrop,
+from .transforms import (LoadImagePair, PackIDCInputs, RandomDistractorBefore,
                          ResizePair, TokenizeCaptions)
 
 __all__ = [
     'CHANGE_TYPES', 'ImagePairDataset', 'CLEVRChangeDataset',
     'SpotTheDiffDataset', 'ImageEditingRequestDataset', 'LoadImagePair',
-    'ResizePair', 'PairRandomResizedCrop', 'TokenizeCaptions',
-    'PackIDCInputs', 'PairImageCache', 'build_pair_image_cache',
-    'default_cache_dir', 'read_rgb', 'resize_rgb', 'transforms'
+    'ResizePair', 'TokenizeCaptions', 'PackIDCInputs', 'RandomDistractorBefore',
+    'PairImageCache', 'build_pair_image_cache', 'default_cache_dir', 'read_rgb',
+    'resize_rgb', 'transforms', 'PairedSceneSampler', 'RepeatByCaptionsSampler'
 ]

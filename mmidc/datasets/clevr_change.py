@@ -3,7 +3,8 @@ import os.path as osp
 from typing import Dict, List
 
 from mmidc.registry import DATASETS
-from .image_pair_dataset import ImagePairDataset, load_json
+from .image_pair_dataset import (ImagePairDataset, check_images_exist,
+                                 load_json)
 
 #: The semantic change types named in ``type_mapping.json``.
 CLEVR_CHANGE_TYPES = ('color', 'material', 'add', 'drop', 'move')
@@ -29,6 +30,11 @@ class CLEVRChangeDataset(ImagePairDataset):
     pair (``NNNNNN.png_n``, type ``none``, after image from ``nsc_images/``),
     as in the evaluation convention.
 
+    With ``with_distractor_path=True`` each change pair also carries
+    ``distractor_path``, the scene's distractor render (``nsc_images/``), for
+    :class:`~mmidc.datasets.transforms.RandomDistractorBefore`; those images
+    are then checked at build time too.
+
     Errors raised at build time, each naming the file and key: an unknown
     split, a scene index with no caption entry or an empty caption list, a
     ``type_mapping.json`` entry that is malformed, not in any split or in two
@@ -40,6 +46,8 @@ class CLEVRChangeDataset(ImagePairDataset):
             ``'train'``.
         with_no_change (bool): Keep the no-change (distractor) pairs. The
             adaptation stage drops them (False). Defaults to True.
+        with_distractor_path (bool): Add ``distractor_path`` to the change
+            pairs. Defaults to False.
         **kwargs: Other arguments of :class:`ImagePairDataset`
             (``pipeline``, ``lazy_init``, ``verify_images``, ...).
     """
@@ -50,12 +58,14 @@ class CLEVRChangeDataset(ImagePairDataset):
                  data_root: str,
                  split: str = 'train',
                  with_no_change: bool = True,
+                 with_distractor_path: bool = False,
                  **kwargs):
         if split not in self.SPLITS:
             raise ValueError(f'CLEVRChangeDataset: unknown split "{split}"; '
                              f'valid splits: {", ".join(self.SPLITS)}')
         self.split = split
         self.with_no_change = with_no_change
+        self.with_distractor_path = with_distractor_path
         super().__init__(ann_file='splits.json', data_root=data_root,
                          **kwargs)
 
@@ -86,25 +96,34 @@ class CLEVRChangeDataset(ImagePairDataset):
                     f'{osp.join(root, "type_mapping.json")}: scene {name}.png '
                     f'of split "{self.split}" is in no change type')
             before = f'{images}/{key}'
-            data_list.append(
-                dict(
-                    img1_path=before,
-                    img2_path=f'{sc_images}/CLEVR_semantic_{name}.png',
-                    gt_captions=self._captions(change_captions, change_file,
-                                               key),
-                    pair_id=f'{name}.png',
-                    change_type=type_of[name]))
+            distractor = f'{nsc_images}/CLEVR_nonsemantic_{name}.png'
+            change_pair = dict(
+                img1_path=before,
+                img2_path=f'{sc_images}/CLEVR_semantic_{name}.png',
+                gt_captions=self._captions(change_captions, change_file, key),
+                pair_id=f'{name}.png',
+                change_type=type_of[name])
+            if self.with_distractor_path:
+                change_pair['distractor_path'] = distractor
+            data_list.append(change_pair)
             if self.with_no_change:
                 data_list.append(
                     dict(
                         img1_path=before,
-                        img2_path=(f'{nsc_images}/'
-                                   f'CLEVR_nonsemantic_{name}.png'),
+                        img2_path=distractor,
                         gt_captions=self._captions(no_change_captions,
                                                    no_change_file, key),
                         pair_id=f'{name}.png_n',
                         change_type='none'))
         return data_list
+
+    def validate_data_list(self, data_list: List[dict], source: str) -> None:
+        """The common checks, and the distractor images when asked for."""
+        super().validate_data_list(data_list, source)
+        if self.with_distractor_path:
+            check_images_exist(
+                [e['distractor_path'] for e in data_list
+                 if 'distractor_path' in e], source)
 
     def _captions(self, captions: dict, file: str, key: str) -> List[str]:
         if key not in captions:

@@ -3,7 +3,7 @@ import json
 import os
 import os.path as osp
 from collections import defaultdict
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from mmengine.dataset import BaseDataset
 from mmengine.logging import print_log
@@ -32,7 +32,8 @@ class ImagePairDataset(BaseDataset):
     Image paths are relative to ``data_root`` joined with
     ``data_prefix['img_path']`` (absolute paths are kept). Every entry of
     ``data_list`` follows ``docs/design.md``: ``img1_path``, ``img2_path``,
-    ``gt_captions``, ``pair_id`` and ``change_type``.
+    ``gt_captions``, ``pair_id`` and ``change_type``; samples also carry the
+    data set's ``data_root``.
 
     The annotations are validated when the data set is built (``full_init``),
     not mid-epoch: every image must exist (and decode, with
@@ -86,7 +87,7 @@ class ImagePairDataset(BaseDataset):
 
     def parse_annotations(self) -> List[dict]:
         """Read the "bring your own pairs" JSON / JSONL file."""
-        records = self._read_records(self.ann_file)
+        records = read_pair_records(self.ann_file)
         img_dir = self.data_prefix.get('img_path', '')
         data_list = []
         for index, (where, record) in enumerate(records):
@@ -110,33 +111,6 @@ class ImagePairDataset(BaseDataset):
                     pair_id=str(record.get('pair_id', index)),
                     change_type=record.get('change_type', 'unknown')))
         return data_list
-
-    @staticmethod
-    def _read_records(ann_file: str) -> list:
-        """Read ``(where, record)`` tuples from a JSON list or JSONL file."""
-        if not osp.isfile(ann_file):
-            raise FileNotFoundError(f'annotation file not found: {ann_file}')
-        with open(ann_file, encoding='utf-8') as f:
-            if ann_file.endswith('.jsonl'):
-                records = []
-                for line_no, line in enumerate(f, start=1):
-                    if not line.strip():
-                        continue
-                    try:
-                        records.append((f'line {line_no}', json.loads(line)))
-                    except json.JSONDecodeError as e:
-                        raise ValueError(f'{ann_file}: line {line_no} is not '
-                                         f'valid JSON ({e.msg})') from e
-                return records
-            try:
-                loaded = json.load(f)
-            except json.JSONDecodeError as e:
-                raise ValueError(f'{ann_file}: not valid JSON ({e}); use a '
-                                 f'.jsonl extension for one record a line')
-        if not isinstance(loaded, list):
-            raise ValueError(f'{ann_file}: expected a JSON list of records, '
-                             f'got {type(loaded).__name__}')
-        return [(f'record {i}', r) for i, r in enumerate(loaded)]
 
     # ------------------------------------------------------------------
     # Validation, shared by every data set.
@@ -174,9 +148,53 @@ class ImagePairDataset(BaseDataset):
         if self.verify_images:
             verify_images(paths)
 
-    def get_pair_info(self, idx: int) -> dict:
-        """The ``data_list`` entry of pair ``idx`` (no image loading)."""
-        return self.get_data_info(idx)
+    def get_data_info(self, idx: int) -> dict:
+        """The ``data_list`` entry of pair ``idx`` (no image loading), with
+        the data set's ``data_root`` (``LoadImagePair`` finds the image cache
+        under it)."""
+        info = super().get_data_info(idx)
+        info['data_root'] = self.data_root
+        return info
+
+
+def read_pair_records(ann_file: str) -> List[Tuple[str, object]]:
+    """Read the records of a "bring your own pairs" file: a JSON list, or
+    JSONL (one object a line; blank lines skipped) when the name ends with
+    ``.jsonl``. Shared by :class:`ImagePairDataset` and the inference tools
+    (:func:`mmidc.apis.pair_sources.pairs_from_jsonl`), which check the
+    records' keys each for its own needs.
+
+    Returns:
+        list[tuple[str, object]]: ``(where, record)``, ``where`` naming the
+        line or the list index for error messages.
+
+    Raises:
+        FileNotFoundError: ``ann_file`` does not exist.
+        ValueError: invalid JSON (naming the line) or not a JSON list.
+    """
+    if not osp.isfile(ann_file):
+        raise FileNotFoundError(f'annotation file not found: {ann_file}')
+    with open(ann_file, encoding='utf-8') as f:
+        if ann_file.endswith('.jsonl'):
+            records = []
+            for line_no, line in enumerate(f, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    records.append((f'line {line_no}', json.loads(line)))
+                except json.JSONDecodeError as e:
+                    raise ValueError(f'{ann_file}: line {line_no} is not '
+                                     f'valid JSON ({e.msg})') from e
+            return records
+        try:
+            loaded = json.load(f)
+        except json.JSONDecodeError as e:
+            raise ValueError(f'{ann_file}: not valid JSON ({e}); use a '
+                             f'.jsonl extension for one record a line')
+    if not isinstance(loaded, list):
+        raise ValueError(f'{ann_file}: expected a JSON list of records, '
+                         f'got {type(loaded).__name__}')
+    return [(f'record {i}', r) for i, r in enumerate(loaded)]
 
 
 def load_json(path: str):

@@ -71,12 +71,12 @@ class PairImageCache:
         state.update(_rows=None, _arrays=[], _warned=set())
         return state
 
-    def _warn_once(self, reason: str, message: str) -> None:
+    def _warn_once(self, reason: str, message: str, level: int = 30) -> None:
         if reason not in self._warned:
             self._warned.add(reason)
             print_log(f'image cache {self.cache_dir}: {message}; decoding the '
-                      f'original images instead (warned once)',
-                      logger='current', level=30)
+                      f'original images instead (logged once)',
+                      logger='current', level=level)
 
     def _open(self) -> Dict[str, tuple]:
         """Map absolute source paths to ``(array, row, stat)``."""
@@ -97,7 +97,11 @@ class PairImageCache:
             for row, (rel, stat) in enumerate(
                     zip(index['images'], index['stats'])):
                 rows[osp.join(root, rel)] = (array, row, tuple(stat))
-        if not rows:
+        if not names:  # never built: tell, do not warn
+            self._warn_once('absent', 'no such folder (build one with '
+                            'tools/dataset_converters/build_resized_cache.py)',
+                            level=20)
+        elif not rows:
             self._warn_once('absent', f'no cache of size {self.size} found')
         return rows
 

@@ -17,7 +17,7 @@ end-of-text), so their cost does not depend on what random weights emit.
 """
 import copy
 import time
-from typing import Dict, Optional
+from typing import Dict
 
 import torch
 from mmengine.config import Config
@@ -68,7 +68,8 @@ def synthetic_batch(model: torch.nn.Module, batch_size: int,
     ``inputs``: ``batch_size`` uint8 ``[2, 3, H, W]`` pairs; each data
     sample's ``text_tokens`` ``[L]`` is ``<sot>``, ``caption_tokens`` ids
     from the model's output vocabulary (all of CLIP's for the retriever),
-    ``<eot>`` and padding; its ``gt_captions`` is that caption's text.
+    ``<eot>`` and padding; its ``gt_captions`` is that caption's text and
+    its ``ref_tokens`` ``[1, L]`` the same tokens.
     """
     gen = torch.Generator().manual_seed(seed)
     H, W = input_size(model)
@@ -87,10 +88,12 @@ def synthetic_batch(model: torch.nn.Module, batch_size: int,
         pick = torch.randint(len(words), (caption_tokens, ), generator=gen)
         tokens[1:caption_tokens + 1] = words[pick]
         tokens[caption_tokens + 1] = EOT_ID
-        # the reference as PackIDCInputs packs it (read by word_targets='references')
+        # the reference as PackIDCInputs packs it (ref_tokens: read by an
+        # auxiliary head such as BagOfWordsHead)
         caption = clip_tokenizer().decode(words[pick].tolist())
         sample = DataSample(metainfo=dict(gt_captions=[caption]))
         sample.set_field(tokens, 'text_tokens')
+        sample.set_field(tokens[None], 'ref_tokens')  # [K=1, L]
         samples.append(sample)
     return dict(inputs=list(inputs), data_samples=samples)
 
@@ -207,8 +210,3 @@ def disable_dropout(model: torch.nn.Module) -> torch.nn.Module:
 def normalised_inputs(model: torch.nn.Module, batch: Dict) -> torch.Tensor:
     """The data preprocessor's ``[B, 2, 3, H, W]`` float inputs of a batch."""
     return model.data_preprocessor(batch, training=False)['inputs']
-
-
-def first_batch(dataset, batch_size: int) -> Optional[Dict]:
-    """``batch_size`` samples of ``dataset`` collated (no workers)."""
-    return pseudo_collate([dataset[i] for i in range(min(batch_size, len(dataset)))])

@@ -21,7 +21,10 @@ def check_config(cfg: Config) -> None:
     ``train_pipeline`` …), so unknown keys alone are fine; a key that is
     not a Runner argument but is close to one (``train_dataloder``,
     ``val_evalutor``) is almost certainly a typo that MMEngine would
-    silently ignore, so it raises ``KeyError`` naming the key.
+    silently ignore, so it raises ``KeyError`` naming the key. An odd
+    training batch size with ``PairedSceneSampler``, and a caption head's
+    ``loss_reduction='paired_scene_sum'`` without that sampler, are a
+    ``ValueError``.
     """
     known = runner_keys() | _CONVENTIONAL_KEYS
     for key in cfg.keys():
@@ -31,6 +34,27 @@ def check_config(cfg: Config) -> None:
         if close:
             raise KeyError(f'config key {key!r} is not a Runner setting; '
                            f'did you mean {close[0]!r}?')
+    _check_paired_scene_batches(cfg)
+
+
+def _check_paired_scene_batches(cfg: Config) -> None:
+    """``PairedSceneSampler`` keeps a scene's two pairs in one batch only
+    when the batch size is even; the paired-scene loss reads its order."""
+    loader = cfg.get('train_dataloader') or {}
+    sampler = loader.get('sampler') or {}
+    batch_size = loader.get('batch_size', 1)
+    head = (cfg.get('model') or {}).get('head') or {}
+    if (head.get('loss_reduction') == 'paired_scene_sum'
+            and sampler.get('type') != 'PairedSceneSampler'):
+        raise ValueError(
+            "model.head.loss_reduction='paired_scene_sum' reads the batch as "
+            '(change, no-change) pairs of scenes: it needs '
+            "train_dataloader.sampler=dict(type='PairedSceneSampler'), got "
+            f"{sampler.get('type')!r} (use loss_reduction='mean' with it)")
+    if sampler.get('type') == 'PairedSceneSampler' and batch_size % 2:
+        raise ValueError(f'train_dataloader.batch_size={batch_size} must be '
+                         f'even with PairedSceneSampler (each scene gives a '
+                         f'change and a no-change pair)')
 
 
 def use_gloo_without_cuda(cfg: Config) -> None:

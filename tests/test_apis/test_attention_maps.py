@@ -9,7 +9,7 @@ from PIL import Image
 from mmidc.apis import IDCRetrievalInferencer
 from mmidc.visualization import (PairAttentionVisualizer, cls_attention_maps,
                                  patch_grid_shape, upsample_map)
-from .conftest import retriever_cfg, save_checkpoint, square_pair, write_config
+from tests.helpers.tiny_models import retriever_cfg, save_checkpoint, square_pair, write_config
 
 COLOURS = ((220, 30, 30), (30, 200, 30), (30, 30, 220), (230, 220, 30))
 
@@ -95,48 +95,32 @@ def _square_batch(generator, size=32, cell=8, batch=32):
     return torch.stack(pairs), torch.tensor(labels), torch.stack(masks)
 
 
-def test_inter_attention_finds_the_changed_square(tmp_path):
-    """The inter map puts more mass per pixel on the changed square.
-
-    With random weights the CLS attention has no reason to look at the
-    change (inside/outside ratio about 0.8-1 here), so the test first
-    *trains* the tiny model's pair encoder for 60 steps (about 6 s on one
-    core) to name the square's new colour from the pooled pair vector (mean
-    of the two CLS tokens, a linear classifier on top: a stand-in for the
-    caption/contrastive objectives that is fast enough for CI). Background
-    colours vary per pair, so the change cannot be read off a uniform
-    average of all patches. Then, through the inferencer API (checkpoint
-    file, image arrays, data preprocessor, attention maps), on held-out
-    pairs, the head-averaged inter-block CLS attention must put on average
-    at least twice the mass per pixel on the square as on the background.
-
-    Honest caveat: nothing forces a model to solve the task by looking.
-    Over 12 training seeds, 11 gave ratios of 4-28 and one about 1 (it
-    learned the colour through another route); the seed here is fixed
-    (ratio ~8.6), so the test is deterministic on a given torch build.
-    """
+def _trained_ratio(seed, tmp_path):
+    """Train the tiny pair encoder with ``seed``; the mean inside/outside
+    ratio of its inter-block CLS attention per pixel on held-out pairs."""
     import mmidc  # noqa: F401
     from mmidc.registry import MODELS
-    torch.manual_seed(0)
+    torch.manual_seed(seed)
     model = MODELS.build(retriever_cfg()['model'])
     classifier = torch.nn.Linear(model.backbone.output_dim, len(COLOURS))
     params = list(model.backbone.parameters()) + list(classifier.parameters())
     optimizer = torch.optim.Adam(params, lr=2e-3)
-    generator = torch.Generator().manual_seed(0)
+    generator = torch.Generator().manual_seed(seed)
     for _ in range(60):
         pairs, labels, _ = _square_batch(generator)
         inputs = model.data_preprocessor({'inputs': pairs}, True)['inputs']
         tokens = model.backbone(inputs[:, 0], inputs[:, 1])  # [B, 2(n+1), D]
-        loss = F.cross_entropy(classifier(model.backbone.pool(tokens)), labels)
+        loss = F.cross_entropy(classifier(model.neck(tokens)), labels)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-    assert loss.item() < 1.25, 'no better than chance (ln 4 = 1.39)'
+    assert loss.item() < 1.25, f'seed {seed}: no better than chance (ln 4 = 1.39)'
 
-    config = write_config(retriever_cfg(), tmp_path / 'trained.py')
-    checkpoint = save_checkpoint(model, tmp_path / 'trained.pth')
+    config = write_config(retriever_cfg(), tmp_path / f'trained{seed}.py')
+    checkpoint = save_checkpoint(model, tmp_path / f'trained{seed}.pth')
     ranker = IDCRetrievalInferencer(config, checkpoint, device='cpu')
-    pairs, _, masks = _square_batch(torch.Generator().manual_seed(1), batch=8)
+    pairs, _, masks = _square_batch(
+        torch.Generator().manual_seed(1000 + seed), batch=8)
     ratios = []
     for pair, mask in zip(pairs, masks):
         before, after = pair.permute(0, 2, 3, 1).numpy()  # [H, W, 3] each
@@ -145,5 +129,31 @@ def test_inter_attention_finds_the_changed_square(tmp_path):
         inside = per_pixel[:, mask].mean()
         outside = per_pixel[:, ~mask].mean()
         ratios.append(float(inside / outside))
-    print(f"inside/outside ratios: {np.round(ratios, 2)}, mean {np.mean(ratios):.2f}")
-    assert np.mean(ratios) > 2, ratios
+    return float(np.mean(ratios))
+
+
+def test_inter_attention_finds_the_changed_square(tmp_path):
+    """The inter map puts more mass per pixel on the changed square.
+
+    With random weights the CLS attention has no reason to look at the
+    change (inside/outside ratio about 0.8-1 here), so the test first
+    *trains* the tiny model's pair encoder for 60 steps (a few seconds on one
+    core) to name the square's new colour from the pooled pair vector (mean
+    of the two CLS tokens, a linear classifier on top: a stand-in for the
+    caption/contrastive objectives that is fast enough for CI). Background
+    colours vary per pair, so the change cannot be read off a uniform
+    average of all patches. Then, through the inferencer API (checkpoint
+    file, image arrays, data preprocessor, attention maps), on held-out
+    pairs, the head-averaged inter-block CLS attention must put at least
+    twice the mass per pixel on the square as on the background.
+
+    Nothing forces a model to solve the task by looking: in an earlier
+    survey of 12 training seeds, 11 gave ratios of 4-28 and one about 1 (it
+    learned the colour through another route). So the claim is tested as a
+    majority over three consecutive seeds (0, 1, 2, not chosen to pass): the
+    median ratio must exceed 2, which fails only if two of the three runs
+    do not look at the change.
+    """
+    ratios = [_trained_ratio(seed, tmp_path) for seed in range(3)]
+    print(f'mean inside/outside ratio per seed: {np.round(ratios, 2)}')
+    assert np.median(ratios) > 2, ratios

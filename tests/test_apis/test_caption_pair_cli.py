@@ -1,23 +1,17 @@
 """tools/caption_pair.py, run in-process (main(argv))."""
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
-from .conftest import square_pair
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import load_tool
+from tests.helpers.tiny_models import square_pair
 
 
 @pytest.fixture(scope='module')
 def cli():
-    spec = importlib.util.spec_from_file_location(
-        'caption_pair', ROOT / 'tools' / 'caption_pair.py')
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool('tools/caption_pair.py')
 
 
 def _write_pair(folder: Path, name: str, scheme='suffix'):

@@ -4,38 +4,21 @@ headless Chromium.
 FastAPI's TestClient needs httpx, which this environment lacks, so the app
 runs under uvicorn in a thread on 127.0.0.1 and is called with urllib.
 """
-import importlib.util
 import json
+import os
 import shutil
-import socket
 import subprocess
 import threading
 import time
 import urllib.error
 import urllib.request
 import uuid
-from pathlib import Path
 
 import pytest
 from PIL import Image
 
-from .conftest import CAPTIONS, square_pair
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load_demo():
-    spec = importlib.util.spec_from_file_location(
-        'demo_app', ROOT / 'tools' / 'demo' / 'app.py')
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
+from tests.helpers import free_port, load_tool
+from tests.helpers.tiny_models import CAPTIONS, square_pair
 
 
 @pytest.fixture(scope='module')
@@ -60,14 +43,14 @@ def server(captioner_files, retriever_files, examples_dir):
 
     from mmidc.apis import IDCInferencer, IDCRetrievalInferencer
     from mmidc.apis.pair_sources import find_example_pairs
-    demo = _load_demo()
+    demo = load_tool('tools/demo/app.py')
     examples = find_example_pairs(str(examples_dir))
     app = demo.create_app(
         IDCInferencer(*captioner_files, device='cpu'),
         IDCRetrievalInferencer(*retriever_files, device='cpu'),
         examples, demo.load_candidates(None, examples) + CAPTIONS[2:],
         max_upload_bytes=20_000)
-    port = _free_port()
+    port = free_port()
     uv_server = uvicorn.Server(uvicorn.Config(
         app, host='127.0.0.1', port=port, log_level='warning'))
     thread = threading.Thread(target=uv_server.run, daemon=True)
@@ -162,11 +145,15 @@ def _chromium():
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(_chromium() is None, reason='no chromium / chromium-browser '
-                    'on PATH (Debian: apt-get install chromium)')
+@pytest.mark.skipif(_chromium() is None and os.environ.get('CI') != 'true',
+                    reason='no chromium / chromium-browser on PATH (Debian: '
+                    'apt-get install chromium; tools/run_tests.sh installs it '
+                    'in CI and as root)')
 def test_page_in_headless_chromium_shows_a_caption(server, tmp_path):
     """Load ``/?example=0``: the page picks the example, posts it and shows
-    the caption; ``--dump-dom`` returns the DOM after the page settled."""
+    the caption; ``--dump-dom`` returns the DOM after the page settled. In CI
+    a missing Chromium fails the test instead of skipping it."""
+    assert _chromium() is not None, 'CI: no chromium on PATH'
     command = [_chromium(), '--headless', '--no-sandbox', '--disable-gpu',
                '--disable-dev-shm-usage', f'--user-data-dir={tmp_path / "profile"}',
                '--virtual-time-budget=30000', '--dump-dom',

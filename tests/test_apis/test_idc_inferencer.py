@@ -3,7 +3,7 @@ import pytest
 from PIL import Image
 
 from mmidc.apis import IDCInferencer, IDCRetrievalInferencer, ImageInputError
-from .conftest import square_pair
+from tests.helpers.tiny_models import square_pair
 
 
 @pytest.fixture(scope='module')
@@ -80,7 +80,7 @@ def test_unsafe_checkpoint_is_refused(captioner_files, tmp_path):
 
     bad = tmp_path / 'evil.pth'
     torch.save({'state_dict': {}, 'payload': Evil()}, bad)
-    with pytest.raises(RuntimeError, match='weights_only=True'):
+    with pytest.raises(ValueError, match='weights_only=True'):
         IDCInferencer(captioner_files[0], str(bad), device='cpu')
 
 

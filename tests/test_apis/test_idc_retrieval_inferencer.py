@@ -3,7 +3,7 @@ import pytest
 import torch
 
 from mmidc.apis import IDCRetrievalInferencer, ImageInputError
-from .conftest import square_pair
+from tests.helpers.tiny_models import square_pair
 
 
 @pytest.fixture(scope='module')

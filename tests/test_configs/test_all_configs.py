@@ -15,27 +15,14 @@ import mmidc  # noqa: F401  (registers every component)
 from mmidc.models.utils.caption_vocab import clip_tokenizer
 from mmidc.registry import DATASETS, METRICS, MODELS, TRANSFORMS
 from mmidc.utils.config_check import check_config
+from tests.helpers.tiny_models import TINY_ARCH
 
 CONFIG_ROOT = Path(__file__).parents[2] / 'configs'
 CONFIGS = sorted(p for p in CONFIG_ROOT.rglob('*.py') if '_base_' not in p.parts)
 CAPTIONS = ['the red cube changed to blue', 'there is no change']
-# The same tiny open_clip config as tests/test_models/conftest.py: 32 px
-# images, 8 px patches (n = 16), 4 vision blocks, 2 text blocks.
-TINY_ARCH = dict(
-    embed_dim=64,
-    vision_cfg=dict(image_size=32, layers=4, width=64, head_width=32,
-                    patch_size=8),
-    text_cfg=dict(context_length=32, vocab_size=49408, width=64, heads=2,
-                  layers=2))
 IMG_SIZE = 32
 
-
-@pytest.fixture(autouse=True)
-def _one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures('one_thread')
 
 
 def config_id(path: Path) -> str:
@@ -57,9 +44,11 @@ def tiny_model_cfg(model_cfg) -> dict:
     head = cfg.get('head', {})
     if 'vocab' in head:
         head['vocab'] = CAPTIONS
-    if head.get('type') == 'TransformerCaptionHead':
+    if head.get('type') in ('TransformerCaptionHead', 'BertCaptionHead'):
         head.update(hidden=64, num_heads=2, num_encoder_layers=1,
                     num_decoder_layers=1)
+    if 'pretrained' in head:
+        head['pretrained'] = None
     return cfg
 
 
@@ -72,7 +61,7 @@ def matching_key(name: str, custom_keys: dict):
     return None
 
 
-def tiny_batch() -> dict:
+def tiny_batch(with_references: bool = False) -> dict:
     tokens = clip_tokenizer()(CAPTIONS, context_length=32)  # [2, 32]
     inputs = [torch.randint(0, 256, (2, 3, IMG_SIZE, IMG_SIZE),
                             dtype=torch.uint8) for _ in CAPTIONS]
@@ -82,6 +71,8 @@ def tiny_batch() -> dict:
         samples.append(DataSample(metainfo=dict(pair_id=str(i),
                                                 gt_captions=[CAPTIONS[i]])))
         samples[-1].set_field(t, 'text_tokens')
+        if with_references:
+            samples[-1].set_field(t[None], 'ref_tokens')  # [K=1, 32]
     return dict(inputs=inputs, data_samples=samples)
 
 
@@ -125,6 +116,12 @@ def test_config_builds(path):
     else:
         assert cfg.default_hooks.checkpoint.save_best == 'CIDEr'
         assert cfg.get('load_from') is None  # would clash with --resume
+    # an auxiliary head reads all references: the pipeline must pack them
+    keys = [t.get('key', 'text_tokens')
+            for t in cfg.train_dataloader.dataset.pipeline
+            if t['type'] == 'TokenizeCaptions']
+    needs_references = cfg.model.get('aux_head') is not None
+    assert ('ref_tokens' in keys) == needs_references, keys
     if 'split' in cfg.test_dataloader.dataset:  # ImagePairDataset: files
         assert cfg.val_dataloader.dataset.split in ('val', 'valid')
         assert cfg.test_dataloader.dataset.split == 'test'
@@ -134,7 +131,7 @@ def test_config_builds(path):
 
     # The config's optimizer wrapper, paramwise options included: every
     # custom key must give some parameter its lr (a misspelt key matches
-    # none).
+    # none). Frozen parameters are in no group.
     optim_wrapper = build_optim_wrapper(model, copy.deepcopy(cfg.optim_wrapper))
     custom = cfg.optim_wrapper.get('paramwise_cfg', {}).get('custom_keys', {})
     lr_of = {id(p): g['lr'] for g in optim_wrapper.optimizer.param_groups
@@ -142,15 +139,28 @@ def test_config_builds(path):
     base_lr = cfg.optim_wrapper.optimizer.lr
     for key, options in custom.items():
         params = [p for n, p in model.named_parameters()
-                  if matching_key(n, custom) == key]
+                  if matching_key(n, custom) == key and p.requires_grad]
         assert params, f'paramwise custom key {key!r} matches no parameter'
         expected = base_lr * options.get('lr_mult', 1.0)
         assert lr_of[id(params[0])] == pytest.approx(expected), key
 
-    # One training step of the built model with that wrapper.
+    # One training step of the built model with that wrapper: the frozen
+    # parameters (the published decoder's word embeddings among them) stay.
+    frozen = {n: p.detach().clone() for n, p in model.named_parameters()
+              if not p.requires_grad}
+    if cfg.model.head.type == 'BertCaptionHead':
+        expected = {'head.word_pos'}
+        if cfg.model.head.freeze_word_embed:
+            expected.add('head.word_embed.weight')
+        assert expected <= frozen.keys()
+        assert 'head.word_embed.weight' in frozen or \
+            lr_of[id(model.head.word_embed.weight)] == pytest.approx(1e-7)
     model.train()
-    losses = model.train_step(tiny_batch(), optim_wrapper)
+    losses = model.train_step(tiny_batch(needs_references), optim_wrapper)
     assert all(torch.isfinite(v).all() for v in losses.values())
+    for name, p in model.named_parameters():
+        if name in frozen:
+            assert torch.equal(p.detach(), frozen[name]), name
 
 
 def test_caption_configs_init_from_their_adaptation_run():
@@ -158,7 +168,7 @@ def test_caption_configs_init_from_their_adaptation_run():
     adaptation config of the same arch and data set."""
     for path in CONFIGS:
         name = path.name
-        if not name.startswith('clip4idc-caption_vit'):
+        if not name.startswith('clip4idc-caption_') or '_10e_' in name:
             continue
         cfg = Config.fromfile(str(path))
         adapt = name.replace('-caption_', '-adapt_')
@@ -166,3 +176,31 @@ def test_caption_configs_init_from_their_adaptation_run():
         expected = osp.join('work_dirs', osp.splitext(adapt)[0],
                             'best_rsum_*.pth')
         assert cfg.model.init_backbone_from == expected
+
+
+def test_paper_caption_configs_use_the_published_decoder():
+    """The CLIP4IDC and CLIP-FT captioning configs decode with BertCaptionHead:
+    CLIP's word embeddings from the checkpoint the encoder comes from (the
+    adaptation run, else CLIP's file), frozen except on Spot-the-Diff (there
+    at the encoder's lr), 32 tokens after the start token, and the paired
+    loss exactly where the batches hold paired scenes."""
+    paper = [p for p in CONFIGS if p.parent.name in ('clip4idc', 'clip_ft')]
+    captioning = [p for p in paper if '-caption_' in p.name]
+    assert len(captioning) == 7
+    for path in captioning:
+        cfg = Config.fromfile(str(path))
+        head, name = cfg.model.head, path.name
+        assert head.type == 'BertCaptionHead', name
+        assert head.max_length == 33 and head.vocab is None, name
+        source = cfg.model.init_backbone_from or cfg.model.backbone.pretrained
+        assert source and head.pretrained == source, name
+        assert head.freeze_word_pos, name
+        spot = 'spot-the-diff' in name
+        assert head.freeze_word_embed is not spot, name
+        custom = cfg.optim_wrapper.paramwise_cfg.custom_keys
+        assert ('head.word_embed' in custom) is spot, name
+        if spot:
+            assert custom['head.word_embed'].lr_mult == \
+                custom['backbone'].lr_mult == 1e-3
+        paired = cfg.train_dataloader.sampler.type == 'PairedSceneSampler'
+        assert (head.loss_reduction == 'paired_scene_sum') is paired, name

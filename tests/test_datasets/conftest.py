@@ -1,13 +1,9 @@
 """Tiny data set trees, written once per session (tests must not modify
 them: tests that break a tree make their own copy with ``fresh_*``)."""
-import os.path as osp
-import sys
-
 import pytest
 from mmengine.registry import init_default_scope
 
-sys.path.insert(0, osp.dirname(__file__))
-import pair_trees  # noqa: E402
+from tests.helpers import pair_trees
 
 
 @pytest.fixture(scope='session', autouse=True)

@@ -2,10 +2,10 @@ import os
 import os.path as osp
 
 import pytest
-from pair_trees import CLEVR_SPLITS, CLEVR_TYPES, read_json, write_json
 
 from mmidc.datasets import CLEVRChangeDataset
 from mmidc.registry import DATASETS
+from tests.helpers.pair_trees import CLEVR_SPLITS, CLEVR_TYPES, read_json, write_json
 
 
 def test_reads_pairs_ids_types_paths(clevr_root):
@@ -13,7 +13,7 @@ def test_reads_pairs_ids_types_paths(clevr_root):
         dict(type='CLEVRChangeDataset', data_root=clevr_root, split='train'))
     # Each scene index gives a change pair and a no-change pair.
     assert len(dataset) == 2 * len(CLEVR_SPLITS['train'])
-    change, no_change = dataset.get_pair_info(2), dataset.get_pair_info(3)
+    change, no_change = dataset.get_data_info(2), dataset.get_data_info(3)
     assert change['pair_id'] == '000001.png'
     assert change['change_type'] == CLEVR_TYPES[1]
     assert change['img1_path'] == osp.join(clevr_root, 'images',
@@ -35,7 +35,7 @@ def test_reads_pairs_ids_types_paths(clevr_root):
 @pytest.mark.parametrize('split', ['val', 'test'])
 def test_other_splits(clevr_root, split):
     dataset = CLEVRChangeDataset(clevr_root, split=split)
-    ids = [dataset.get_pair_info(i)['pair_id'] for i in range(len(dataset))]
+    ids = [dataset.get_data_info(i)['pair_id'] for i in range(len(dataset))]
     expected = [f'{s:06d}.png{suffix}' for s in CLEVR_SPLITS[split]
                 for suffix in ('', '_n')]
     assert ids == expected
@@ -44,7 +44,7 @@ def test_other_splits(clevr_root, split):
 def test_without_no_change_pairs(clevr_root):
     dataset = CLEVRChangeDataset(clevr_root, split='train',
                                  with_no_change=False)
-    types = [dataset.get_pair_info(i)['change_type']
+    types = [dataset.get_data_info(i)['change_type']
              for i in range(len(dataset))]
     assert len(dataset) == len(CLEVR_SPLITS['train'])
     assert 'none' not in types
@@ -53,7 +53,7 @@ def test_without_no_change_pairs(clevr_root):
 def test_lazy_init(clevr_root):
     dataset = CLEVRChangeDataset(clevr_root, split='val', lazy_init=True)
     assert not dataset._fully_initialized
-    assert dataset.get_pair_info(0)['pair_id'] == '000004.png'
+    assert dataset.get_data_info(0)['pair_id'] == '000004.png'
 
 
 def test_wrong_split_lists_valid_ones(clevr_root):
@@ -120,3 +120,24 @@ def test_no_change_files_not_needed_without_no_change(fresh_clevr_root):
     dataset = CLEVRChangeDataset(fresh_clevr_root, split='val',
                                  with_no_change=False)
     assert len(dataset) == len(CLEVR_SPLITS['val'])
+
+
+def test_distractor_path_on_change_pairs(clevr_root, fresh_clevr_root):
+    dataset = CLEVRChangeDataset(clevr_root, with_distractor_path=True)
+    for i in range(len(dataset)):
+        info = dataset.get_pair_info(i)
+        if info['change_type'] == 'none':
+            assert 'distractor_path' not in info
+        else:
+            scene = info['pair_id'][:6]
+            assert info['distractor_path'] == osp.join(
+                clevr_root, 'nsc_images', f'CLEVR_nonsemantic_{scene}.png')
+    assert 'distractor_path' not in CLEVRChangeDataset(
+        clevr_root).get_pair_info(0)
+    # checked at build time, also without the no-change pairs
+    os.remove(osp.join(fresh_clevr_root, 'nsc_images',
+                       'CLEVR_nonsemantic_000002.png'))
+    CLEVRChangeDataset(fresh_clevr_root, with_no_change=False)  # not needed
+    with pytest.raises(FileNotFoundError, match='CLEVR_nonsemantic_000002'):
+        CLEVRChangeDataset(fresh_clevr_root, with_no_change=False,
+                           with_distractor_path=True)

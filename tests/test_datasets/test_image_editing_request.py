@@ -2,17 +2,17 @@ import os.path as osp
 import shutil
 
 import pytest
-from pair_trees import make_ier_tree, read_json, write_json
 
 from mmidc.datasets import ImageEditingRequestDataset
 from mmidc.registry import DATASETS
+from tests.helpers.pair_trees import make_ier_tree, read_json, write_json
 
 
 def test_reads_mixed_formats(ier_root):
     dataset = DATASETS.build(
         dict(type='ImageEditingRequestDataset', data_root=ier_root,
              split='train'))
-    first, second = dataset.get_pair_info(0), dataset.get_pair_info(1)
+    first, second = dataset.get_data_info(0), dataset.get_data_info(1)
     assert first['pair_id'] == 'Reddit_1012'
     assert first['gt_captions'] == ['Brighten the photo.']  # "" dropped
     assert first['img1_path'] == osp.join(ier_root, 'images', 'a.jpg')
@@ -23,7 +23,7 @@ def test_reads_mixed_formats(ier_root):
 def test_val_is_an_alias_of_valid(ier_root):
     dataset = ImageEditingRequestDataset(ier_root, split='val')
     assert dataset.split == 'valid'
-    assert dataset.get_pair_info(0)['pair_id'] == 'Reddit_3'
+    assert dataset.get_data_info(0)['pair_id'] == 'Reddit_3'
 
 
 def test_pipeline_brings_pair_to_one_size(ier_root):
@@ -39,7 +39,7 @@ def test_custom_image_folder(tmp_path):
     make_ier_tree(str(tmp_path), image_dir='pics')
     dataset = ImageEditingRequestDataset(str(tmp_path), split='test',
                                          data_prefix=dict(img_path='pics'))
-    assert dataset.get_pair_info(0)['img1_path'].endswith('pics/a.jpg')
+    assert dataset.get_data_info(0)['img1_path'].endswith('pics/a.jpg')
 
 
 def test_bad_input(tmp_path, ier_root):

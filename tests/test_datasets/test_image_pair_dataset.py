@@ -1,11 +1,12 @@
+import json
 import os
 
 import pytest
-from pair_trees import make_generic_tree, write_records
 from PIL import Image
 
 from mmidc.datasets import CHANGE_TYPES, ImagePairDataset
 from mmidc.registry import DATASETS
+from tests.helpers.pair_trees import make_generic_tree, write_records
 
 
 @pytest.mark.parametrize('ann_name', ['pairs.json', 'pairs.jsonl'])
@@ -15,7 +16,7 @@ def test_reads_json_and_jsonl(tmp_path, ann_name):
         dict(type='ImagePairDataset', ann_file=ann_name,
              data_root=str(tmp_path), data_prefix=dict(img_path='imgs')))
     assert len(dataset) == 3
-    entries = [dataset.get_pair_info(i) for i in range(3)]
+    entries = [dataset.get_data_info(i) for i in range(3)]
     # pair_id defaults to the record index, change_type to "unknown".
     assert [e['pair_id'] for e in entries] == ['0', 'custom-1', '2']
     assert [e['change_type'] for e in entries] == ['unknown', 'move',
@@ -104,3 +105,27 @@ def test_verify_images_accepts_good_images(tmp_path):
     Image.new('L', (8, 8)).save(tmp_path / 'imgs/after/0.png')
     assert len(ImagePairDataset(**cfg, verify_images=True)) == 3
     assert os.path.getsize(tmp_path / 'imgs/after/0.png') > 0
+
+
+def test_one_parser_for_the_data_set_and_the_inference_tools(tmp_path):
+    """ImagePairDataset and pairs_from_jsonl (tools/caption_pair.py, the demo)
+    read a pairs file the same way and name the same bad line."""
+    from mmidc.apis.pair_sources import pairs_from_jsonl
+    records = make_generic_tree(str(tmp_path), 'pairs.jsonl', image_dir='')
+    dataset = ImagePairDataset('pairs.jsonl', str(tmp_path))
+    pairs = pairs_from_jsonl(str(tmp_path / 'pairs.jsonl'), str(tmp_path))
+    assert [(p.pair_id, p.img1, p.img2, p.captions) for p in pairs] == [
+        (e['pair_id'], e['img1_path'], e['img2_path'], e['gt_captions'])
+        for e in map(dataset.get_data_info, range(len(dataset)))]
+    assert pairs[0].captions == records[0]['captions']
+    bad = tmp_path / 'bad.jsonl'
+    bad.write_text(json.dumps(records[0]) + '\n{"img1": \n')
+    for read in (lambda: ImagePairDataset(str(bad)),
+                 lambda: pairs_from_jsonl(str(bad))):
+        with pytest.raises(ValueError, match='bad.jsonl: line 2 is not valid JSON'):
+            read()
+    (tmp_path / 'dict.json').write_text('{"img1": "a.png"}')
+    for read in (lambda: ImagePairDataset(str(tmp_path / 'dict.json')),
+                 lambda: pairs_from_jsonl(str(tmp_path / 'dict.json'))):
+        with pytest.raises(ValueError, match='expected a JSON list'):
+            read()

@@ -1,5 +1,4 @@
 """The pre-resized cache: built by the tool, read by LoadImagePair."""
-import importlib.util
 import json
 import os
 import os.path as osp
@@ -9,21 +8,16 @@ import numpy as np
 import pytest
 import torch
 from mmengine.dataset import pseudo_collate
-from pair_trees import make_clevr_change_tree
 
 from mmidc.datasets import CLEVRChangeDataset, pair_image_cache
 from mmidc.registry import TRANSFORMS
-
-TOOL = osp.join(osp.dirname(__file__), '..', '..', 'tools',
-                'dataset_converters', 'build_resized_cache.py')
+from tests.helpers import REPO, load_tool
+from tests.helpers.pair_trees import make_clevr_change_tree
 SIZE = (24, 20)
 
 
 def _run_tool(argv):
-    spec = importlib.util.spec_from_file_location('build_resized_cache', TOOL)
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    return tool.main(argv)
+    return load_tool('tools/dataset_converters/build_resized_cache.py').main(argv)
 
 
 @pytest.fixture(scope='module')
@@ -180,3 +174,41 @@ def test_tool_reads_a_config(cached_clevr, tmp_path):
 def test_tool_argument_errors():
     with pytest.raises(SystemExit):
         _run_tool(['--data-root', 'x'])  # neither config nor type
+
+
+def test_child_config_data_root_moves_the_cache(tmp_path, monkeypatch):
+    """The base's '{data_root}/cache_96x144' is resolved with the data_root a
+    child config sets on its loader, not the base's own data_root."""
+    from mmengine.config import Config
+    from mmidc.registry import DATASETS
+    root = str(tmp_path / 'my_clevr')
+    make_clevr_change_tree(root)
+    assert _run_tool(['--dataset-type', 'CLEVRChangeDataset', '--data-root',
+                      root, '--splits', 'train', '--size', '96', '144']) == 0
+    base = str(REPO / 'configs/_base_/datasets/synthetic_clevr_change_96x144.py')
+    child = tmp_path / 'child.py'
+    child.write_text(f'_base_ = [{base!r}]\ndata_root = {root!r}\n'
+                     'train_dataloader = dict(dataset=dict(data_root=data_root))\n')
+    dataset = DATASETS.build(Config.fromfile(str(child)).train_dataloader.dataset)
+    monkeypatch.setattr('mmidc.datasets.transforms.load_image_pair.read_rgb',
+                        lambda path: pytest.fail(f'decoded {path}'))
+    sample = dataset[0]
+    assert sample['inputs'].shape == (2, 3, 96, 144)
+    load = dataset.pipeline.transforms[0]
+    assert load.cache.cache_dir == osp.join(root, 'cache_96x144')
+
+
+def test_data_root_template_without_a_data_root_decodes(cached_clevr,
+                                                        monkeypatch):
+    root, _ = cached_clevr
+    logged = _warnings(monkeypatch)
+    load = TRANSFORMS.build(dict(type='LoadImagePair', cache_size=SIZE,
+                                 cache_dir='{data_root}/cache_24x20'))
+    pair = dict(img1_path=osp.join(root, 'images/CLEVR_default_000001.png'),
+                img2_path=osp.join(root, 'images/CLEVR_default_000002.png'))
+    assert load(dict(pair))['img1'].shape == (32, 48, 3)  # no data root
+    assert load(dict(pair, data_root=root))['img1'].shape == (*SIZE, 3)
+    # a data root without a cache folder: decoded, logged as info once
+    other = dict(pair, data_root=osp.join(root, 'images'))
+    assert load(other)['img1'].shape == (32, 48, 3)
+    assert logged == [] or 'no such folder' in logged[-1]

@@ -17,7 +17,7 @@ def test_reads_pairs_and_drops_empty_sentences(spot_root, monkeypatch):
     # Three empty sentences dropped; pair 99 had nothing left: reported.
     assert 'dropped 3 empty sentences' in out
     assert 'dropped 1 pairs' in out and 'img_id 99' in out
-    entries = [dataset.get_pair_info(i) for i in range(len(dataset))]
+    entries = [dataset.get_data_info(i) for i in range(len(dataset))]
     assert [e['pair_id'] for e in entries] == ['5406', '17']
     assert entries[0]['gt_captions'] == ['a car left', 'a man came']
     assert entries[0]['img1_path'] == osp.join(spot_root, 'resized_images',
@@ -30,7 +30,7 @@ def test_reads_pairs_and_drops_empty_sentences(spot_root, monkeypatch):
 @pytest.mark.parametrize('split, ids', [('val', ['21']), ('test', ['8'])])
 def test_other_splits(spot_root, split, ids):
     dataset = SpotTheDiffDataset(spot_root, split=split)
-    assert [dataset.get_pair_info(i)['pair_id']
+    assert [dataset.get_data_info(i)['pair_id']
             for i in range(len(dataset))] == ids
 
 
@@ -40,7 +40,7 @@ def test_wrong_split(spot_root):
 
 
 def test_missing_image_named(tmp_path):
-    from pair_trees import make_spot_the_diff_tree
+    from tests.helpers.pair_trees import make_spot_the_diff_tree
     make_spot_the_diff_tree(str(tmp_path))
     os.remove(tmp_path / 'resized_images' / '8_2.png')
     with pytest.raises(FileNotFoundError, match='resized_images/8_2.png'):

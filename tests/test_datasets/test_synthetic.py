@@ -3,7 +3,6 @@ import copy
 import json
 import os
 import os.path as osp
-import time
 
 import numpy as np
 import pytest
@@ -17,7 +16,7 @@ from mmidc.datasets.synthetic import (PRESETS, SceneSettings,
 from mmidc.datasets.synthetic.camera import Camera
 from mmidc.datasets.synthetic.scene import (Lights, SceneObject, jitter_view,
                                             sample_view)
-from test_tools.tool_loading import load_tool
+from tests.helpers import load_tool
 
 SIZE = (192, 128)  # small images keep the tests fast
 JSON_FILES = ('change_captions.json', 'no_change_captions.json',
@@ -212,15 +211,6 @@ def test_clevr_change_dataset_reads_output(synthetic_root):
     assert len(test) == 4
 
 
-@pytest.mark.slow
-def test_speed_5000_scenes(tmp_path):
-    start = time.perf_counter()
-    generate_dataset(str(tmp_path), 5000, seed=0, workers=2, progress=False)
-    elapsed = time.perf_counter() - start
-    print(f'5000 scenes at 480x320 with 2 workers: {elapsed:.1f} s')
-    assert elapsed <= 300
-
-
 def test_default_settings_draw_the_standard_views():
     """The settings' defaults draw exactly the standard set's views: the
     formulas of the standard set, written out here, on the same stream."""
@@ -280,7 +270,7 @@ def test_settings_set_counts_and_ranges(tmp_path):
 
 
 def test_shifted_preset_from_the_tool(tmp_path):
-    tool = load_tool('generate_synthetic_clevr_change.py')
+    tool = load_tool('tools/generate_synthetic_clevr_change.py')
     _, args = tool.parse_args(['out', '--preset', 'shifted', '--num-scenes',
                                '4', '--image-size', '96x64'])
     kwargs = tool.generation_kwargs(args)

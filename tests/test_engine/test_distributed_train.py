@@ -1,24 +1,15 @@
 """tools/dist_train.sh: two CPU processes (torchrun, gloo) train the tiny
 config for one epoch, validate, and rank 0 writes the one checkpoint."""
-import os.path as osp
-import socket
 import subprocess
 import sys
 
 import torch
 
 import mmidc  # noqa: F401  (weights_only allow-list)
-
-sys.path.insert(0, osp.join(osp.dirname(__file__), '..', 'test_tools'))
-from tiny_run import REPO, SPLITS, tool_env, write_tiny_config  # noqa: E402
+from tests.helpers import REPO, free_port
+from tests.helpers.tiny_run import SPLITS, tool_env, write_tiny_config
 
 BATCH_PER_RANK = 4
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
 
 
 def test_two_cpu_processes_train_and_save_one_checkpoint(tmp_path):

@@ -7,7 +7,6 @@ hook kills with ``os._exit(1)`` at the third iteration of epoch 2, after the
 epoch-1 checkpoint was written.
 """
 import os.path as osp
-import sys
 
 import pytest
 import torch
@@ -18,9 +17,8 @@ import mmidc  # noqa: F401  (weights_only allow-list, registries)
 from mmidc.models.utils import resolve_checkpoint
 from mmidc.registry import MODELS
 from mmidc.utils.config_check import check_config
-
-sys.path.insert(0, osp.join(osp.dirname(__file__), '..', 'test_tools'))
-from tiny_run import ITERS_PER_EPOCH, run_train, write_tiny_config  # noqa: E402
+from tests.helpers.tiny_run import (ITERS_PER_EPOCH, run_train,
+                                    write_tiny_config)
 
 MAX_EPOCHS = 3
 KILL_EPOCH, KILL_ITER = 1, 2  # 0-based: epoch 2, its third iteration

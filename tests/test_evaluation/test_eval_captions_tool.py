@@ -1,22 +1,15 @@
 """tools/analysis_tools/eval_captions.py on a tiny predictions file."""
-import importlib.util
 import json
-import os.path as osp
 
 import pytest
 
 from mmidc.evaluation import IDCMetric
-from test_evaluation.idc_pairs import data_samples, records
-
-TOOL = osp.join(osp.dirname(__file__), '..', '..', 'tools', 'analysis_tools',
-                'eval_captions.py')
+from tests.helpers import load_tool as _load_tool
+from tests.helpers.idc_pairs import data_samples, records
 
 
 def load_tool():
-    spec = importlib.util.spec_from_file_location('eval_captions', TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _load_tool('tools/analysis_tools/eval_captions.py')
 
 
 def test_rescores_a_predictions_file(tmp_path, capsys):

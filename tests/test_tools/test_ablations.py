@@ -9,12 +9,12 @@ import torch
 from mmengine.registry import init_default_scope
 
 from mmidc.registry import MODELS
-from test_tools.tool_loading import load_tool
+from tests.helpers import load_tool
 
 
 @pytest.fixture(scope='module')
 def ablations():
-    return load_tool('analysis_tools/ablations.py')
+    return load_tool('tools/analysis_tools/ablations.py')
 
 
 def _result(row, seed, cider, wall=60.0, adapt=None, truth=50.0):
@@ -135,8 +135,10 @@ def test_run_options_and_resuming(ablations, tmp_path):
         'train_cfg.max_epochs=1', 'randomness.seed=3',
         'default_hooks.checkpoint.save_best=truth/total']
     no_adapt = next(r for r in ablations.ROWS if r['name'] == 'no-adapt')
-    assert ablations.run_options(no_adapt, 0, args, quickstart)[
-        'adapt'] is None
+    plan_no_adapt = ablations.run_options(no_adapt, 0, args, quickstart)
+    assert plan_no_adapt['adapt'] is None
+    assert 'model.init_backbone_from=None' in plan_no_adapt['caption'][
+        'options']
 
     assert ablations.finished_result(str(tmp_path), plan) is None
     recorded = dict(_result('split-2-2', 3, 100.0),
@@ -162,6 +164,7 @@ def _tiny_batch():
         sample = DataSample(metainfo=dict(pair_id=str(i),
                                           gt_captions=[captions[i]]))
         sample.set_field(t, 'text_tokens')
+        sample.set_field(t[None], 'ref_tokens')  # [K=1, 32]
         samples.append(sample)
     return dict(inputs=inputs, data_samples=samples), captions
 
@@ -188,6 +191,8 @@ def test_every_row_builds_and_trains_a_step(ablations, stage, one_thread):
             continue
         cfg = quickstart.load_config(plan['config'], plan['options'])
         model_cfg = cfg.model.to_dict()
+        if 'init_backbone_from' in model_cfg:  # no adaptation run here
+            model_cfg['init_backbone_from'] = None
         if 'vocab' in model_cfg.get('head', {}):
             model_cfg['head']['vocab'] = captions  # no data set needed
         model = MODELS.build(model_cfg)

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from mmidc.datasets.synthetic import generate_dataset
-from test_tools.tool_loading import load_tool
+from tests.helpers import load_tool
 
 
 def test_references_are_true_and_wrong_captions_are_caught(tmp_path, capsys):
@@ -31,7 +31,7 @@ def test_references_are_true_and_wrong_captions_are_caught(tmp_path, capsys):
                             change_type='none'))
     path = tmp_path / 'predictions.json'
     path.write_text(json.dumps(records))
-    scores = load_tool('analysis_tools/check_synthetic_captions.py').main(
+    scores = load_tool('tools/analysis_tools/check_synthetic_captions.py').main(
         [str(path), '--data-root', root])
     assert scores['total'] == scores['type/total'] == 100.0
     assert scores['semantic'] == scores['object/semantic'] == 100.0
@@ -47,7 +47,7 @@ def test_references_are_true_and_wrong_captions_are_caught(tmp_path, capsys):
         records.append(dict(pair_id=pair_id + '_n', prediction=refs[0],
                             change_type='none'))
     path.write_text(json.dumps(records))
-    scores = load_tool('analysis_tools/check_synthetic_captions.py').main(
+    scores = load_tool('tools/analysis_tools/check_synthetic_captions.py').main(
         [str(path), '--data-root', root, '--show', '1'])
     assert scores['total'] == scores['type/total'] == 0.0
     assert scores['object/semantic'] == 0.0
@@ -61,5 +61,5 @@ def test_a_wrong_data_root_names_the_missing_scene(tmp_path):
     path.write_text(json.dumps([dict(pair_id='000001.png', prediction='x',
                                      change_type='add')]))
     with pytest.raises(FileNotFoundError, match='CLEVR_default_000001.json'):
-        load_tool('analysis_tools/check_synthetic_captions.py').main(
+        load_tool('tools/analysis_tools/check_synthetic_captions.py').main(
             [str(path), '--data-root', str(tmp_path)])

@@ -1,6 +1,5 @@
 """Broken configs fail before the first training step, naming the culprit."""
 import os.path as osp
-import sys
 
 import pytest
 from mmengine.config import Config
@@ -9,9 +8,7 @@ from mmengine.runner import Runner
 
 import mmidc  # noqa: F401
 from mmidc.utils.config_check import check_config
-
-sys.path.insert(0, osp.dirname(__file__))
-from tiny_run import run_train, write_tiny_config  # noqa: E402
+from tests.helpers.tiny_run import run_train, write_tiny_config
 
 
 class StepCounter(Hook):

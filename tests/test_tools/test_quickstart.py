@@ -1,24 +1,16 @@
 """tools/quickstart.py: a finished stage is skipped only for its own config;
 the test stages, the val-best checkpoint and the side-by-side table."""
-import importlib.util
 import json
-import os.path as osp
-import sys
 
 import pytest
 from mmengine.config import Config
 
-sys.path.insert(0, osp.dirname(__file__))
-from tiny_run import REPO  # noqa: E402
-
-TOOL = REPO / 'tools' / 'quickstart.py'
+from tests.helpers import load_tool
 
 
 @pytest.fixture
 def quickstart(monkeypatch):
-    spec = importlib.util.spec_from_file_location('quickstart', TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_tool('tools/quickstart.py')
     commands = []
     monkeypatch.setattr(module, 'run',
                         lambda cmd, log=None: commands.append(cmd))

@@ -44,26 +44,30 @@ ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 # val (the configs validate at the end only, to save minutes).
 COMMON_ADAPT_OPTIONS = ('train_cfg.val_interval=1', )
 COMMON_CAPTION_OPTIONS = ('train_cfg.val_interval=1', )
-# Without inter blocks the tiny backbone has no difference segment (its
-# difference tokens and the aligned difference need inter blocks).
-NO_INTER = ('model.backbone.num_inter_layers=0',
-            'model.backbone.difference_tokens=False',
-            'model.backbone.aligned_difference=False')
+# The tiny encoder has 4 blocks; the recipe's split is 3 intra + 1 inter.
+# Without inter blocks the recipe's difference segment is added to the
+# encoder's output instead of the inter blocks' input.
+NO_INTER = ('model.backbone.num_inter_layers=0', )
+# Each image encoded alone, nothing computed across the two before the
+# caption head (the paper's CLIP-FT baseline): no inter blocks and no
+# difference segment.
+ALONE = ('model.backbone.num_inter_layers=0',
+         'model.backbone.extra_segments=[]')
 
 #: The rows: ``name`` (work folder, ``--rows``), ``label`` (table), ``adapt``
-#: (run the adaptation stage and initialise the captioner from it),
-#: ``adapt_options`` / ``caption_options`` (``--cfg-options`` of each stage)
-#: and optionally ``adapt_config`` / ``caption_config`` (default: the
-#: quickstart's). The tiny encoder has 4 blocks; the recipe's split is 3
-#: intra + 1 inter.
+#: (run the adaptation stage and initialise the captioner from it; without
+#: it the captioner starts from random weights), ``adapt_options`` /
+#: ``caption_options`` (``--cfg-options`` of each stage) and optionally
+#: ``adapt_config`` / ``caption_config`` (default: the quickstart's).
 ROWS = [
     dict(name='recipe', adapt=True,
          label='(a) adaptation, then captioning (3 intra / 1 inter; the '
          'recipe)'),
     dict(name='no-adapt', adapt=False,
          label='(b) captioning without adaptation (3/1)'),
-    dict(name='clip-ft', adapt=False, caption_options=NO_INTER,
-         label='(c) CLIP-FT: no inter blocks (4/0), no adaptation'),
+    dict(name='clip-ft', adapt=False, caption_options=ALONE,
+         label='(c) CLIP-FT: each image encoded alone (4/0, no difference '
+         'segment), no adaptation'),
     dict(name='split-2-2', adapt=True,
          adapt_options=('model.backbone.num_inter_layers=2', ),
          caption_options=('model.backbone.num_inter_layers=2', ),
@@ -154,10 +158,14 @@ def run_options(row, seed, args, quickstart):
         config=row.get('adapt_config', quickstart.ADAPT_CFG),
         options=[*COMMON_ADAPT_OPTIONS, *row.get('adapt_options', ()),
                  *args.adapt_options, seed_option])
+    # without adaptation the captioner starts from random weights (the
+    # recipe's config names the adaptation run's checkpoint)
+    init = () if row['adapt'] else ('model.init_backbone_from=None', )
     caption = dict(
         config=row.get('caption_config', quickstart.CAPTION_CFG),
-        options=[*COMMON_CAPTION_OPTIONS, *row.get('caption_options', ()),
-                 *args.caption_options, seed_option,
+        options=[*COMMON_CAPTION_OPTIONS, *init,
+                 *row.get('caption_options', ()), *args.caption_options,
+                 seed_option,
                  f'default_hooks.checkpoint.save_best={args.select}'])
     return dict(adapt=adapt if row['adapt'] else None, caption=caption)
 

@@ -12,7 +12,7 @@ CPU with the tiny configs::
 
     python tools/analysis_tools/change_type_probe.py \
         configs/from_scratch/clip4idc-caption_tiny_synthetic-clevr-change.py \
-        --steps 300 --cfg-options model.backbone.difference_tokens=False
+        --steps 300 --cfg-options model.backbone.num_inter_layers=2
 
 Needs a data set with ``change_type`` (CLEVR-Change layout, synthetic set).
 
@@ -41,16 +41,12 @@ from mmidc.datasets.synthetic.caption_checker import scene_graph_file
 from mmidc.datasets.synthetic.captions import ATTRIBUTES
 from mmidc.datasets.synthetic.properties import \
     CHANGE_TYPES as SYNTHETIC_CHANGE_TYPES
+from mmidc.models.necks import PairPooling
 from mmidc.registry import DATASETS, MODELS
 
 # the synthetic set's change types (sorted) and no-change pairs' 'none'
 CHANGE_TYPES = tuple(sorted(SYNTHETIC_CHANGE_TYPES)) + ('none', )
 READOUTS = ('mean', 'max')
-
-
-def readout(tokens, mode):
-    """Pool backbone tokens ``[B, T, D]`` to ``[B, D]`` (mean or max)."""
-    return tokens.mean(1) if mode == 'mean' else tokens.amax(1)
 
 
 def parse_args(argv=None):
@@ -140,6 +136,7 @@ def main(argv=None):
           f'pairs, classes {classes}', flush=True)
     preprocess = MODELS.build(dict(type='IDCDataPreprocessor'))
     backbone = MODELS.build(cfg.model.backbone)
+    readout = PairPooling(backbone.segments, mode=args.readout)
     classifier = nn.Linear(backbone.output_dim, len(classes))
     params = [*backbone.parameters(), *classifier.parameters()]
     optimizer = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.05)
@@ -147,7 +144,7 @@ def main(argv=None):
     def logits_of(pairs, training):
         x = preprocess({'inputs': pairs}, training)['inputs']  # [B,2,3,H,W]
         tokens = backbone(x[:, 0], x[:, 1])  # [B, S(n+1), D]
-        return classifier(readout(tokens, args.readout))  # [B, classes]
+        return classifier(readout(tokens))  # [B, classes]
 
     start, smooth = time.perf_counter(), None
     backbone.train()
@@ -175,7 +172,8 @@ def main(argv=None):
           f'per class {per_class}')
     return dict(final_loss=smooth, val_accuracy=accuracy, per_type=per_class,
                 majority_accuracy=majority,
-                num_segments=backbone.num_segments)
+                segments=backbone.segments,
+                num_inter_layers=backbone.num_inter_layers)
 
 
 if __name__ == '__main__':

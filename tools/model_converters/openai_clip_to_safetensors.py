@@ -6,14 +6,20 @@ file). This one-off tool reads the archive's weights and writes a plain
 safetensors state dict with open_clip's names, fp32, which every mmidc
 ``pretrained=`` option accepts::
 
-    python tools/model_converters/openai_clip_to_safetensors.py \
-        ViT-B-32.pt checkpoints/clip_vit_b32_openai.safetensors
+    python tools/model_converters/openai_clip_to_safetensors.py ViT-B-32.pt
+
+writes ``checkpoints/clip/ViT-B-32.safetensors``, the file the ViT-B/32
+configs' ``pretrained`` names (``ViT-B-16.pt`` gives the ViT-B/16 configs'
+``checkpoints/clip/ViT-B-16.safetensors``); a second argument writes
+elsewhere.
 
 OpenAI's weights were trained with QuickGELU: build the towers with the
 ``'ViT-B-32-quickgelu'`` arch (or ``quick_gelu=True`` in a config dict). The
 file's metadata records this (``quick_gelu: true``).
 """
 import argparse
+import os
+import os.path as osp
 import re
 from typing import Dict
 
@@ -25,6 +31,8 @@ import torch
 OPENAI_TO_OPEN_CLIP_RENAMES = ()  # (regex, replacement) pairs
 OPENAI_DROPPED_KEYS = ('input_resolution', 'context_length', 'vocab_size',
                        'attn_mask')
+# Where the configs expect CLIP weights (``pretrained``).
+DEFAULT_OUT_DIR = 'checkpoints/clip'
 # Keys every ViT CLIP state dict must hold (checked after conversion).
 REQUIRED_KEYS = ('visual.conv1.weight', 'visual.class_embedding',
                  'visual.positional_embedding', 'visual.proj',
@@ -54,9 +62,17 @@ def convert_openai_state_dict(
     return converted
 
 
+def default_output(src: str) -> str:
+    """``checkpoints/clip/<archive name>.safetensors`` (the configs' path)."""
+    name = osp.splitext(osp.basename(src))[0]
+    return osp.join(DEFAULT_OUT_DIR, f'{name}.safetensors')
+
+
 def convert_archive(src: str, dst: str) -> Dict[str, torch.Tensor]:
     """Read the TorchScript archive ``src``, write safetensors ``dst``."""
     from safetensors.torch import save_file
+    if osp.dirname(dst):
+        os.makedirs(osp.dirname(dst), exist_ok=True)
     print(f'reading {src} (TorchScript archive)')
     archive = torch.jit.load(src, map_location='cpu')
     state = convert_openai_state_dict(archive.state_dict())
@@ -71,8 +87,13 @@ def convert_archive(src: str, dst: str) -> Dict[str, torch.Tensor]:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('src', help="OpenAI archive, e.g. ViT-B-32.pt")
-    parser.add_argument('dst', help='output .safetensors file')
+    parser.add_argument(
+        'dst', nargs='?',
+        help=f'output .safetensors file (default: {DEFAULT_OUT_DIR}/'
+        '<src name>.safetensors, where the configs look)')
     args = parser.parse_args()
+    if args.dst is None:
+        args.dst = default_output(args.src)
     if not args.dst.endswith('.safetensors'):
         parser.error(f'dst {args.dst!r} must end with .safetensors')
     convert_archive(args.src, args.dst)

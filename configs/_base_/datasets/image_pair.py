@@ -8,12 +8,13 @@
 data_root = 'data/my_pairs'
 image_size = (224, 224)
 context_length = 32
-# Optional pre-resized cache (tools/dataset_converters/build_resized_cache.py);
-# without it the images are decoded and resized every step.
-cache_dir = None
-
-load_pair = dict(type='LoadImagePair', cache_dir=cache_dir,
-                 cache_size=image_size if cache_dir else None)
+# The pre-resized cache that tools/dataset_converters/build_resized_cache.py
+# writes under a data root, used when it is there (else the images are decoded
+# and resized every step). '{data_root}' is each loader's own data_root, so a
+# child config that sets its loaders' data_root moves the cache along.
+load_pair = dict(type='LoadImagePair',
+                 cache_dir='{data_root}/cache_%dx%d' % image_size,
+                 cache_size=image_size)
 train_pipeline = [
     load_pair,
     dict(type='ResizePair', size=image_size),

@@ -3,7 +3,8 @@
 _base_ = ['./synthetic_clevr_change.py']
 image_size = (96, 144)
 data_root = 'data/synthetic_clevr_change'
-load_pair = dict(type='LoadImagePair', cache_dir=data_root + '/cache_96x144',
+# '{data_root}': the loader's own (see image_pair.py), not this file's.
+load_pair = dict(type='LoadImagePair', cache_dir='{data_root}/cache_96x144',
                  cache_size=image_size)
 train_pipeline = [
     load_pair,

@@ -1,11 +1,11 @@
 """Transforms for image pairs and captions."""
 from .load_image_pair import LoadImagePair
 from .pack_idc_inputs import PackIDCInputs
-from .pair_random_resized_crop import PairRandomResizedCrop, swap_left_right
+from .random_distractor_before import RandomDistractorBefore
 from .resize_pair import ResizePair
 from .tokenize_captions import TokenizeCaptions
 
 __all__ = [
-    'LoadImagePair', 'ResizePair', 'PairRandomResizedCrop',
-    'TokenizeCaptions', 'PackIDCInputs', 'swap_left_right'
+    'LoadImagePair', 'ResizePair', 'TokenizeCaptions', 'PackIDCInputs',
+    'RandomDistractorBefore'
 ]

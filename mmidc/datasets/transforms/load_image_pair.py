@@ -1,5 +1,5 @@
 """Load the two images of a pair as RGB uint8 arrays."""
-from typing import Optional, Sequence
+from typing import Dict, Optional, Sequence
 
 import numpy as np
 from mmcv.transforms import BaseTransform
@@ -21,13 +21,20 @@ class LoadImagePair(BaseTransform):
     ``tools/dataset_converters/build_resized_cache.py`` (a uint8 memmap: no
     PNG decoding at all). Images the cache lacks, or whose source file
     changed since the cache was built, are decoded from the original file,
-    with a warning logged once; so is the whole set when the cache folder or
-    a cache of ``cache_size`` is absent. Cached images are already
-    ``cache_size``: follow with ``ResizePair`` of the same size (a no-op).
+    with a warning logged once; so is the whole set when the cache folder
+    holds no cache of ``cache_size`` (without the folder: an info message).
+    Cached images are already ``cache_size``: follow with ``ResizePair`` of
+    the same size (a no-op).
+
+    ``{data_root}`` in ``cache_dir`` stands for the data root of each sample
+    (the data sets put theirs in the sample), so the base configs' default
+    ``'{data_root}/cache_224x224'`` follows a ``data_root`` a child config
+    sets on its loaders, instead of the one the base was parsed with.
 
     Args:
         cache_dir (str, optional): The cache folder, e.g.
-            ``<data_root>/cache_224x224``. Defaults to None (no cache).
+            ``'{data_root}/cache_224x224'`` or a path. Defaults to None (no
+            cache).
         cache_size (Sequence[int], optional): ``(H, W)`` of the cache to use;
             required with ``cache_dir``.
         check_stale (bool): Compare each source file's size and mtime with
@@ -41,24 +48,47 @@ class LoadImagePair(BaseTransform):
                  check_stale: bool = True):
         if cache_dir is not None and cache_size is None:
             raise ValueError('LoadImagePair: cache_dir needs cache_size=(H, W)')
-        self.cache = (PairImageCache(cache_dir, cache_size, check_stale)
-                      if cache_dir is not None else None)
+        self.cache_dir = cache_dir
+        self.cache_size = cache_size
+        self.check_stale = check_stale
+        self._caches: Dict[str, PairImageCache] = {}  # one per folder
+        self.cache = None  # the last one used
+        if cache_dir is not None and '{data_root}' not in cache_dir:
+            self.cache = self._cache_at(cache_dir)
 
-    def _read(self, path: str) -> np.ndarray:
-        if self.cache is not None:
-            img = self.cache.get(path)
+    def _cache_at(self, folder: str) -> PairImageCache:
+        if folder not in self._caches:
+            self._caches[folder] = PairImageCache(folder, self.cache_size,
+                                                  self.check_stale)
+        return self._caches[folder]
+
+    def _cache_for(self, results: dict) -> Optional[PairImageCache]:
+        if self.cache_dir is None:
+            return None
+        folder = self.cache_dir
+        if '{data_root}' in folder:
+            if results.get('data_root') is None:
+                return None  # a sample from no data set: decode it
+            folder = folder.replace('{data_root}', results['data_root'])
+        self.cache = self._cache_at(folder)
+        return self.cache
+
+    @staticmethod
+    def _read(cache: Optional[PairImageCache], path: str) -> np.ndarray:
+        if cache is not None:
+            img = cache.get(path)
             if img is not None:
                 return img
         return read_rgb(path)
 
     def transform(self, results: dict) -> dict:
-        img1 = self._read(results['img1_path'])
-        img2 = self._read(results['img2_path'])
+        cache = self._cache_for(results)
+        img1 = self._read(cache, results['img1_path'])
+        img2 = self._read(cache, results['img2_path'])
         results['img1'] = img1
         results['img2'] = img2
         results['ori_shape'] = (img1.shape[:2], img2.shape[:2])
         return results
 
     def __repr__(self) -> str:
-        cache = self.cache.cache_dir if self.cache is not None else None
-        return f'{self.__class__.__name__}(cache_dir={cache!r})'
+        return f'{self.__class__.__name__}(cache_dir={self.cache_dir!r})'

@@ -17,7 +17,8 @@ class PackIDCInputs(BaseTransform):
     normalised (the model's data preprocessor does that). The
     :class:`~mmpretrain.structures.DataSample` carries ``pair_id``,
     ``change_type`` and ``gt_captions`` (and the other ``meta_keys`` found)
-    as metainfo, and ``text_tokens`` as a data field when present.
+    as metainfo, and ``text_tokens`` and ``ref_tokens`` as data fields when
+    present.
 
     Args:
         meta_keys (Sequence[str]): Keys copied into the metainfo when
@@ -40,8 +41,8 @@ class PackIDCInputs(BaseTransform):
         if img1.shape != img2.shape:
             raise ValueError(
                 f'PackIDCInputs: pair "{results.get("pair_id")}" has images '
-                f'of shapes {img1.shape} and {img2.shape}; put ResizePair or '
-                f'PairRandomResizedCrop before packing')
+                f'of shapes {img1.shape} and {img2.shape}; put ResizePair '
+                'before packing')
         pair = np.stack([img1, img2])  # [2, H, W, 3]
         inputs = torch.from_numpy(pair).permute(0, 3, 1, 2)  # [2, 3, H, W]
 
@@ -51,8 +52,9 @@ class PackIDCInputs(BaseTransform):
                 raise KeyError(f'PackIDCInputs: sample has no "{key}"')
         data_sample.set_metainfo(
             {k: results[k] for k in self.meta_keys if k in results})
-        if 'text_tokens' in results:
-            data_sample.set_field(results['text_tokens'], 'text_tokens')
+        for key in ('text_tokens', 'ref_tokens'):
+            if key in results:
+                data_sample.set_field(results[key], key)
         return dict(inputs=inputs.contiguous(), data_samples=data_sample)
 
     def __repr__(self) -> str:

@@ -8,7 +8,6 @@ from mmengine.structures import BaseDataElement
 from mmidc.registry import METRICS
 from .caption_truth import (format_truth_table, grade_records, subset_sizes,
                             truth_scores)
-from .idc_metric import dedup_by_pair_id
 
 
 @METRICS.register_module()
@@ -32,8 +31,9 @@ class CaptionTruthMetric(BaseMetric):
     subsets, where they exist: ``truth/type/<subset>`` (right change type),
     ``truth/object/<subset>`` (the changed object picked out; change pairs)
     and ``truth/value/<subset>`` (the new colour or material). Any key can
-    be a checkpoint hook's ``save_best`` (``'truth/total'``). Results from
-    all ranks are gathered and duplicated pair ids dropped.
+    be a checkpoint hook's ``save_best`` (``'truth/total'``). MMEngine's
+    ``BaseMetric.evaluate`` gathers the results of all ranks and drops the
+    distributed sampler's padding.
 
     Args:
         data_root (str): The generated synthetic set the pairs are of.
@@ -69,7 +69,7 @@ class CaptionTruthMetric(BaseMetric):
 
     def compute_metrics(self, results: List[dict]) -> dict:
         """Grade every caption against its scene graph."""
-        records = dedup_by_pair_id(results)
+        records = results
         scores = truth_scores(records, grade_records(records, self.data_root))
         print_log('Caption truth (% of captions; true = entirely true):\n' +
                   format_truth_table(scores, subset_sizes(records)),

@@ -38,8 +38,9 @@ class IDCMetric(BaseMetric):
     for each change type present (``color/CIDEr``, ...), for all change pairs
     (``semantic/...``) and for the no-change pairs (``distractor/...``),
     each subset scored on its own; pairs of type ``unknown`` count in the
-    total only. Results from all ranks are gathered, duplicated pair ids
-    (sampler padding) dropped, and scoring runs once on rank 0.
+    total only. MMEngine's ``BaseMetric.evaluate`` gathers the results of
+    all ranks in data set order and drops the distributed sampler's padding
+    (it keeps the data set's ``size``); scoring runs once on rank 0.
 
     Args:
         metrics (Sequence[str]): Subset of ``('Bleu', 'METEOR', 'ROUGE_L',
@@ -91,8 +92,9 @@ class IDCMetric(BaseMetric):
                     change_type=sample.get('change_type', 'unknown')))
 
     def compute_metrics(self, results: List[dict]) -> dict:
-        """Deduplicate by pair id, save the predictions, score them."""
-        records = dedup_by_pair_id(results)
+        """Save the predictions, score them (``results``: every pair once,
+        gathered by ``BaseMetric.evaluate``)."""
+        records = results
         self.save_predictions(records)
         scores = self.scorer.score(records, self.per_type, source='IDCMetric')
         print_log('Captioning scores (x100; CIDEr = CIDEr-D):\n' +
@@ -124,17 +126,3 @@ class IDCMetric(BaseMetric):
         print_log(f'IDCMetric: {len(records)} predictions saved to {path}',
                   logger='current')
         return path
-
-
-def dedup_by_pair_id(results: Sequence[dict]) -> List[dict]:
-    """Keep the first result of each ``pair_id`` (the distributed sampler
-    pads the last batch with repeated samples)."""
-    seen, unique = set(), []
-    for res in results:
-        if res['pair_id'] not in seen:
-            seen.add(res['pair_id'])
-            unique.append(res)
-    if len(unique) < len(results):
-        print_log(f'Dropped {len(results) - len(unique)} results with a '
-                  'repeated pair_id.', logger='current')
-    return unique

@@ -8,7 +8,6 @@ from mmengine.logging import print_log
 from mmengine.structures import BaseDataElement
 
 from mmidc.registry import METRICS
-from .idc_metric import dedup_by_pair_id
 
 
 def build_caption_gallery(
@@ -152,8 +151,9 @@ class RetrievalMetric(BaseMetric):
       ``rsum`` = sum of the six recalls (for model selection).
 
     The similarity matrix is built ``chunk_size`` pairs at a time, so 8,000
-    pairs x 24,000 captions needs a few hundred MB at most. Results from all
-    ranks are gathered and repeated pair ids (sampler padding) dropped.
+    pairs x 24,000 captions needs a few hundred MB at most. MMEngine's
+    ``BaseMetric.evaluate`` gathers the results of all ranks in data set
+    order and drops the distributed sampler's padding.
 
     Args:
         chunk_size (int): Pairs per similarity chunk. Defaults to 1024.
@@ -192,7 +192,7 @@ class RetrievalMetric(BaseMetric):
 
     def compute_metrics(self, results: List[dict]) -> dict:
         """Rank both directions and summarise."""
-        records = dedup_by_pair_id(results)
+        records = results
         pair_emb = torch.stack([r['pair_embedding'] for r in records])
         gallery, pair_to_captions, _, occurrences = build_caption_gallery(
             [r['gt_captions'] for r in records],

@@ -1,15 +1,13 @@
 """CLIP4IDC pair encoder: intra-image CLIP blocks, then inter-image blocks."""
-from typing import Optional, Sequence, Tuple, Union
+from typing import Dict, Optional, Sequence, Tuple, Union
 
 import torch
-import torch.nn.functional as F
 from mmengine.model import BaseModule
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from mmidc.registry import MODELS
-from ..plugins.aligned_difference import AlignedDifference
-from ..plugins.conv_stem import ConvStem
+from ..utils.segments import split_segments
 from ..utils.open_clip_utils import (build_clip_vision_tower, grid_of,
                               interpolate_pos_embed, load_clip_state_dict,
                               load_tower_weights, vision_state_dict)
@@ -18,7 +16,7 @@ __all__ = ['CLIP4IDCBackbone']
 
 # Parameters this module adds on top of CLIP's vision tower.
 _NEW_PARAMS = ('image_id_embedding', 'joint_positional_embedding', 'ln_joint',
-               'aligned_difference')
+               'extra_segments')
 
 
 def _block_with_attention(block: nn.Module,
@@ -48,39 +46,47 @@ class CLIP4IDCBackbone(BaseModule):
     Parameter names are open_clip's (``conv1``, ``class_embedding``,
     ``positional_embedding``, ``ln_pre``, ``transformer.resblocks.N``,
     ``ln_post``, ``proj``), so CLIP's ``visual.*`` weights load unchanged.
-    New parameters (only when ``num_inter_layers > 0``):
+    New parameters (only when ``num_inter_layers > 0``), initialised as
+    ``new_param_init`` says when the CLIP weights do not hold them:
 
-    - ``image_id_embedding`` ``[2, D]``: normal, std 0.02.
-    - ``joint_positional_embedding`` ``[2(n+1), D]``: CLIP's (loaded,
-      resized) positional embedding tiled twice, so the inter blocks start
-      from position codes they were trained with.
-    - ``ln_joint``: LayerNorm(D), weight 1, bias 0.
+    - ``image_id_embedding`` ``[S, D]`` (one row per segment):
+      ``'mmidc'``: normal, std 0.02; ``'published'``: normal, std
+      ``D ** -0.5`` (the published CLIP4IDC code's).
+    - ``joint_positional_embedding`` ``[S(n+1), D]``: ``'mmidc'``: CLIP's
+      (loaded, resized) positional embedding tiled once per segment, so the
+      inter blocks start from position codes they were trained with;
+      ``'published'``: normal, std ``D ** -0.5``.
+    - ``ln_joint``: LayerNorm(D), weight 1, bias 0 (either way).
 
-    Options for models trained from random weights (the tiny CPU configs),
-    all off by default (the paper's model):
+    Output segments: ``segments`` names them in order, each ``n + 1`` tokens
+    with its CLS token first: ``'before'`` and ``'after'`` (the paper's), then
+    one per extra segment. Consumers find a segment by name
+    (:meth:`split_segments`), not by position.
 
-    - ``conv_stem``: ``conv1`` becomes a :class:`ConvStem` (3x3 stride-2
-      convs, then a patchifying conv) instead of CLIP's single patch conv.
-    - ``difference_tokens``: a third segment joins the inter blocks' input,
-      ``d = x2 - x1`` (the two images' intra outputs, position by
-      position), with its own image-id row and positional embedding; the
-      output then has ``3(n+1)`` tokens. An explicit difference is what most
-      IDC models since DUDA (Park et al., 2019) feed their decoders; CLIP's
-      pretrained features let CLIP4IDC do without it, a random-init tiny
-      ViT does not (docs/from_scratch.md).
-    - ``aligned_difference``: an :class:`AlignedDifference` of the two
-      images' early features (a stage of the conv stem, or the patch
-      embeddings without a stem) is added to the difference segment's
-      patch tokens: each position compared with its best match within
-      ``alignment_radius`` cells of the other image, so that the small
-      camera move between the images does not read as a change.
+    Extension points (both unused by the paper's configs):
+
+    - ``patch_embed``: a registered module that replaces CLIP's ``conv1``
+      (kept under that name). It is built with ``patch_size`` and ``width``
+      and maps ``[N, 3, H, W]`` to ``[N, width, H/p, W/p]``; one with a
+      ``channels`` attribute also returns its intermediate feature maps when
+      called with ``return_features=True`` (e.g. :class:`ConvStem`).
+    - ``extra_segments``: registered modules that each add a segment of
+      ``n + 1`` tokens to the inter blocks' input (or, without inter blocks,
+      to the output). Each is built with ``width`` and ``stem_channels``
+      (the patch embedding's feature-map channels), has a ``name`` and is
+      called as ``segment(intra, stem_features, grid)`` with the intra
+      blocks' output ``[2, B, n+1, D]`` (before, after) and, when its
+      ``needs_stem_features`` is true, the patch embedding's maps (a list of
+      ``[2B, C_i, h_i, w_i]``, the patch embeddings themselves for a plain
+      conv); it returns ``[B, n+1, D]`` (e.g. :class:`DifferenceSegment`).
 
     Args:
         arch (str | dict): open_clip model name (e.g. ``'ViT-B-32'``) or an
             open_clip config dict.
         pretrained (str | dict, optional): CLIP weights: a state-dict file,
             an MMEngine checkpoint, an open_clip tag or a loaded state dict
-            (see :mod:`.open_clip_utils`). Missing CLIP keys are an error.
+            (see :mod:`mmidc.models.utils.open_clip_utils`). Missing CLIP keys
+            are an error.
         num_inter_layers (int): Blocks run on the joint sequence. 0 = no
             fusion (the CLIP-FT baseline; no new parameters). Default 3.
         img_size (int | tuple, optional): Input size (divisible by the patch
@@ -92,28 +98,12 @@ class CLIP4IDCBackbone(BaseModule):
         frozen_stages (int): -1 freezes nothing; k >= 0 freezes the patch
             embedding (conv1, class/positional embeddings, ln_pre) and the
             first k blocks. Default -1.
-        conv_stem (Sequence[int], optional): Channels of the stride-2 stages
-            of a :class:`ConvStem` replacing ``conv1`` (from-scratch models
-            only; CLIP's weights have a patch conv). Default None.
-        difference_tokens (bool): Append the difference segment to the
-            inter blocks' input (needs ``num_inter_layers > 0``). Default
-            False.
-        aligned_difference (bool): Add the shift-tolerant difference of the
-            stem features to the difference segment (needs
-            ``difference_tokens``). Default False.
-        alignment_radius (int): Search radius of ``aligned_difference`` in
-            cells of its feature map. Default 1.
-        alignment_stage (int): Which stride-2 stage of the conv stem
-            ``aligned_difference`` compares (index into ``conv_stem``; stage
-            ``i``'s cells are ``2^(i+1)`` px). Ignored without a stem (the
-            patch embeddings are compared). Default -1 (the last).
-        pool (str): The pair vector of :meth:`pool`: ``'cls'`` (the paper:
-            mean of the two images' CLS tokens) or ``'mean'`` (mean of all
-            output tokens; for from-scratch models, whose CLS outputs start
-            nearly input-independent, so that contrastive training collapses
-            both towers to one vector) or ``'max'`` (channel-wise max of all
-            output tokens, where one small changed object is not averaged
-            away). Default ``'cls'``.
+        patch_embed (dict, optional): Config of a module replacing ``conv1``
+            (see above). Default None (CLIP's patch conv).
+        extra_segments (Sequence[dict]): Configs of extra token segments
+            (see above). Default none.
+        new_param_init (str): ``'mmidc'`` or ``'published'``: how the new
+            parameters start (see above). Default ``'mmidc'``.
         init_cfg (dict, optional): MMEngine init config.
     """
 
@@ -124,28 +114,20 @@ class CLIP4IDCBackbone(BaseModule):
                  img_size: Optional[Union[int, Tuple[int, int]]] = None,
                  grad_checkpointing: bool = False,
                  frozen_stages: int = -1,
-                 conv_stem: Optional[Sequence[int]] = None,
-                 difference_tokens: bool = False,
-                 aligned_difference: bool = False,
-                 alignment_radius: int = 1,
-                 alignment_stage: int = -1,
-                 pool: str = 'cls',
+                 patch_embed: Optional[dict] = None,
+                 extra_segments: Sequence[dict] = (),
+                 new_param_init: str = 'mmidc',
                  init_cfg: Optional[dict] = None):
         super().__init__(init_cfg=init_cfg)
+        if new_param_init not in ('mmidc', 'published'):
+            raise ValueError(f"new_param_init must be 'mmidc' or 'published', "
+                             f'got {new_param_init!r}')
+        self.new_param_init = new_param_init
         vit = build_clip_vision_tower(arch, img_size)
         num_layers = len(vit.transformer.resblocks)
         if not 0 <= num_inter_layers <= num_layers:
             raise ValueError(f'num_inter_layers={num_inter_layers} must be '
                              f'in [0, {num_layers}] for this arch')
-        if pool not in ('cls', 'mean', 'max'):
-            raise ValueError(f"pool must be 'cls', 'mean' or 'max', got {pool!r}")
-        self.pool_mode = pool
-        if difference_tokens and num_inter_layers == 0:
-            raise ValueError('difference_tokens=True needs inter blocks '
-                             '(num_inter_layers > 0)')
-        if aligned_difference and not difference_tokens:
-            raise ValueError('aligned_difference=True adds to the difference '
-                             'segment: it needs difference_tokens=True')
         if not -1 <= frozen_stages <= num_layers:
             raise ValueError(f'frozen_stages={frozen_stages} must be in '
                              f'[-1, {num_layers}]')
@@ -155,31 +137,29 @@ class CLIP4IDCBackbone(BaseModule):
         self.output_dim = vit.output_dim
         self.num_inter_layers = num_inter_layers
         self.num_intra_layers = num_layers - num_inter_layers
-        self.difference_tokens = difference_tokens
-        # token segments of the output: image 1, image 2 (, difference)
-        self.num_segments = 3 if difference_tokens else 2
         self.grad_checkpointing = grad_checkpointing
         self.frozen_stages = frozen_stages
 
         # open_clip's modules under open_clip's names
         self.conv1 = vit.conv1
-        if conv_stem is not None:
-            if self.patch_size[0] != self.patch_size[1]:
-                raise ValueError(f'conv_stem needs a square patch, got '
-                                 f'{self.patch_size}')
-            self.conv1 = ConvStem(self.patch_size[0], self.width, conv_stem)
-        self.aligned_difference = None
-        if aligned_difference:
-            channels = self.width
-            if conv_stem is not None:
-                stages = len(self.conv1.channels)
-                if not -stages <= alignment_stage < stages:
-                    raise ValueError(f'alignment_stage={alignment_stage}: the '
-                                     f'conv stem has {stages} stages')
-                channels = self.conv1.channels[alignment_stage]
-            self.alignment_stage = alignment_stage
-            self.aligned_difference = AlignedDifference(
-                channels, self.width, alignment_radius)
+        if patch_embed is not None:
+            if pretrained is not None:
+                raise ValueError('patch_embed replaces the patch conv that '
+                                 'CLIP weights are for: use pretrained=None '
+                                 'or patch_embed=None')
+            self.conv1 = MODELS.build(dict(patch_embed,
+                                           patch_size=self.patch_size,
+                                           width=self.width))
+        stem_channels = tuple(getattr(self.conv1, 'channels', (self.width, )))
+        self.extra_segments = nn.ModuleList(
+            MODELS.build(dict(cfg, width=self.width,
+                              stem_channels=stem_channels))
+            for cfg in extra_segments)
+        self.segments = ('before', 'after') + tuple(
+            seg.name for seg in self.extra_segments)
+        if len(set(self.segments)) != len(self.segments):
+            raise ValueError(f'segment names must be unique, got '
+                             f'{self.segments}')
         self.class_embedding = vit.class_embedding
         self.positional_embedding = vit.positional_embedding
         self.ln_pre = vit.ln_pre
@@ -196,14 +176,15 @@ class CLIP4IDCBackbone(BaseModule):
             self.ln_joint = nn.LayerNorm(self.width)
 
         if pretrained is not None:
-            if conv_stem is not None:
-                raise ValueError('conv_stem replaces the patch conv that CLIP '
-                                 'weights are for: use pretrained=None or '
-                                 'conv_stem=None')
             self.load_clip_weights(pretrained, arch)
         else:
             self.init_new_parameters()
         self._freeze_stages()
+
+    @property
+    def num_segments(self) -> int:
+        """Token segments of the output (2 + extra segments)."""
+        return len(self.segments)
 
     # ------------------------------------------------------------ weights
 
@@ -211,11 +192,16 @@ class CLIP4IDCBackbone(BaseModule):
         """Initialise the parameters CLIP does not have (see class doc)."""
         if self.num_inter_layers == 0:
             return
-        nn.init.normal_(self.image_id_embedding, std=0.02)
-        with torch.no_grad():
-            self.joint_positional_embedding.copy_(
-                self.positional_embedding.repeat(self.num_segments,
-                                                 1))  # [S(n+1), D]
+        if self.new_param_init == 'published':
+            std = self.width**-0.5
+            nn.init.normal_(self.image_id_embedding, std=std)
+            nn.init.normal_(self.joint_positional_embedding, std=std)
+        else:
+            nn.init.normal_(self.image_id_embedding, std=0.02)
+            with torch.no_grad():
+                self.joint_positional_embedding.copy_(
+                    self.positional_embedding.repeat(self.num_segments,
+                                                     1))  # [S(n+1), D]
         nn.init.ones_(self.ln_joint.weight)
         nn.init.zeros_(self.ln_joint.bias)
 
@@ -233,8 +219,7 @@ class CLIP4IDCBackbone(BaseModule):
         if ids is not None and ids.shape[0] != self.num_segments:
             raise ValueError(
                 f'{source}: image_id_embedding has {ids.shape[0]} segments, '
-                f'this backbone {self.num_segments} (difference_tokens='
-                f'{self.difference_tokens})')
+                f'this backbone {self.num_segments} {self.segments}')
         if has_new and state['joint_positional_embedding'].shape != \
                 self.joint_positional_embedding.shape:
             state['joint_positional_embedding'] = self._resize_joint_pos(
@@ -290,6 +275,16 @@ class CLIP4IDCBackbone(BaseModule):
             return checkpoint(block, x, use_reentrant=False)
         return block(x)  # nn.MultiheadAttention, need_weights=False: SDPA
 
+    def _embed_patches(self, x: torch.Tensor):
+        """``[2B, 3, H, W]`` -> patch embeddings ``[2B, D, h, w]`` and, when
+        an extra segment needs them, the patch embedding's feature maps."""
+        if not any(seg.needs_stem_features for seg in self.extra_segments):
+            return self.conv1(x), None
+        if hasattr(self.conv1, 'channels'):
+            return self.conv1(x, return_features=True)
+        x = self.conv1(x)
+        return x, [x]
+
     def forward(self,
                 img1: torch.Tensor,
                 img2: torch.Tensor,
@@ -302,13 +297,11 @@ class CLIP4IDCBackbone(BaseModule):
             return_attentions (bool): Also return the attention maps
                 ``{'intra': [Tensor[B, 2, heads, n+1, n+1]] per intra block,
                 'inter': [Tensor[B, heads, S(n+1), S(n+1)]] per inter
-                block, 'num_segments': S}``.
+                block, 'segments': names, 'num_segments': S}``.
 
         Returns:
-            Tensor ``[B, S(n+1), D_out]``: image 1's tokens, image 2's (and
-            with ``difference_tokens`` the difference segment's; S = 3),
-            each segment's CLS first; and the attention dict if asked for
-            (inter maps then ``[B, heads, S(n+1), S(n+1)]``).
+            Tensor ``[B, S(n+1), D_out]``: the segments of ``segments`` in
+            order, each CLS first; and the attention dict if asked for.
         """
         if img1.shape != img2.shape:
             raise ValueError(f'img1 {tuple(img1.shape)} and img2 '
@@ -322,17 +315,7 @@ class CLIP4IDCBackbone(BaseModule):
         pos, joint_pos = self._pos_embeds(grid)
 
         x = torch.cat([img1, img2], dim=0)  # [2B, 3, H, W]
-        aligned = None
-        if self.aligned_difference is None:
-            x = self.conv1(x)  # [2B, D, h, w]
-        else:
-            if isinstance(self.conv1, ConvStem):
-                x, stages = self.conv1(x, return_features=True)
-                features = stages[self.alignment_stage]  # [2B, C, h', w']
-            else:
-                x = features = self.conv1(x)  # [2B, D, h, w]
-            aligned = self.aligned_difference(features[:B], features[B:],
-                                              grid)  # [B, n, D]
+        x, stem = self._embed_patches(x)  # [2B, D, h, w]
         x = x.flatten(2).transpose(1, 2)  # [2B, n, D]
         cls = self.class_embedding.to(x.dtype).expand(2 * B, 1, -1)
         x = torch.cat([cls, x], dim=1)  # [2B, n+1, D]
@@ -343,43 +326,33 @@ class CLIP4IDCBackbone(BaseModule):
         for block in self.transformer.resblocks[:self.num_intra_layers]:
             x = self._run_block(block, x, intra)
         x = x.reshape(2, B, T, -1)  # [2, B, n+1, D]: image index first
+        if len(self.extra_segments):
+            extra = [seg(x, stem, grid)[None] for seg in self.extra_segments]
+            x = torch.cat([x, *extra])  # [S, B, n+1, D]
+        S = self.num_segments
 
         inter = [] if return_attentions else None
         if self.num_inter_layers > 0:
-            if self.difference_tokens:
-                diff = x[1] - x[0]  # [B, n+1, D]: after - before
-                if aligned is not None:  # patch tokens only, not the CLS
-                    diff = diff + F.pad(aligned, (0, 0, 1, 0))
-                diff = diff[None]  # [1, B, n+1, D]
-                x = torch.cat([x, diff])  # [3, B, n+1, D]
-            S = self.num_segments
             e = self.image_id_embedding.to(x.dtype)
-            x = x + e[:, None, None, :]  # e1 / e2 (/ e_diff) on every token
+            x = x + e[:, None, None, :]  # e1 / e2 (/ extra) on every token
             x = x.transpose(0, 1).reshape(B, S * T, -1)  # [B, S(n+1), D]
             x = self.ln_joint(x + joint_pos.to(x.dtype))
             for block in self.transformer.resblocks[self.num_intra_layers:]:
                 x = self._run_block(block, x, inter)
         else:
-            x = x.transpose(0, 1).reshape(B, 2 * T, -1)  # [B, 2(n+1), D]
+            x = x.transpose(0, 1).reshape(B, S * T, -1)  # [B, S(n+1), D]
 
-        x = self.ln_post(x) @ self.proj.to(x.dtype)  # [B, 2(n+1), D_out]
+        x = self.ln_post(x) @ self.proj.to(x.dtype)  # [B, S(n+1), D_out]
         if not return_attentions:
             return x
         intra = [a.reshape(2, B, *a.shape[1:]).transpose(0, 1)
                  for a in intra]  # each [B, 2, heads, n+1, n+1]
-        return x, dict(intra=intra, inter=inter,
-                       num_segments=self.num_segments)
+        return x, dict(intra=intra, inter=inter, segments=self.segments,
+                       num_segments=S)
 
-    def pool(self, tokens: torch.Tensor) -> torch.Tensor:
-        """Pair vector ``[B, D_out]``: mean of the two images' CLS tokens
-        (``pool='cls'``), mean or channel-wise max of all tokens
-        (``pool='mean'`` / ``'max'``)."""
-        if self.pool_mode == 'mean':
-            return tokens.mean(1)
-        if self.pool_mode == 'max':
-            return tokens.amax(1)
-        num_tokens = tokens.shape[1] // self.num_segments  # n + 1
-        return (tokens[:, 0] + tokens[:, num_tokens]) / 2
+    def split_segments(self, tokens: torch.Tensor) -> Dict[str, torch.Tensor]:
+        """Output tokens ``[B, S(n+1), D]`` -> ``{name: [B, n+1, D]}``."""
+        return split_segments(tokens, self.segments)
 
     def num_tokens(self, img_size: Optional[Tuple[int, int]] = None) -> int:
         """Tokens per pair, ``S(n+1)``, for an input size (default: own)."""

@@ -24,8 +24,8 @@ class CLIP4IDCCaptioner(BaseModel):
     preprocessed ``[B, 2, 3, H, W]``):
 
     - ``'loss'``: teacher forcing on each sample's ``text_tokens`` ``[L]``;
-      returns ``loss_caption`` and ``accuracy`` (and the head's
-      ``loss_words`` when its ``word_loss_weight`` is set).
+      returns ``loss_caption`` and ``accuracy`` (and the auxiliary head's
+      losses when there is one).
     - ``'predict'``: decodes with ``decode_cfg`` and sets ``pred_caption``
       (str) and ``pred_score`` (float, mean log-prob per token) on each
       data sample.
@@ -42,14 +42,32 @@ class CLIP4IDCCaptioner(BaseModel):
     This happens in the constructor, so a later ``load_from``/``resume`` of
     a captioner checkpoint overrides it.
 
+    Optional components (none in the paper's configs; the from-scratch
+    recipe uses both, docs/from_scratch.md):
+
+    - ``neck``: maps the backbone's tokens to a few summary tokens
+      ``[B, E, D]`` (e.g. :class:`ChangeSummaryNeck`, built with
+      ``in_channels`` and ``segments`` from the backbone); they join the
+      caption head's memory as its ``extra_tokens``.
+    - ``aux_head``: reads the neck's tokens and adds its loss (e.g.
+      :class:`BagOfWordsHead`, built with ``in_channels``, ``num_classes``
+      and ``pad_id`` from the neck and the caption head's vocabulary; its
+      targets come from each sample's ``ref_tokens`` ``[K, L]``, the tokens
+      of all its references: ``TokenizeCaptions(mode='all',
+      key='ref_tokens')`` in the pipeline). When its ``logit_bias`` returns a
+      tensor, it is added to the caption head's next-word logits.
+
     Separate learning rates: ``optim_wrapper = dict(..., paramwise_cfg=dict(
     custom_keys={'backbone': dict(lr_mult=1e-3)}))`` (paper: 1e-7 / 1e-4).
 
     Args:
         backbone (dict): ``CLIP4IDCBackbone`` config.
-        head (dict): ``TransformerCaptionHead`` config. ``memory_dim`` and
-            ``max_memory_tokens`` default to the backbone's output width and
-            token count.
+        head (dict): ``TransformerCaptionHead`` config. ``memory_dim``,
+            ``max_memory_tokens``, ``num_segments`` and ``num_extra_tokens``
+            default to the backbone's and the neck's.
+        neck (dict, optional): Summary-token neck (see above).
+        aux_head (dict, optional): Auxiliary head on the neck's tokens (see
+            above); needs ``neck``.
         data_preprocessor (dict, optional): Default ``IDCDataPreprocessor``.
         freeze_backbone (bool): No gradients into the backbone, kept in eval
             mode. Defaults to False.
@@ -64,6 +82,8 @@ class CLIP4IDCCaptioner(BaseModel):
     def __init__(self,
                  backbone: dict,
                  head: dict,
+                 neck: Optional[dict] = None,
+                 aux_head: Optional[dict] = None,
                  data_preprocessor: Optional[dict] = None,
                  freeze_backbone: bool = False,
                  decode_cfg: Optional[dict] = None,
@@ -76,11 +96,27 @@ class CLIP4IDCCaptioner(BaseModel):
         super().__init__(data_preprocessor=data_preprocessor, init_cfg=init_cfg)
         self.decode_cfg = self._check_decode_cfg(decode_cfg or {})
         self.backbone = MODELS.build(backbone)
+        width = self.backbone.output_dim
+        self.neck = None
+        if neck is not None:
+            self.neck = MODELS.build(dict(neck, in_channels=width,
+                                          segments=self.backbone.segments))
         head = copy.deepcopy(head)
-        head.setdefault('memory_dim', self.backbone.output_dim)
+        head.setdefault('memory_dim', width)
         head.setdefault('max_memory_tokens', self.backbone.num_tokens())
         head.setdefault('num_segments', self.backbone.num_segments)
+        head.setdefault('num_extra_tokens',
+                        self.neck.num_tokens if self.neck is not None else 0)
         self.head = MODELS.build(head)
+        self.aux_head = None
+        if aux_head is not None:
+            if self.neck is None:
+                raise ValueError('aux_head reads the neck\'s summary tokens: '
+                                 'set a neck too')
+            vocab = self.head.vocab
+            self.aux_head = MODELS.build(dict(
+                aux_head, in_channels=self.neck.num_tokens * width,
+                num_classes=len(vocab), pad_id=vocab.pad_id))
         if init_backbone_from is not None:
             self.load_backbone(init_backbone_from)
         self.freeze_backbone = freeze_backbone
@@ -136,7 +172,9 @@ class CLIP4IDCCaptioner(BaseModel):
             return self.predict(inputs, data_samples)
         if mode == 'tensor':
             tokens = self._stack_tokens(data_samples, inputs.device)
-            return self.head(self.extract_feat(inputs), tokens)
+            memory = self.extract_feat(inputs)
+            summary, _, bias = self.condition(memory)
+            return self.head(memory, tokens, summary, bias)
         raise ValueError(f'mode={mode!r}: expected loss, predict or tensor')
 
     @staticmethod
@@ -150,21 +188,45 @@ class CLIP4IDCCaptioner(BaseModel):
                              'text_tokens must be [L]')
         return torch.stack(tokens).to(device)  # [B, L]
 
+    def condition(self, memory: torch.Tensor):
+        """The neck's summary tokens ``[B, E, D]``, the auxiliary head's word
+        logits ``[B, V]`` and its logit bias for the caption head (each None
+        without the component)."""
+        summary = self.neck(memory) if self.neck is not None else None
+        if self.aux_head is None:
+            return summary, None, None
+        logits = self.aux_head(summary)
+        return summary, logits, self.aux_head.logit_bias(logits)
+
     def loss(self, inputs: torch.Tensor, data_samples: list) -> dict:
         tokens = self._stack_tokens(data_samples, inputs.device)
-        references = [ds.get('gt_captions') for ds in data_samples]
-        if any(r is None for r in references):
-            references = None
-        return self.head.loss(self.extract_feat(inputs), tokens, references)
+        memory = self.extract_feat(inputs)
+        summary, word_logits, bias = self.condition(memory)
+        losses = self.head.loss(memory, tokens, summary, bias)
+        if self.aux_head is not None:
+            losses.update(self.aux_head.loss(word_logits,
+                                             self._references(data_samples)))
+        return losses
+
+    def _references(self, data_samples: list) -> list:
+        """Each sample's ``ref_tokens`` ``[K, L]`` as compact ids."""
+        if not all('ref_tokens' in ds for ds in data_samples):
+            raise KeyError("aux_head needs every sample's ref_tokens [K, L]: "
+                           "add TokenizeCaptions(mode='all', key='ref_tokens') "
+                           'to the training pipeline')
+        return [self.head.vocab.to_compact(ds.ref_tokens) for ds in data_samples]
 
     def generate(self, inputs: torch.Tensor):
         """Decode with ``decode_cfg``: a ``CaptionDecodeOutput``."""
         memory = self.extract_feat(inputs)
+        summary, _, bias = self.condition(memory)
         cfg = self.decode_cfg
         if cfg['strategy'] == 'beam':
             return self.head.beam_search(memory, cfg['beam_size'], cfg['length_penalty'],
-                                         cfg['max_length'])
-        return self.head.greedy_decode(memory, cfg['max_length'])
+                                         cfg['max_length'], extra_tokens=summary,
+                                         logit_bias=bias)
+        return self.head.greedy_decode(memory, cfg['max_length'], extra_tokens=summary,
+                                       logit_bias=bias)
 
     def predict(self, inputs: torch.Tensor,
                 data_samples: Optional[list] = None) -> List:

@@ -44,6 +44,10 @@ class CLIP4IDCRetriever(BaseModel):
     Args:
         backbone (dict): ``CLIP4IDCBackbone`` config.
         text_encoder (dict): ``CLIPTextEncoder`` config.
+        neck (dict, optional): Pools the backbone's tokens into the pair
+            vector, built with the backbone's ``segments``. Default
+            ``PairPooling`` in ``'cls'`` mode (the paper: the mean of the two
+            images' CLS tokens).
         head (dict): ``ContrastiveAdaptationHead`` config.
         data_preprocessor (dict, optional): Default ``IDCDataPreprocessor``.
         pretrained (str, optional): One CLIP checkpoint for both towers (read
@@ -55,6 +59,7 @@ class CLIP4IDCRetriever(BaseModel):
     def __init__(self,
                  backbone: dict,
                  text_encoder: dict,
+                 neck: Optional[dict] = None,
                  head: Optional[dict] = None,
                  data_preprocessor: Optional[dict] = None,
                  pretrained: Optional[str] = None,
@@ -72,6 +77,8 @@ class CLIP4IDCRetriever(BaseModel):
             state = load_clip_state_dict(pretrained, arch)
         self.backbone = _build(backbone, 'backbone', state)
         self.text_encoder = _build(text_encoder, 'text_encoder', state)
+        neck = dict(type='PairPooling') if neck is None else neck
+        self.neck = MODELS.build(dict(neck, segments=self.backbone.segments))
         self.head = _build(head or dict(type='ContrastiveAdaptationHead'),
                            'head')
         if state is not None and 'logit_scale' in state:
@@ -85,8 +92,8 @@ class CLIP4IDCRetriever(BaseModel):
 
     def extract_pair_feat(self, inputs: torch.Tensor) -> torch.Tensor:
         """``[B, 2, 3, H, W]`` -> pooled pair features ``[B, D]``."""
-        tokens = self.backbone(inputs[:, 0], inputs[:, 1])  # [B, 2(n+1), D]
-        return self.backbone.pool(tokens)
+        tokens = self.backbone(inputs[:, 0], inputs[:, 1])  # [B, S(n+1), D]
+        return self.neck(tokens)
 
     def forward(self, inputs: torch.Tensor, data_samples: list = None,
                 mode: str = 'tensor'):

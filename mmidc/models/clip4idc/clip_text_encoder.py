@@ -28,6 +28,10 @@ class CLIPTextEncoder(BaseModule):
         pretrained (str | dict, optional): CLIP weights (see
             :mod:`.open_clip_utils`); missing text keys are an error.
         grad_checkpointing (bool): Recompute blocks in backward.
+        frozen_stages (int): -1 freezes nothing; k >= 0 freezes the token
+            and positional embeddings and the first k blocks (the published
+            CLIP4IDC code's ``--freeze_layer_num k``; its scripts use 0).
+            Default -1.
         init_cfg (dict, optional): MMEngine init config.
     """
 
@@ -35,9 +39,15 @@ class CLIPTextEncoder(BaseModule):
                  arch: Union[str, dict] = 'ViT-B-32',
                  pretrained: Optional[Union[str, dict]] = None,
                  grad_checkpointing: bool = False,
+                 frozen_stages: int = -1,
                  init_cfg: Optional[dict] = None):
         super().__init__(init_cfg=init_cfg)
         text = build_clip_text_tower(arch)
+        num_layers = len(text.transformer.resblocks)
+        if not -1 <= frozen_stages <= num_layers:
+            raise ValueError(f'CLIPTextEncoder: frozen_stages={frozen_stages}'
+                             f' must be in [-1, {num_layers}]')
+        self.frozen_stages = frozen_stages
         self.context_length = text.context_length
         self.vocab_size = text.vocab_size
         self.output_dim = text.output_dim
@@ -53,6 +63,21 @@ class CLIPTextEncoder(BaseModule):
                 'state dict'
             state = text_state_dict(load_clip_state_dict(pretrained, arch))
             load_tower_weights(self, state, source)
+        self._freeze_stages()
+
+    def _freeze_stages(self) -> None:
+        if self.frozen_stages < 0:
+            return
+        self.token_embedding.requires_grad_(False)
+        self.positional_embedding.requires_grad = False
+        for block in self.transformer.resblocks[:self.frozen_stages]:
+            block.eval()
+            block.requires_grad_(False)
+
+    def train(self, mode: bool = True):
+        super().train(mode)
+        self._freeze_stages()
+        return self
 
     def forward(self, text_tokens: torch.Tensor) -> torch.Tensor:
         """Encode token ids ``[B, L]`` (``L <= context_length``) to

@@ -1,16 +1,21 @@
 """A convolutional patch embedding for ViTs trained from scratch."""
-from typing import Sequence
+from typing import Sequence, Tuple, Union
 
 import torch
 from torch import nn
 
+from mmidc.registry import MODELS
+
 __all__ = ['ConvStem']
 
 
+@MODELS.register_module()
 class ConvStem(nn.Sequential):
     """3x3 stride-2 conv + BatchNorm + ReLU stages, then a patchifying conv.
 
-    A drop-in replacement for CLIP's ``conv1`` (a single ``patch x patch``
+    A patch embedding for :class:`~mmidc.models.clip4idc.CLIP4IDCBackbone`'s
+    ``patch_embed`` (which sets ``patch_size`` and ``width``), a drop-in
+    replacement for CLIP's ``conv1`` (a single ``patch x patch``
     stride-``patch`` conv): same input ``[N, 3, H, W]`` and output
     ``[N, width, H / patch, W / patch]``. Early convolutions give a ViT that
     starts from random weights the locality prior it otherwise has to learn
@@ -20,15 +25,20 @@ class ConvStem(nn.Sequential):
     their ``conv1`` is a single patch conv.
 
     Args:
-        patch_size (int): Total stride; a power of two times the final
-            conv's kernel.
+        patch_size (int | tuple[int, int]): Total stride, square; a power
+            of two times the final conv's kernel.
         width (int): Output channels (the ViT width).
         channels (Sequence[int]): Output channels of the stride-2 stages;
             ``2 ** len(channels)`` must divide ``patch_size``.
     """
 
-    def __init__(self, patch_size: int, width: int,
+    def __init__(self, patch_size: Union[int, Tuple[int, int]], width: int,
                  channels: Sequence[int] = (32, 64, 128)):
+        if not isinstance(patch_size, int):
+            if len(set(patch_size)) != 1:
+                raise ValueError(f'ConvStem needs a square patch, got '
+                                 f'{tuple(patch_size)}')
+            patch_size = patch_size[0]
         stride = 2**len(channels)
         if not channels or patch_size % stride:
             raise ValueError(f'conv stem: {len(channels)} stride-2 stages '

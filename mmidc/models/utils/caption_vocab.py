@@ -24,20 +24,25 @@ its vocabulary. How the vocabulary reaches the head (see
   ``*vocab.clip_ids`` buffer (a trained model is self-contained).
 * ``dict(captions_from=<dataset cfg>, cache_file=None)``: built in the model's
   constructor from the training data set's ``gt_captions`` (annotations only,
-  no images), written to ``cache_file`` when given and read from it next time.
+  no images). With ``cache_file``, the tokenised vocabulary is written there
+  with a SHA-256 of the captions and read back while the captions are the
+  same; when the annotations change, it is rebuilt (and logged).
 """
+import hashlib
 import json
 import os
 import os.path as osp
 import re
 from functools import lru_cache
-from typing import Iterable, List, Optional, Sequence, Union
+from typing import Iterable, Optional, Sequence, Union
 
 import torch
 from mmengine.logging import print_log
 from torch import nn
 
-__all__ = ['CaptionVocab', 'build_caption_vocab', 'build_vocab_from_cfg',
+from .checkpoint_io import read_checkpoint
+
+__all__ = ['CaptionVocab', 'build_caption_vocab', 'build_vocab_from_cfg', 'captions_key',
            'CLIP_VOCAB_SIZE', 'SOT_ID', 'EOT_ID', 'PAD_ID']
 
 CLIP_VOCAB_SIZE = 49408
@@ -49,7 +54,9 @@ UNK_CLIP_ID = -1  # the restricted vocab's unk has no CLIP id
 
 @lru_cache(maxsize=1)
 def clip_tokenizer():
-    """open_clip's BPE tokenizer (built once; reading the merges takes ~0.3 s)."""
+    """open_clip's BPE tokenizer, the one instance every part uses (captions
+    in the data pipeline, the vocabulary, decoding, the retrieval inferencer);
+    built once: reading the merges takes ~0.3 s."""
     from open_clip.tokenizer import SimpleTokenizer
     return SimpleTokenizer()
 
@@ -124,15 +131,19 @@ class CaptionVocab(nn.Module):
                 'or the vocab file used in training.')
         super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
-    def save(self, path: str) -> None:
-        """Write the restricted vocabulary's CLIP ids as a JSON list."""
+    def save(self, path: str, captions_key: Optional[str] = None) -> None:
+        """Write the restricted vocabulary's CLIP ids as a JSON list, or, with
+        ``captions_key``, as ``{"captions_sha256": key, "clip_ids": [...]}``
+        (a cache that knows which captions it was built from)."""
         if self.is_full:
             raise ValueError('CaptionVocab.save: the full vocabulary needs no file')
         ids = [i for i in self.clip_ids.tolist() if i > 0]
+        content = ids if captions_key is None else dict(
+            captions_sha256=captions_key, clip_ids=ids)
         os.makedirs(osp.dirname(osp.abspath(path)), exist_ok=True)
         tmp = f'{path}.tmp{os.getpid()}'
         with open(tmp, 'w') as f:
-            json.dump(ids, f)
+            json.dump(content, f)
         os.replace(tmp, path)  # atomic: several ranks may write the same file
 
     @classmethod
@@ -143,15 +154,12 @@ class CaptionVocab(nn.Module):
         if path.endswith('.json'):
             with open(path) as f:
                 ids = json.load(f)
+            if isinstance(ids, dict):  # a cache written with its captions key
+                ids = ids.get('clip_ids')
             if not isinstance(ids, list) or not all(isinstance(i, int) for i in ids):
                 raise ValueError(f'{path}: expected a JSON list of CLIP token ids')
             return cls(ids)
-        if path.endswith('.safetensors'):
-            from safetensors.torch import load_file
-            state = load_file(path)
-        else:
-            state = torch.load(path, map_location='cpu', weights_only=True)
-            state = state.get('state_dict', state)
+        state, _ = read_checkpoint(path)
         keys = [k for k in state if k.endswith('vocab.clip_ids')]
         if len(keys) != 1:
             raise KeyError(f'{path}: expected one "*vocab.clip_ids" entry in the '
@@ -223,6 +231,49 @@ def build_caption_vocab(source) -> CaptionVocab:
     return vocab
 
 
+def captions_key(captions: Sequence[str]) -> str:
+    """SHA-256 of the captions, in order (the vocabulary cache's key)."""
+    digest = hashlib.sha256()
+    for caption in captions:
+        digest.update(caption.encode('utf-8'))
+        digest.update(b'\0')
+    return digest.hexdigest()
+
+
+def _cached_key(cache_file: str) -> Optional[str]:
+    """The captions key stored in a vocabulary cache (None: none, unreadable
+    or a plain id list without a key)."""
+    try:
+        with open(cache_file) as f:
+            content = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return content.get('captions_sha256') if isinstance(content, dict) else None
+
+
+def _vocab_from_dataset(dataset, cache_file: Optional[str]) -> CaptionVocab:
+    """Build from a data set (config) or read ``cache_file`` when it was
+    built from the same captions."""
+    if isinstance(dataset, dict):
+        from mmidc.registry import DATASETS
+        dataset = DATASETS.build(dataset)
+    captions = list(_iter_captions(dataset))
+    if not all(isinstance(c, str) for c in captions):
+        raise TypeError('vocab.captions_from: expected a data set whose '
+                        'gt_captions are strings')
+    key = captions_key(captions)
+    if cache_file and osp.isfile(cache_file):
+        if _cached_key(cache_file) == key:
+            return CaptionVocab.from_file(cache_file)
+        print_log(f'caption vocabulary cache {cache_file} was built from other '
+                  'captions (the annotations changed): rebuilding it',
+                  logger='current', level=30)
+    built = build_caption_vocab(captions)
+    if cache_file:
+        built.save(cache_file, captions_key=key)
+    return built
+
+
 def build_vocab_from_cfg(vocab) -> CaptionVocab:
     """Resolve the head's ``vocab`` option (see the module docstring)."""
     if vocab is None:
@@ -237,17 +288,8 @@ def build_vocab_from_cfg(vocab) -> CaptionVocab:
         unknown = set(vocab) - {'captions_from', 'cache_file'}
         if unknown:
             raise KeyError(f'vocab: unknown keys {sorted(unknown)}')
-        cache_file = vocab.get('cache_file')
-        if cache_file and osp.isfile(cache_file):
-            return CaptionVocab.from_file(cache_file)
-        dataset = vocab['captions_from']
-        if isinstance(dataset, dict):
-            from mmidc.registry import DATASETS
-            dataset = DATASETS.build(dataset)
-        built = build_caption_vocab(dataset)
-        if cache_file:
-            built.save(cache_file)
-        return built
+        return _vocab_from_dataset(vocab['captions_from'],
+                                   vocab.get('cache_file'))
     raise TypeError('vocab: expected None, a file path, a list of captions, '
                     'a CaptionVocab or '
                     f'dict(captions_from=..., cache_file=...), got {vocab!r}')

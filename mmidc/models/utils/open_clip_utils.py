@@ -33,17 +33,20 @@ OpenAI's weights were trained with QuickGELU: use open_clip's
 ``'ViT-B-32-quickgelu'`` arch (or ``quick_gelu=True`` in a config dict).
 """
 import copy
+import importlib.metadata
 import math
 import os
-import zipfile
+import re
 from typing import Dict, Optional, Sequence, Tuple, Union
 
 import torch
-import torch.nn.functional as F
 from mmengine.logging import print_log
 from torch import nn
 
+from .checkpoint_io import read_checkpoint
+
 __all__ = [
+    'check_open_clip_version', 'check_batch_first_blocks',
     'get_clip_config', 'build_clip_vision_tower', 'build_clip_text_tower',
     'load_clip_state_dict', 'vision_state_dict', 'text_state_dict',
     'load_tower_weights', 'interpolate_pos_embed', 'resolve_pretrained',
@@ -68,6 +71,61 @@ _UNSUPPORTED_TEXT = dict(
     pool_type='argmax', proj_type='linear', proj_bias=False, block_type=None,
     qk_norm=False, scaled_cosine_attn=False, scale_heads=False,
     scale_attn_inner=False, scale_attn=False, scale_fc=False)
+
+
+# The open_clip releases mmidc is tested with (setup.cfg pins the same range):
+# 2.26.1 is the first whose transformer blocks are batch-first (2.24 and
+# earlier run nn.MultiheadAttention sequence-first: fed [B, N, D], attention
+# would mix the batch silently); the upper bound is the newest release tested
+# (the backbone reads attention maps through the blocks' nn.MultiheadAttention).
+OPEN_CLIP_MIN = (2, 26, 1)
+OPEN_CLIP_BELOW = (3, 4)
+
+
+def _release(version: str) -> tuple:
+    return tuple(int(p) for p in re.findall(r'\d+', version.split('+')[0])[:3])
+
+
+def check_open_clip_version(version: Optional[str] = None) -> None:
+    """Fail with a clear message on an open_clip outside the tested range.
+
+    Args:
+        version (str, optional): The version to check; defaults to the
+            installed ``open_clip_torch``.
+
+    Raises:
+        ImportError: the version is below 2.26.1 or at/above 3.4.
+    """
+    if version is None:
+        version = importlib.metadata.version('open_clip_torch')
+    release = _release(version)
+    if not OPEN_CLIP_MIN <= release < OPEN_CLIP_BELOW:
+        wanted = (f'>={".".join(map(str, OPEN_CLIP_MIN))},'
+                  f'<{".".join(map(str, OPEN_CLIP_BELOW))}')
+        why = ('its transformer blocks are sequence-first, so attention '
+               'would mix the images of a batch' if release < OPEN_CLIP_MIN
+               else 'it is newer than the releases mmidc is tested with')
+        raise ImportError(
+            f'open_clip_torch {version} is not supported by mmidc: {why}. '
+            f'Install a supported release: pip install "open_clip_torch{wanted}"')
+
+
+def check_batch_first_blocks(tower: nn.Module, where: str) -> None:
+    """Check that a tower's blocks attend batch-first with
+    ``nn.MultiheadAttention`` (what the backbone and the attention maps
+    assume); raise naming the block otherwise."""
+    blocks = getattr(getattr(tower, 'transformer', None), 'resblocks', ())
+    for index, block in enumerate(blocks):
+        attn = getattr(block, 'attn', None)
+        if isinstance(attn, nn.MultiheadAttention) and attn.batch_first:
+            continue
+        found = ('nn.MultiheadAttention(batch_first=False)'
+                 if isinstance(attn, nn.MultiheadAttention)
+                 else type(attn).__name__)
+        raise RuntimeError(
+            f'{where}: open_clip block {index} attends with {found}; mmidc '
+            'needs batch-first nn.MultiheadAttention blocks '
+            '(open_clip_torch>=2.26.1,<3.4)')
 
 
 def get_clip_config(arch: ArchType) -> dict:
@@ -132,8 +190,10 @@ def build_clip_vision_tower(arch: ArchType,
         if side % patch:
             raise ValueError(f'img_size={size} is not divisible by the '
                              f'patch size {patch}')
-    return _build_vision_tower(cfg['embed_dim'], CLIPVisionCfg(**vision_cfg),
-                               quick_gelu=cfg.get('quick_gelu', False))
+    tower = _build_vision_tower(cfg['embed_dim'], CLIPVisionCfg(**vision_cfg),
+                                quick_gelu=cfg.get('quick_gelu', False))
+    check_batch_first_blocks(tower, 'vision tower')
+    return tower
 
 
 def build_clip_text_tower(arch: ArchType) -> nn.Module:
@@ -146,41 +206,13 @@ def build_clip_text_tower(arch: ArchType) -> nn.Module:
     cfg = get_clip_config(arch)
     text_cfg = dict(cfg['text_cfg'])
     _check_options(text_cfg, _UNSUPPORTED_TEXT, 'arch text_cfg')
-    return _build_text_tower(cfg['embed_dim'], CLIPTextCfg(**text_cfg),
-                             quick_gelu=cfg.get('quick_gelu', False))
+    tower = _build_text_tower(cfg['embed_dim'], CLIPTextCfg(**text_cfg),
+                              quick_gelu=cfg.get('quick_gelu', False))
+    check_batch_first_blocks(tower, 'text tower')
+    return tower
 
 
 # ---------------------------------------------------------------- loading
-
-
-def _is_torchscript_archive(path: str) -> bool:
-    if not zipfile.is_zipfile(path):
-        return False
-    with zipfile.ZipFile(path) as archive:
-        names = archive.namelist()
-    return any(n.endswith('/constants.pkl') or '/code/' in n for n in names)
-
-
-def _read_state_dict_file(path: str) -> dict:
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f'pretrained checkpoint {path!r} not found')
-    if path.endswith('.safetensors'):
-        from safetensors.torch import load_file
-        return load_file(path, device='cpu')
-    if _is_torchscript_archive(path):
-        raise ValueError(
-            f'{path!r} is a TorchScript archive (the format of OpenAI\'s '
-            'CLIP downloads), which is not loaded on the training path. '
-            'Convert it once with `python tools/model_converters/'
-            f'openai_clip_to_safetensors.py {path} OUT.safetensors` and pass '
-            'OUT.safetensors as pretrained.')
-    try:
-        return torch.load(path, map_location='cpu', weights_only=True)
-    except Exception as err:  # unpickling refused / corrupt file
-        raise ValueError(
-            f'could not read {path!r} with torch.load(weights_only=True): '
-            f'{err}. Expected a state dict of tensors (.pt/.pth/.bin) or a '
-            '.safetensors file.') from err
 
 
 def _unwrap_checkpoint(ckpt: dict, path: str) -> StateDict:
@@ -255,7 +287,7 @@ def load_clip_state_dict(pretrained: Union[str, dict],
         return _unwrap_checkpoint(pretrained, '<state dict>')
     path = resolve_pretrained(str(pretrained), arch)
     print_log(f'Loading CLIP weights from {path}', logger='current')
-    return _unwrap_checkpoint(_read_state_dict_file(path), path)
+    return _unwrap_checkpoint(read_checkpoint(path)[0], path)
 
 
 def vision_state_dict(state: StateDict) -> StateDict:
@@ -273,18 +305,16 @@ def interpolate_pos_embed(pos_embed: torch.Tensor, old_grid: Tuple[int, int],
                           new_grid: Tuple[int, int]) -> torch.Tensor:
     """Resize a ViT positional embedding ``[1 + h*w, D]`` to a new grid.
 
-    The CLS row is kept; the grid rows are resized bicubically (in fp32).
+    MMPretrain's ``resize_pos_embed`` on open_clip's unbatched table: the CLS
+    row is kept, the grid rows are resized bicubically in fp32.
     """
     if tuple(old_grid) == tuple(new_grid):
-        return pos_embed
-    cls_pos, grid_pos = pos_embed[:1], pos_embed[1:]
-    dim = pos_embed.shape[-1]
-    grid_pos = grid_pos.float().reshape(1, *old_grid, dim)  # [1, h, w, D]
-    grid_pos = grid_pos.permute(0, 3, 1, 2)  # [1, D, h, w]
-    grid_pos = F.interpolate(grid_pos, size=tuple(new_grid), mode='bicubic',
-                             align_corners=False)  # [1, D, h', w']
-    grid_pos = grid_pos.permute(0, 2, 3, 1).reshape(-1, dim)  # [h'*w', D]
-    return torch.cat([cls_pos, grid_pos.to(pos_embed.dtype)], dim=0)
+        return pos_embed  # the parameter itself (every forward at train size)
+    # imported here: mmpretrain.models pulls mmcv.cnn, which warns about
+    # mmcv-lite's missing ops at import
+    from mmpretrain.models.utils import resize_pos_embed
+    return resize_pos_embed(pos_embed[None], tuple(old_grid), tuple(new_grid),
+                            mode='bicubic', num_extra_tokens=1)[0]
 
 
 def load_tower_weights(module: nn.Module,
@@ -335,3 +365,6 @@ def grid_of(num_tokens: int) -> Tuple[int, int]:
         raise ValueError(f'positional embedding with {num_tokens} rows is '
                          'not a square grid plus CLS')
     return side, side
+
+
+check_open_clip_version()  # on import: a clear error, not wrong attention

@@ -74,3 +74,14 @@ def test_pack_errors():
                   pair_id='x', change_type='none', gt_captions=['a']))
     with pytest.raises(KeyError, match='pair_id'):
         pack(dict(img1=img, img2=img, change_type='none', gt_captions=['a']))
+
+
+def test_one_tokenizer_for_pipeline_vocabulary_and_inference():
+    from mmidc.apis import idc_retrieval_inferencer
+    from mmidc.datasets.transforms import tokenize_captions
+    from mmidc.models.utils import caption_vocab
+    assert tokenize_captions.clip_tokenizer is caption_vocab.clip_tokenizer
+    assert idc_retrieval_inferencer.clip_tokenizer is caption_vocab.clip_tokenizer
+    tokens = TRANSFORMS.build(dict(type='TokenizeCaptions', mode='first'))(
+        dict(gt_captions=['the red cube moved']))['text_tokens']
+    assert caption_vocab.CaptionVocab().decode(tokens) == 'the red cube moved'

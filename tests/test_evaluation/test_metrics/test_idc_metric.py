@@ -16,7 +16,7 @@ from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
 
 from mmidc.evaluation import IDCMetric
 from mmidc.registry import METRICS
-from test_evaluation.idc_pairs import PAIRS, data_samples
+from tests.helpers.idc_pairs import PAIRS, data_samples
 
 SUBSET_TYPES = {
     'color': {'color'},
@@ -95,12 +95,13 @@ def test_predictions_file(evaluated):
                             references=PAIRS[0][3], change_type='color')
 
 
-def test_duplicate_pair_ids_scored_once(tmp_path):
+def test_sampler_padding_dropped_by_evaluate(tmp_path):
+    """BaseMetric.evaluate keeps the data set's size: the padding a
+    distributed sampler adds (repeated samples at the end) is not scored."""
     metric = IDCMetric(metrics=('Bleu', 'CIDEr'), output_dir=str(tmp_path))
     samples = data_samples()
-    # Padding of a distributed sampler repeats samples at the end.
     metric.process(None, samples + samples[:4])
-    padded = metric.compute_metrics(metric.results)
+    padded = metric.evaluate(size=len(samples))
     unique = IDCMetric(metrics=('Bleu', 'CIDEr'), out_file_prefix=None)
     unique.process(None, samples)
     assert padded == unique.compute_metrics(unique.results)

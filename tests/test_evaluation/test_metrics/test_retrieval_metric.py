@@ -99,10 +99,43 @@ def test_shared_caption_is_never_a_miss():
     assert result['p2t/MdR'] == 1 and result['t2p/MnR'] == 1
 
 
-def test_duplicate_pair_ids_scored_once():
-    samples = make_samples(num_pairs=20)
-    padded = samples + samples[:3]  # what a DDP sampler's padding adds
-    assert run_metric(padded) == run_metric(samples)
+def _ddp_evaluate(rank, world, port, samples, out):
+    """One rank: its DefaultSampler shard (padded), then evaluate()."""
+    import os
+
+    import torch.distributed as dist
+    from mmengine.dataset import DefaultSampler
+    torch.set_num_threads(1)  # a forked child must not use the parent's pool
+    os.environ.update(MASTER_ADDR='127.0.0.1', MASTER_PORT=str(port))
+    dist.init_process_group('gloo', rank=rank, world_size=world)
+    try:
+        sampler = DefaultSampler(samples, shuffle=False)
+        metric = RetrievalMetric()
+        metric.process(None, [samples[i] for i in sampler])
+        result = metric.evaluate(size=len(samples))
+        if rank == 0:
+            torch.save(result, out)
+    finally:
+        dist.destroy_process_group()
+
+
+def test_two_ranks_gather_in_order_and_drop_the_padding(tmp_path):
+    """7 pairs on 2 ranks: the sampler pads to 8 (rank 1 repeats pair 0);
+    MMEngine's evaluate gathers both shards and scores exactly the 7 pairs
+    (a repeated positive would change the ranks), as one process does."""
+    import torch.multiprocessing as mp
+
+    from tests.helpers import free_port
+    samples = make_samples(num_pairs=7)
+    out = tmp_path / 'rank0.pt'
+    # fork: the ranks need no fresh interpreter (and import nothing again)
+    mp.start_processes(_ddp_evaluate, args=(2, free_port(), samples, str(out)),
+                       nprocs=2, join=True, start_method='fork')
+    expected = brute_force(samples)
+    result = torch.load(out, weights_only=True)
+    assert result == pytest.approx(expected)
+    # scoring the padded 8 would have given other numbers
+    assert run_metric(samples + samples[:1]) != pytest.approx(expected)
 
 
 def test_bad_input():

@@ -3,6 +3,7 @@ import torch
 from torch.testing import assert_close
 
 from mmidc.models.clip4idc import CLIP4IDCBackbone
+from mmidc.models.necks import PairPooling
 from mmidc.registry import MODELS
 
 
@@ -19,7 +20,7 @@ def test_fusion_off_matches_open_clip_encode_image(tiny_arch, tiny_clip):
     assert tokens.shape == (3, 2 * n1, 64)
     assert_close(tokens[:, 0], tiny_clip.encode_image(img1))
     assert_close(tokens[:, n1], tiny_clip.encode_image(img2))
-    assert_close(backbone.pool(tokens),
+    assert_close(PairPooling(backbone.segments)(tokens),
                  (tiny_clip.encode_image(img1) +
                   tiny_clip.encode_image(img2)) / 2)
     # no new parameters without fusion
@@ -50,6 +51,29 @@ def test_loading_resizes_positional_embedding(tiny_arch, tiny_clip):
     assert_close(backbone.positional_embedding[0], clip_pos[0])  # CLS kept
     assert_close(backbone.joint_positional_embedding,
                  backbone.positional_embedding.repeat(2, 1))
+
+
+@pytest.mark.parametrize('pretrained', [False, True])
+def test_new_parameter_initialisation(tiny_arch, tiny_clip, pretrained):
+    """'mmidc': e1/e2 ~ N(0, 0.02), CLIP's positions tiled; 'published': both
+    ~ N(0, width^-0.5) (0.125 at width 64); ln_joint 1 / 0 either way."""
+    weights = tiny_clip.state_dict() if pretrained else None
+    ours = CLIP4IDCBackbone(tiny_arch, pretrained=weights, num_inter_layers=2)
+    published = CLIP4IDCBackbone(tiny_arch, pretrained=weights,
+                                 num_inter_layers=2, new_param_init='published')
+    assert_close(ours.joint_positional_embedding,
+                 ours.positional_embedding.repeat(2, 1))
+    assert 0.015 < ours.image_id_embedding.std().item() < 0.025  # 128 draws
+    assert 0.11 < published.joint_positional_embedding.std().item() < 0.14
+    assert 0.09 < published.image_id_embedding.std().item() < 0.17
+    assert abs(published.joint_positional_embedding.mean().item()) < 0.01
+    tiled = published.positional_embedding.repeat(2, 1)
+    assert (published.joint_positional_embedding - tiled).abs().max() > 0.1
+    for backbone in (ours, published):
+        assert torch.equal(backbone.ln_joint.weight, torch.ones(64))
+        assert torch.equal(backbone.ln_joint.bias, torch.zeros(64))
+    with pytest.raises(ValueError, match='new_param_init'):
+        CLIP4IDCBackbone(tiny_arch, new_param_init='openai')
 
 
 @pytest.mark.parametrize('num_inter', [0, 2])
@@ -149,7 +173,7 @@ def test_grad_checkpointing_gives_same_gradients(tiny_arch):
     ckpt.load_state_dict(plain.state_dict())
     img1, img2 = _pair(2)
     for model in (plain, ckpt):
-        model.pool(model(img1, img2)).pow(2).sum().backward()
+        PairPooling()(model(img1, img2)).pow(2).sum().backward()
     for (name, p), q in zip(plain.named_parameters(), ckpt.parameters()):
         assert_close(p.grad, q.grad, msg=name)
 
@@ -159,15 +183,17 @@ def test_builds_from_registry_and_runs_in_bf16(tiny_arch):
                                  num_inter_layers=2))
     with torch.autocast('cpu', dtype=torch.bfloat16):
         tokens = backbone(*_pair(2))
-        pooled = backbone.pool(tokens)
+        pooled = PairPooling()(tokens)
     assert tokens.shape == (2, 34, 64) and pooled.shape == (2, 64)
     assert backbone.conv1.weight.dtype == torch.float32
     assert torch.isfinite(tokens.float()).all()
 
 
-def test_difference_tokens_are_after_minus_before(tiny_arch):
-    backbone = CLIP4IDCBackbone(tiny_arch, num_inter_layers=1,
-                                difference_tokens=True).eval()
+def test_extra_segments_join_the_inter_blocks_as_named_segments(tiny_arch):
+    backbone = CLIP4IDCBackbone(
+        tiny_arch, num_inter_layers=1,
+        extra_segments=[dict(type='DifferenceSegment')]).eval()
+    assert backbone.segments == ('before', 'after', 'diff')
     assert backbone.num_segments == 3
     assert backbone.image_id_embedding.shape == (3, 64)
     assert_close(backbone.joint_positional_embedding,
@@ -175,6 +201,9 @@ def test_difference_tokens_are_after_minus_before(tiny_arch):
     img1, img2 = _pair(2)
     tokens = backbone(img1, img2)
     assert tokens.shape == (2, 3 * 17, 64) == (2, backbone.num_tokens(), 64)
+    parts = backbone.split_segments(tokens)
+    assert list(parts) == ['before', 'after', 'diff']
+    assert_close(parts['diff'], tokens[:, 34:])
     # identical images: the difference segment's input is 0 + its embeddings
     captured = {}
     block = backbone.transformer.resblocks[-1]
@@ -186,46 +215,44 @@ def test_difference_tokens_are_after_minus_before(tiny_arch):
     expected = backbone.ln_joint(
         (backbone.image_id_embedding[2] + pos).expand(2, 17, 64))
     assert_close(captured['x'][:, 34:], expected)
-    # pooled vector: the two images' CLS tokens
-    assert_close(backbone.pool(tokens), (tokens[:, 0] + tokens[:, 17]) / 2)
     tokens, maps = backbone(img1, img2, return_attentions=True)
     assert maps['inter'][0].shape == (2, 2, 51, 51)
     assert maps['num_segments'] == 3
-    with pytest.raises(ValueError, match='num_inter_layers > 0'):
-        CLIP4IDCBackbone(tiny_arch, num_inter_layers=0,
-                         difference_tokens=True)
+    assert maps['segments'] == ('before', 'after', 'diff')
+    with pytest.raises(ValueError, match='unique'):
+        CLIP4IDCBackbone(tiny_arch, extra_segments=[
+            dict(type='DifferenceSegment', name='after')])
 
 
-def test_conv_stem_replaces_patch_conv(tiny_arch, tiny_clip):
-    backbone = CLIP4IDCBackbone(tiny_arch, num_inter_layers=1,
-                                conv_stem=(8, 16))
+def test_extra_segments_without_inter_blocks_are_appended(tiny_arch):
+    backbone = CLIP4IDCBackbone(
+        tiny_arch, num_inter_layers=0,
+        extra_segments=[dict(type='DifferenceSegment')]).eval()
+    img1, img2 = _pair(2)
+    tokens = backbone(img1, img2)  # [2, 51, 64]
+    parts = backbone.split_segments(tokens)
+    # no inter blocks: each segment goes through ln_post and proj alone
+    captured = []
+    handle = backbone.ln_post.register_forward_pre_hook(
+        lambda module, args: captured.append(args[0]))
+    backbone(img1, img2)
+    handle.remove()
+    x = captured[0].view(2, 3, 17, -1)  # [B, S, n+1, D] before ln_post
+    assert_close(x[:, 2], x[:, 1] - x[:, 0])
+    assert not hasattr(backbone, 'image_id_embedding')
+    assert parts['diff'].shape == (2, 17, 64)
+
+
+def test_patch_embed_replaces_the_patch_conv(tiny_arch, tiny_clip):
+    backbone = CLIP4IDCBackbone(
+        tiny_arch, num_inter_layers=1,
+        patch_embed=dict(type='ConvStem', channels=(8, 16)))
     assert type(backbone.conv1).__name__ == 'ConvStem'
-    # two stride-2 stages, then a 2x2 patchifying conv: 8 px patches
-    assert backbone.conv1(torch.randn(1, 3, 32, 32)).shape == (1, 64, 4, 4)
-    # computed channels-last inside, the same values as the plain layer
-    # stack, returned in the default layout
-    backbone.conv1.eval()
-    x = torch.randn(2, 3, 32, 32)
-    out = backbone.conv1(x)
-    assert out.is_contiguous()
-    assert_close(out, torch.nn.Sequential.forward(backbone.conv1, x))
     assert backbone(*_pair(2)).shape == (2, 34, 64)
-    with pytest.raises(ValueError, match='patch_size=8'):
-        CLIP4IDCBackbone(tiny_arch, conv_stem=(8, 16, 32, 64))
-    with pytest.raises(ValueError, match='conv_stem'):
-        CLIP4IDCBackbone(tiny_arch, conv_stem=(8, 16),
+    with pytest.raises(ValueError, match='patch_embed'):
+        CLIP4IDCBackbone(tiny_arch,
+                         patch_embed=dict(type='ConvStem', channels=(8, 16)),
                          pretrained=tiny_clip.state_dict())
-
-
-def test_mean_and_max_pooling_options(tiny_arch):
-    backbone = CLIP4IDCBackbone(tiny_arch, num_inter_layers=1, pool='mean')
-    tokens = backbone(*_pair(2))
-    assert_close(backbone.pool(tokens), tokens.mean(1))
-    backbone = CLIP4IDCBackbone(tiny_arch, num_inter_layers=1, pool='max')
-    tokens = backbone(*_pair(2))
-    assert_close(backbone.pool(tokens), tokens.max(1).values)
-    with pytest.raises(ValueError, match="pool must be 'cls', 'mean' or 'max'"):
-        CLIP4IDCBackbone(tiny_arch, pool='sum')
 
 
 def test_checkpoint_with_other_segment_count_is_refused(tiny_arch):
@@ -233,4 +260,5 @@ def test_checkpoint_with_other_segment_count_is_refused(tiny_arch):
     state = {f'visual.{k}': v for k, v in two.state_dict().items()}
     with pytest.raises(ValueError, match='image_id_embedding has 2 segments'):
         CLIP4IDCBackbone(tiny_arch, num_inter_layers=1,
-                         difference_tokens=True, pretrained=state)
+                         extra_segments=[dict(type='DifferenceSegment')],
+                         pretrained=state)

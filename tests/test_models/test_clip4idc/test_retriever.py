@@ -45,17 +45,6 @@ def _batch(captions, multi=False, vocab_size=None, inputs=None):
     return dict(inputs=inputs, data_samples=samples)
 
 
-@pytest.fixture
-def one_thread():
-    """Tiny tensors gain nothing from intra-op threads, and two threads
-    contending with other processes on two cores made this test 15x
-    slower (70 s vs 4.5 s measured)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def test_loss_falls_on_a_synthetic_batch(tiny_arch, one_thread):
     model = _retriever(_small_vocab(tiny_arch))
     optim = torch.optim.Adam(model.parameters(), lr=1e-3)

@@ -39,3 +39,21 @@ def test_builds_from_registry_and_runs_in_bf16(tiny_arch):
     with torch.autocast('cpu', dtype=torch.bfloat16):
         feats = encoder(tokens)
     assert feats.shape == (3, 64) and torch.isfinite(feats.float()).all()
+
+
+@pytest.mark.parametrize('stages, blocks', [(0, 0), (1, 1)])
+def test_frozen_stages(tiny_arch, tiny_clip, stages, blocks):
+    encoder = CLIPTextEncoder(tiny_arch, pretrained=tiny_clip.state_dict(),
+                              frozen_stages=stages)
+    encoder.train()
+    frozen = {n for n, p in encoder.named_parameters() if not p.requires_grad}
+    expected = {'token_embedding.weight', 'positional_embedding'} | {
+        n for n, _ in encoder.named_parameters()
+        if n.startswith(tuple(f'transformer.resblocks.{i}.'
+                              for i in range(blocks)))}
+    assert frozen == expected
+    # the weights still load: the frozen embeddings are CLIP's
+    assert_close(encoder.token_embedding.weight,
+                 tiny_clip.token_embedding.weight)
+    with pytest.raises(ValueError, match='frozen_stages'):
+        CLIPTextEncoder(tiny_arch, frozen_stages=3)

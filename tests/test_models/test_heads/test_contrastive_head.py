@@ -1,6 +1,5 @@
 import math
 import os
-import socket
 
 import pytest
 import torch
@@ -10,6 +9,7 @@ import torch.nn.functional as F
 from torch.testing import assert_close
 
 from mmidc.models.heads import ContrastiveAdaptationHead
+from tests.helpers import free_port
 from mmidc.registry import MODELS
 
 
@@ -69,10 +69,58 @@ def test_scale_is_clamped_and_learnable():
         ContrastiveAdaptationHead(init_logit_scale=5.0)
 
 
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
+def test_two_way_mean_is_the_average_of_both_directions():
+    """(CE(sim) + CE(sim^T)) / 2 for a 2x2 batch, by hand."""
+    head = ContrastiveAdaptationHead(init_logit_scale=0.0,  # scale 1
+                                     two_way_reduction='mean')
+    pair = torch.tensor([[2., 0.], [0., 3.]])  # unit after normalising
+    text = torch.tensor([[1., 0.], [0.6, 0.8]])
+    losses = head.loss(pair, text, _tokens([1], [2]))
+    # cosines: sim = [[1, 0.6], [0, 0.8]] (pairs x texts)
+    e = math.exp
+    p2t = (-math.log(e(1) / (e(1) + e(.6)))
+           - math.log(e(.8) / (e(0) + e(.8)))) / 2
+    t2p = (-math.log(e(1) / (e(1) + e(0)))
+           - math.log(e(.8) / (e(.6) + e(.8)))) / 2
+    total = losses['loss_p2t'] + losses['loss_t2p']
+    assert total.item() == pytest.approx((p2t + t2p) / 2, rel=1e-6)
+    assert losses['loss_p2t'].item() == pytest.approx(p2t / 2, rel=1e-6)
+    summed = ContrastiveAdaptationHead(init_logit_scale=0.0).loss(
+        pair, text, _tokens([1], [2]))
+    assert (summed['loss_p2t'] + summed['loss_t2p']).item() == \
+        pytest.approx(p2t + t2p, rel=1e-6)
+    with pytest.raises(ValueError, match='two_way_reduction'):
+        ContrastiveAdaptationHead(two_way_reduction='avg')
+
+
+def _scale_grad(head, value):
+    with torch.no_grad():
+        head.logit_scale.fill_(value)
+    head.logit_scale.grad = None
+    pair = torch.tensor([[1., 0.], [0., 1.], [1., 1.]])
+    text = torch.tensor([[1., .1], [.1, 1.], [1., .9]])
+    losses = head.loss(pair, text, _tokens([1], [2], [3]))
+    (losses['loss_p2t'] + losses['loss_t2p']).backward()
+    return head.logit_scale.grad.item(), losses['logit_scale'].item()
+
+
+def test_unclamped_forward_has_a_gradient_at_ln100():
+    ln100 = math.log(100)
+    openai = 4.60546875  # OpenAI's checkpoint: ln 100 rounded up in fp16
+    unclamped = ContrastiveAdaptationHead(clamp_in_forward=False)
+    for value in (ln100, openai):
+        grad, scale = _scale_grad(unclamped, value)
+        assert grad != 0.0
+        assert scale == pytest.approx(math.exp(value))
+    # clamped in the forward pass, the temperature cannot move from there
+    clamped = ContrastiveAdaptationHead()
+    grad, scale = _scale_grad(clamped, openai)
+    assert grad == 0.0 and scale == pytest.approx(100.0)
+    # the parameter itself is clamped by clamp_logit_scale_ (after a step)
+    with torch.no_grad():
+        unclamped.logit_scale.fill_(5.0)
+    unclamped.clamp_logit_scale_()
+    assert unclamped.logit_scale.item() == pytest.approx(ln100)
 
 
 def _ddp_worker(rank, world, port, data, bounds, out_dir):
@@ -103,7 +151,7 @@ def test_ddp_gather_equals_single_process(tmp_path, bounds):
     # fork: the workers inherit the imported modules (spawn re-imports
     # mmpretrain in each, ~10 s per process on two cores)
     mp.start_processes(_ddp_worker, nprocs=2, start_method='fork',
-                       args=(2, _free_port(), data, bounds, str(tmp_path)))
+                       args=(2, free_port(), data, bounds, str(tmp_path)))
     ranks = [torch.load(tmp_path / f'rank{r}.pt') for r in range(2)]
 
     head = ContrastiveAdaptationHead()

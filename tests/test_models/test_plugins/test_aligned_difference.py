@@ -2,7 +2,6 @@ import pytest
 import torch
 from torch.testing import assert_close
 
-from mmidc.models.clip4idc import CLIP4IDCBackbone
 from mmidc.models.plugins.aligned_difference import (AlignedDifference,
                                                       _best_match_difference)
 
@@ -51,59 +50,3 @@ def test_both_directions_pooled_to_the_grid_and_gradients_flow():
     assert module.proj.weight.grad.abs().sum() > 0
     with pytest.raises(ValueError, match='radius'):
         AlignedDifference(8, 16, radius=-1)
-
-
-@pytest.mark.parametrize('conv_stem', [None, (8, 16)])
-def test_backbone_adds_it_to_the_difference_segment(tiny_arch, conv_stem):
-    backbone = CLIP4IDCBackbone(tiny_arch, num_inter_layers=1,
-                                difference_tokens=True, conv_stem=conv_stem,
-                                aligned_difference=True).eval()
-    channels = 16 if conv_stem else 64  # the last stem stage or the width
-    assert backbone.aligned_difference.proj.in_features == 2 * channels
-    img1, img2 = torch.randn(2, 2, 3, 32, 32)
-    captured = {}
-    handle = backbone.transformer.resblocks[-1].register_forward_pre_hook(
-        lambda module, args: captured.setdefault('x', args[0]))
-    tokens = backbone(img1, img2)
-    handle.remove()
-    assert tokens.shape == (2, 3 * 17, 64)
-    # without the option, the same weights give another difference segment
-    # and the same image segments
-    backbone.aligned_difference = None
-    captured_plain = {}
-    handle = backbone.transformer.resblocks[-1].register_forward_pre_hook(
-        lambda module, args: captured_plain.setdefault('x', args[0]))
-    backbone(img1, img2)
-    handle.remove()
-    assert_close(captured['x'][:, :34], captured_plain['x'][:, :34])
-    assert not torch.allclose(captured['x'][:, 35:], captured_plain['x'][:, 35:])
-    with pytest.raises(ValueError, match='difference_tokens=True'):
-        CLIP4IDCBackbone(tiny_arch, num_inter_layers=1,
-                         aligned_difference=True)
-
-
-def test_clip_weights_load_without_its_parameters(tiny_arch, tiny_clip):
-    backbone = CLIP4IDCBackbone(tiny_arch, num_inter_layers=1,
-                                difference_tokens=True,
-                                aligned_difference=True,
-                                pretrained=tiny_clip.state_dict())
-    assert_close(backbone.conv1.weight, tiny_clip.visual.conv1.weight)
-
-
-def test_alignment_stage_picks_a_stem_stage(tiny_arch):
-    backbone = CLIP4IDCBackbone(tiny_arch, num_inter_layers=1,
-                                difference_tokens=True, conv_stem=(8, 16),
-                                aligned_difference=True, alignment_stage=0)
-    assert backbone.aligned_difference.proj.in_features == 2 * 8
-    assert backbone(*torch.randn(2, 2, 3, 32, 32)).shape == (2, 51, 64)
-    # the stages' outputs are the plain layer stack's
-    backbone.conv1.eval()
-    x = torch.randn(2, 3, 32, 32)
-    out, stages = backbone.conv1(x, return_features=True)
-    assert [s.shape for s in stages] == [(2, 8, 16, 16), (2, 16, 8, 8)]
-    assert_close(stages[0], torch.nn.Sequential(*list(backbone.conv1)[:3])(x))
-    assert_close(out, torch.nn.Sequential.forward(backbone.conv1, x))
-    with pytest.raises(ValueError, match='alignment_stage=2'):
-        CLIP4IDCBackbone(tiny_arch, num_inter_layers=1,
-                         difference_tokens=True, conv_stem=(8, 16),
-                         aligned_difference=True, alignment_stage=2)

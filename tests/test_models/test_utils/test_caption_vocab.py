@@ -3,9 +3,11 @@ import json
 import pytest
 import torch
 
+from mmidc.models.utils import caption_vocab
 from mmidc.models.utils.caption_vocab import (CLIP_VOCAB_SIZE, EOT_ID, SOT_ID,
-                                                 CaptionVocab, build_caption_vocab,
-                                                 build_vocab_from_cfg, clip_tokenizer)
+                                              CaptionVocab, build_caption_vocab,
+                                              build_vocab_from_cfg, captions_key,
+                                              clip_tokenizer)
 
 CAPTIONS = ['the red cube changed to blue.', 'there is no change', 'the small sphere moved']
 
@@ -71,7 +73,7 @@ def test_state_dict_mismatch_names_the_key():
         other.load_state_dict(vocab.state_dict())
 
 
-def test_build_from_dataset_like_with_cache(tmp_path):
+def test_build_from_dataset_like_with_cache(tmp_path, monkeypatch):
 
     class Captions:  # the two methods build_caption_vocab uses of a data set
         def __len__(self):
@@ -82,8 +84,33 @@ def test_build_from_dataset_like_with_cache(tmp_path):
 
     cache = tmp_path / 'vocab.json'
     built = build_vocab_from_cfg(dict(captions_from=Captions(), cache_file=str(cache)))
-    assert cache.is_file()
-    cached = build_vocab_from_cfg(dict(captions_from=None, cache_file=str(cache)))
-    assert torch.equal(cached.clip_ids, built.clip_ids)  # read back, not rebuilt
+    assert json.loads(cache.read_text())['captions_sha256'] == captions_key(CAPTIONS)
+    monkeypatch.setattr(caption_vocab, 'build_caption_vocab', None)  # no rebuild
+    cached = build_vocab_from_cfg(dict(captions_from=Captions(), cache_file=str(cache)))
+    assert torch.equal(cached.clip_ids, built.clip_ids)  # read back
     with pytest.raises(KeyError, match='unknown keys'):
         build_vocab_from_cfg(dict(captions_from=Captions(), file='x'))
+
+
+def test_cache_is_rebuilt_when_the_annotations_change(tmp_path):
+    from mmidc.registry import DATASETS  # noqa: F401  (registers the data sets)
+    from tests.helpers.pair_trees import make_generic_tree, write_records
+    root = tmp_path / 'pairs'
+    records = make_generic_tree(str(root), ann_name='train.jsonl')
+    cache = tmp_path / 'cache' / 'vocab.json'
+    cfg = dict(captions_from=dict(type='ImagePairDataset', data_root=str(root),
+                                  ann_file='train.jsonl',
+                                  data_prefix=dict(img_path='imgs')),
+               cache_file=str(cache))
+    zebra = clip_tokenizer().encode('zebra')[0]
+    first = build_vocab_from_cfg(cfg)
+    assert zebra not in first.clip_ids.tolist()
+    # a new caption with a new word, same file name: the cache is stale
+    records[0]['captions'].append('a zebra has appeared')
+    write_records(str(root / 'train.jsonl'), records)
+    second = build_vocab_from_cfg(cfg)
+    assert zebra in second.clip_ids.tolist()
+    assert torch.equal(CaptionVocab.from_file(str(cache)).clip_ids, second.clip_ids)
+    # a cache of the old format (a bare id list, no key) is rebuilt too
+    first.save(str(cache))
+    assert torch.equal(build_vocab_from_cfg(cfg).clip_ids, second.clip_ids)

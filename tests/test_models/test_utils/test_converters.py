@@ -1,23 +1,19 @@
-import importlib.util
-from pathlib import Path
+import sys
 
 import open_clip
 import pytest
 import torch
+from mmengine.config import Config
 from open_clip.model import CLIP
+from safetensors.torch import load_file
 from torch.testing import assert_close
 
 from mmidc.models.clip4idc import CLIP4IDCBackbone, CLIPTextEncoder
-
-TOOL = (Path(__file__).parents[3] / 'tools' / 'model_converters' /
-        'openai_clip_to_safetensors.py')
+from tests.helpers import REPO, load_tool
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location('openai_clip_tool', TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool('tools/model_converters/openai_clip_to_safetensors.py')
 
 
 def _openai_style_archive(arch, path):
@@ -42,11 +38,15 @@ def _openai_style_archive(arch, path):
     return reference
 
 
-def test_openai_archive_round_trip(tiny_arch, tmp_path):
+def test_openai_archive_round_trip(tiny_arch, tmp_path, monkeypatch):
     tiny_arch['quick_gelu'] = True
     reference = _openai_style_archive(tiny_arch, tmp_path / 'ViT-tiny.pt')
-    dst = tmp_path / 'tiny.safetensors'
-    state = _tool().convert_archive(str(tmp_path / 'ViT-tiny.pt'), str(dst))
+    # no output argument: the file lands where the configs look
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, 'argv', ['convert', str(tmp_path / 'ViT-tiny.pt')])
+    _tool().main()
+    dst = tmp_path / 'checkpoints' / 'clip' / 'ViT-tiny.safetensors'
+    state = load_file(str(dst))
     assert 'input_resolution' not in state
     assert all(v.dtype != torch.float16 for v in state.values())
 
@@ -74,3 +74,14 @@ def test_convert_state_dict_is_pure_and_checks_keys(tiny_arch):
     del state['visual.proj']
     with pytest.raises(KeyError, match='visual.proj'):
         tool.convert_openai_state_dict(state)
+
+
+@pytest.mark.parametrize('config, archive', [
+    ('configs/_base_/models/clip4idc-retriever_vit-b32.py', 'ViT-B-32.pt'),
+    ('configs/clip4idc/clip4idc-adapt_vit-b16_clevr-change.py', 'ViT-B-16.pt'),
+])
+def test_default_output_is_the_configs_pretrained_path(config, archive):
+    tool = _tool()
+    expected = Config.fromfile(str(REPO / config)).model.pretrained
+    assert tool.default_output(f'/downloads/{archive}') == expected
+    assert expected in tool.__doc__  # the usage example says the same

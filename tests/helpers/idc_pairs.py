@@ -46,4 +46,3 @@ def records(pairs=PAIRS):
         dict(pair_id=pid, prediction=pred, references=list(refs),
              change_type=ctype) for pid, ctype, pred, refs in pairs
     ]
-

@@ -10,11 +10,9 @@ import os
 import os.path as osp
 import subprocess
 import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / 'tests' / 'test_datasets'))
-from pair_trees import make_clevr_change_tree  # noqa: E402
+from . import REPO
+from .pair_trees import make_clevr_change_tree
 
 SPLITS = {'train': list(range(8)), 'val': [8, 9], 'test': [10, 11]}
 ITERS_PER_EPOCH = 4

@@ -1,0 +1,303 @@
+"""BertCaptionHead: the published CLIP4IDC code's captioning decoder.
+
+A BERT-style post-LN Transformer whose word embedding is CLIP's
+``token_embedding`` (input embedding and tied output matrix) with CLIP's text
+positional embedding, both loaded from a CLIP or adaptation-stage checkpoint
+and optionally frozen. Decoding, the key/value cache, the vocabulary and the
+extension points are :class:`TransformerCaptionHead`'s.
+"""
+from typing import Dict, Optional, Union
+
+import torch
+import torch.nn.functional as F
+from mmengine.logging import print_log
+from torch import nn
+
+from mmidc.registry import MODELS
+from ..utils.caption_vocab import CLIP_VOCAB_SIZE
+from ..utils.checkpoint_pattern import resolve_checkpoint
+from ..utils.open_clip_utils import load_clip_state_dict, text_state_dict
+from .transformer_caption_head import (Attention, TransformerCaptionHead,
+                                       cached_key_value)
+
+__all__ = ['BertCaptionHead']
+
+# BERT's LayerNorm epsilon (the published decoder's).
+LN_EPS = 1e-12
+LOSS_REDUCTIONS = ('mean', 'paired_scene_sum')
+
+
+def _feed_forward(dim: int, ffn_dim: int) -> nn.Sequential:
+    """BERT's intermediate + output projections (no dropout between them)."""
+    return nn.Sequential(nn.Linear(dim, ffn_dim), nn.GELU(), nn.Linear(ffn_dim, dim))
+
+
+class BertEncoderLayer(nn.Module):
+    """Post-LN self-attention + feed-forward block:
+    ``x = LN(x + drop(attn(x)))``, then ``x = LN(x + drop(ffn(x)))``."""
+
+    def __init__(self, dim: int, num_heads: int, ffn_dim: int, dropout: float):
+        super().__init__()
+        self.attn = Attention(dim, num_heads, dropout)
+        self.ln_attn = nn.LayerNorm(dim, eps=LN_EPS)
+        self.ffn = _feed_forward(dim, ffn_dim)
+        self.ln_ffn = nn.LayerNorm(dim, eps=LN_EPS)
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.ln_attn(x + self.drop(self.attn(x, *self.attn.key_value(x))))
+        return self.ln_ffn(x + self.drop(self.ffn(x)))
+
+
+class BertDecoderLayer(nn.Module):
+    """Post-LN causal self-attention, cross-attention and feed-forward block,
+    each ``x = LN(x + drop(sublayer(x)))``.
+
+    ``cache`` and ``cross_kv`` as in the pre-LN
+    :class:`~mmidc.models.heads.transformer_caption_head.DecoderLayer`.
+    """
+
+    def __init__(self, dim: int, num_heads: int, ffn_dim: int, dropout: float):
+        super().__init__()
+        self.self_attn = Attention(dim, num_heads, dropout)
+        self.ln_self = nn.LayerNorm(dim, eps=LN_EPS)
+        self.cross_attn = Attention(dim, num_heads, dropout)
+        self.ln_cross = nn.LayerNorm(dim, eps=LN_EPS)
+        self.ffn = _feed_forward(dim, ffn_dim)
+        self.ln_ffn = nn.LayerNorm(dim, eps=LN_EPS)
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, x, cross_kv, cache: Optional[dict] = None):
+        k, v = cached_key_value(self.self_attn, x, cache)  # 2 x [B, h, T, C/h]
+        causal = x.shape[1] > 1  # one query against the cache needs no mask
+        x = self.ln_self(x + self.drop(self.self_attn(x, k, v, is_causal=causal)))
+        x = self.ln_cross(x + self.drop(self.cross_attn(x, *cross_kv)))
+        return self.ln_ffn(x + self.drop(self.ffn(x)))
+
+
+@MODELS.register_module()
+class BertCaptionHead(TransformerCaptionHead):
+    """The captioning decoder of the published CLIP4IDC code.
+
+    What differs from :class:`TransformerCaptionHead` (whose decoding with a
+    key/value cache, beam search, loss, vocabulary, ``extra_tokens`` and
+    ``logit_bias`` it keeps):
+
+    - **Post-LN layers** (BERT's): each sub-layer is
+      ``LayerNorm(x + Dropout(sublayer(x)))``, LayerNorm eps 1e-12, GELU,
+      dropout on the attention weights and after each sub-layer, none
+      inside the feed-forward; no final norms.
+    - **Encoder**: the backbone tokens enter as they are (they carry
+      CLIP4IDC's joint positional embedding): no positional or segment
+      embedding by default, no dropout. Decoder layer ``i`` attends to the
+      output of encoder layer ``i`` (so the two counts must be equal).
+    - **Word embeddings**: ``word_embed`` holds CLIP's ``token_embedding``
+      and ``word_pos`` CLIP's text ``positional_embedding`` (its first
+      ``max_length`` rows), loaded from ``pretrained``. The decoder's input
+      is ``Dropout(LayerNorm(word_embed[token] + word_pos[position]))``; the
+      output is BERT's prediction transform (Linear, GELU, LayerNorm), then
+      ``@ word_embed.weight.T + output_bias`` (tied). Frozen by default
+      (the published code on CLEVR-Change; it trains the token embedding at
+      lr 1e-7 on Spot-the-Diff and always freezes the positional one).
+    - **Vocabulary**: with ``vocab=None`` (the published code's) the output
+      is CLIP's full 49,408-token vocabulary and ``word_embed`` is CLIP's
+      whole table. A restricted vocabulary keeps CLIP's rows of its tokens
+      (compact id ``k`` gets the row of CLIP id ``vocab.clip_ids[k]``; the
+      unknown token, which has no CLIP id, a zero row): its logits are the
+      full head's logits at those tokens.
+    - **Loss reduction** (``loss_reduction``): ``'mean'``, the mean
+      cross-entropy over the batch's caption tokens, or
+      ``'paired_scene_sum'``, the published code's CLEVR-Change loss: it runs
+      each batch of scenes as two forward passes, (before, change, change
+      caption) and (before, distractor, no-change caption), and sums the two
+      passes' mean token cross-entropies. Here both pairs of a scene are in
+      one batch, in :class:`PairedSceneSampler`'s order (change pairs at even
+      positions, no-change pairs at odd ones), and the loss is the mean over
+      the even rows' tokens plus the mean over the odd rows' tokens. It needs
+      that sampler (``check_config`` enforces it) and an even batch.
+
+    Args:
+        memory_dim, hidden, num_heads, ffn_ratio, dropout, max_memory_tokens,
+            num_segments, num_extra_tokens, vocab, label_smoothing: as in
+            :class:`TransformerCaptionHead`. ``hidden`` must equal the width
+            of CLIP's text tower (512 for ViT-B).
+        num_encoder_layers (int): encoder layers. Defaults to 3.
+        num_decoder_layers (int): decoder layers, as many as encoder
+            layers. Defaults to 3.
+        max_length (int): caption context length, start token included:
+            the published code decodes 32 tokens after the start token.
+            Defaults to 33.
+        use_memory_pos_embedding (bool): add a learned memory positional
+            embedding (not in the published code). Defaults to False.
+        use_segment_embedding (bool): add a learned per-segment memory
+            embedding (not in the published code). Defaults to False.
+        pretrained (str | dict, optional): where ``word_embed`` and
+            ``word_pos`` come from: a CLIP state-dict file, an MMEngine
+            checkpoint (an adaptation-stage ``CLIP4IDCRetriever``'s: its
+            ``text_encoder``, as the published code does) or a glob
+            pattern for one (the newest match), or a loaded state dict; see
+            :mod:`mmidc.models.utils.open_clip_utils`. None keeps the
+            random initialisation (tests).
+        freeze_word_embed (bool): no gradient into ``word_embed``. Defaults
+            to True.
+        freeze_word_pos (bool): no gradient into ``word_pos``. Defaults to
+            True.
+        loss_reduction (str): ``'mean'`` or ``'paired_scene_sum'`` (above).
+            Defaults to ``'mean'``.
+        init_cfg (dict, optional): MMEngine init config.
+    """
+
+    def __init__(self,
+                 memory_dim: int = 512,
+                 hidden: int = 512,
+                 num_heads: int = 8,
+                 num_encoder_layers: int = 3,
+                 num_decoder_layers: int = 3,
+                 ffn_ratio: int = 4,
+                 dropout: float = 0.1,
+                 max_length: int = 33,
+                 max_memory_tokens: int = 100,
+                 use_memory_pos_embedding: bool = False,
+                 use_segment_embedding: bool = False,
+                 num_segments: int = 2,
+                 num_extra_tokens: int = 0,
+                 vocab=None,
+                 label_smoothing: float = 0.0,
+                 pretrained: Optional[Union[str, dict]] = None,
+                 freeze_word_embed: bool = True,
+                 freeze_word_pos: bool = True,
+                 loss_reduction: str = 'mean',
+                 init_cfg: Optional[dict] = None):
+        if num_encoder_layers != num_decoder_layers:
+            raise ValueError(
+                f'BertCaptionHead pairs decoder layer i with encoder layer i: '
+                f'num_encoder_layers ({num_encoder_layers}) must equal '
+                f'num_decoder_layers ({num_decoder_layers})')
+        if loss_reduction not in LOSS_REDUCTIONS:
+            raise ValueError(f'loss_reduction must be one of {LOSS_REDUCTIONS}, '
+                             f'got {loss_reduction!r}')
+        super().__init__(
+            memory_dim=memory_dim, hidden=hidden, num_heads=num_heads,
+            num_encoder_layers=num_encoder_layers,
+            num_decoder_layers=num_decoder_layers, ffn_ratio=ffn_ratio,
+            dropout=dropout, max_length=max_length,
+            max_memory_tokens=max_memory_tokens,
+            use_memory_pos_embedding=use_memory_pos_embedding,
+            use_segment_embedding=use_segment_embedding,
+            num_segments=num_segments, num_extra_tokens=num_extra_tokens,
+            vocab=vocab, label_smoothing=label_smoothing, init_cfg=init_cfg)
+        self.loss_reduction = loss_reduction
+        self.ln_embed = nn.LayerNorm(hidden, eps=LN_EPS)
+        self.transform = nn.Sequential(
+            nn.Linear(hidden, hidden), nn.GELU(), nn.LayerNorm(hidden, eps=LN_EPS))
+        self.output_bias = nn.Parameter(torch.zeros(len(self.vocab)))
+        nn.init.normal_(self.transform[0].weight, std=0.02)
+        nn.init.zeros_(self.transform[0].bias)
+
+        frozen = freeze_word_embed or freeze_word_pos
+        if pretrained is not None:
+            self.load_clip_embeddings(pretrained)
+        elif frozen:
+            print_log('BertCaptionHead: pretrained=None, so the frozen word '
+                      'embeddings are random until a trained checkpoint is '
+                      'loaded; to train, set pretrained to a CLIP or '
+                      'adaptation-stage checkpoint', logger='current', level=30)
+        self.word_embed.weight.requires_grad_(not freeze_word_embed)
+        self.word_pos.requires_grad_(not freeze_word_pos)
+
+    # ------------------------------------------------------- building blocks
+    def build_encoder_layer(self, hidden, num_heads, ffn_dim, dropout):
+        return BertEncoderLayer(hidden, num_heads, ffn_dim, dropout)
+
+    def build_decoder_layer(self, hidden, num_heads, ffn_dim, dropout):
+        return BertDecoderLayer(hidden, num_heads, ffn_dim, dropout)
+
+    def build_final_norm(self, hidden):
+        return nn.Identity()  # post-LN layers end normalised
+
+    def load_clip_embeddings(self, pretrained: Union[str, dict]) -> None:
+        """Copy CLIP's token and text positional embeddings into
+        ``word_embed`` (the vocabulary's rows) and ``word_pos`` (the first
+        ``max_length`` rows). See ``pretrained`` in the class doc."""
+        source = pretrained if isinstance(pretrained, str) else 'state dict'
+        if isinstance(pretrained, str):
+            pretrained = resolve_checkpoint(pretrained)
+            source = pretrained
+        state = text_state_dict(load_clip_state_dict(pretrained))
+        keys = ('token_embedding.weight', 'positional_embedding')
+        missing = [k for k in keys if k not in state]
+        if missing:
+            raise KeyError(f'{source}: no CLIP text embeddings {missing} (expected '
+                           'a CLIP state dict or a checkpoint with '
+                           'text_encoder.* keys)')
+        token, pos = state[keys[0]], state[keys[1]]
+        hidden = self.word_embed.embedding_dim
+        if tuple(token.shape) != (CLIP_VOCAB_SIZE, hidden):
+            raise ValueError(
+                f'{source}: token_embedding.weight is {tuple(token.shape)}; '
+                f'this head needs ({CLIP_VOCAB_SIZE}, {hidden}): hidden must '
+                'equal the width of CLIP\'s text tower')
+        if pos.shape[1] != hidden or pos.shape[0] < self.max_length:
+            raise ValueError(
+                f'{source}: positional_embedding is {tuple(pos.shape)}; this '
+                f'head needs at least {self.max_length} rows (max_length) of '
+                f'width {hidden}')
+        ids = self.vocab.clip_ids  # [V] CLIP id of each compact id, unk -1
+        rows = token[ids.clamp(min=0)].float()  # [V, H]
+        rows[ids < 0] = 0.0  # the unknown token has no CLIP row
+        with torch.no_grad():
+            self.word_embed.weight.copy_(rows)
+            self.word_pos.copy_(pos[:self.max_length])
+        print_log(f'BertCaptionHead: word embeddings from {source} '
+                  f'({len(ids)} of CLIP\'s token rows, {self.max_length} '
+                  'positions)', logger='current')
+
+    # ---------------------------------------------------------------- forward
+    def encode(self, memory: torch.Tensor,
+               extra_tokens: Optional[torch.Tensor] = None) -> torch.Tensor:
+        """Backbone tokens ``[B, T, memory_dim]`` (and ``extra_tokens``
+        ``[B, E, memory_dim]``) -> every encoder layer's output, stacked
+        ``[B, L, T (+E), hidden]`` (decoder layer ``i`` reads layer ``i``)."""
+        x = self.embed_memory(memory, extra_tokens)  # [B, T(+E), H]
+        outputs = []
+        for layer in self.encoder:
+            x = layer(x)
+            outputs.append(x)
+        return torch.stack(outputs, dim=1)  # [B, L, T(+E), H]
+
+    def cross_kv(self, encoded: torch.Tensor):
+        """Keys/values of decoder layer ``i`` from encoder layer ``i``."""
+        return [layer.cross_attn.key_value(encoded[:, i])  # [B, T, H] each
+                for i, layer in enumerate(self.decoder)]
+
+    def embed_tokens(self, tokens: torch.Tensor, start: int = 0) -> torch.Tensor:
+        t = tokens.shape[1]
+        x = self.word_embed(tokens) + self.word_pos[start:start + t]  # [B, t, H]
+        return self.drop(self.ln_embed(x))
+
+    def output_logits(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.transform(x)  # [B, t, H]
+        logits = x @ self.word_embed.weight.to(x.dtype).t()  # [B, t, V], tied
+        return logits + self.output_bias.to(logits.dtype)
+
+    def loss_from_logits(self, logits: torch.Tensor,
+                         text_tokens: torch.Tensor) -> Dict:
+        """The loss of :meth:`loss` from teacher-forced ``logits``
+        ``[B, L-1, V]``, reduced as ``loss_reduction`` says."""
+        if self.loss_reduction == 'mean':
+            return super().loss_from_logits(logits, text_tokens)
+        B = logits.shape[0]
+        if B % 2:
+            raise ValueError(
+                f"loss_reduction='paired_scene_sum' needs an even batch of "
+                f'(change, no-change) pairs from PairedSceneSampler, got {B}')
+        logits = logits.float()
+        targets = self.vocab.to_compact(text_tokens[:, 1:])  # [B, L-1]
+        token_loss = F.cross_entropy(
+            logits.flatten(0, 1), targets.flatten(),  # [B*(L-1), V], [B*(L-1)]
+            ignore_index=self.vocab.pad_id, label_smoothing=self.label_smoothing,
+            reduction='none').view(B, -1)  # [B, L-1], 0 at padding
+        valid = targets != self.vocab.pad_id  # [B, L-1]
+        # change pairs at even rows, no-change pairs at odd rows
+        loss = sum(token_loss[g::2].sum() / valid[g::2].sum() for g in (0, 1))
+        return dict(loss_caption=loss, accuracy=self._accuracy(logits, targets))

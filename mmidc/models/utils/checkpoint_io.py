@@ -1,0 +1,89 @@
+"""Read a checkpoint file safely: the one reader of ``.pth``/``.safetensors``.
+
+Every weight file mmidc opens (CLIP weights, an adaptation-stage checkpoint,
+a trained model, the vocabulary buffer of a checkpoint) goes through
+:func:`read_checkpoint`:
+
+* ``.safetensors``: read with safetensors (no pickle at all);
+* anything else (``.pth``, ``.pt``, ``.bin``): ``torch.load(weights_only=True)``.
+  MMEngine checkpoints pass thanks to the allow-list that ``import mmidc``
+  installs (:mod:`mmidc.engine.checkpoint_safety`); arbitrary pickles fail;
+* TorchScript archives (OpenAI's own CLIP downloads) are refused with a
+  message naming the converter.
+
+A ``state_dict`` entry (MMEngine, open_clip training checkpoints) is
+unwrapped and a leading ``module.`` (DDP) stripped from every key.
+"""
+import os
+import zipfile
+from typing import Dict, Tuple, Union
+
+import torch
+
+__all__ = ['read_checkpoint']
+
+CONVERTER = 'tools/model_converters/openai_clip_to_safetensors.py'
+
+
+def _is_torchscript_archive(path: str) -> bool:
+    if not zipfile.is_zipfile(path):
+        return False
+    with zipfile.ZipFile(path) as archive:
+        names = archive.namelist()
+    return any(n.endswith('/constants.pkl') or '/code/' in n for n in names)
+
+
+def read_checkpoint(
+        path: Union[str, os.PathLike]) -> Tuple[Dict[str, torch.Tensor], dict]:
+    """Read a checkpoint's state dict and its ``meta``.
+
+    Args:
+        path (str | PathLike): A ``.safetensors`` file or a ``torch.save``
+            file (a state dict, or a dict with ``state_dict`` and ``meta``).
+
+    Returns:
+        tuple[dict, dict]: The state dict (``module.`` prefixes stripped) and
+        the ``meta`` dict (empty when the file has none).
+
+    Raises:
+        FileNotFoundError: ``path`` does not exist.
+        ValueError: a TorchScript archive, a file ``weights_only`` refuses,
+            or a file that holds no state dict of tensors; the message names
+            ``path``.
+    """
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f'checkpoint not found: {path}')
+    meta = {}
+    if path.endswith('.safetensors'):
+        from safetensors.torch import load_file
+        state = load_file(path, device='cpu')
+    else:
+        if _is_torchscript_archive(path):
+            raise ValueError(
+                f'{path!r} is a TorchScript archive (the format of OpenAI\'s '
+                'CLIP downloads), which is not loaded with weights_only. '
+                f'Convert it once with `python {CONVERTER} {path}`: it writes '
+                'checkpoints/clip/<name>.safetensors, where the configs\' '
+                '`pretrained` looks.')
+        try:
+            ckpt = torch.load(path, map_location='cpu', weights_only=True)
+        except Exception as err:  # UnpicklingError, corrupt file, ...
+            raise ValueError(
+                f'could not read {path!r} with torch.load(weights_only=True): '
+                f'{err}. Expected a state dict of tensors (.pt/.pth/.bin) or '
+                'a .safetensors file.') from err
+        if not isinstance(ckpt, dict):
+            raise ValueError(f'{path!r} holds a {type(ckpt).__name__}, not a '
+                             'state dict')
+        if isinstance(ckpt.get('state_dict'), dict):
+            meta = ckpt.get('meta') or {}
+            ckpt = ckpt['state_dict']
+        state = ckpt
+    bad = [k for k, v in state.items() if not isinstance(v, torch.Tensor)]
+    if bad:
+        raise ValueError(f'{path!r} is not a state dict of tensors: keys '
+                         f'{bad[:5]} hold other objects')
+    state = {k[len('module.'):] if k.startswith('module.') else k: v
+             for k, v in state.items()}
+    return state, meta

@@ -1,0 +1,119 @@
+"""BertAdam against a hand computation of two steps."""
+import math
+
+import pytest
+import torch
+from torch import nn
+
+from mmidc.engine import BertAdam
+from mmidc.registry import OPTIMIZERS
+
+
+def hand_bert_adam(p, grads, lr, beta1, beta2, eps, wd, max_norm):
+    """BertAdam on a list of floats, written out step by step."""
+    p, m, v = list(p), [0.0] * len(p), [0.0] * len(p)
+    for g in grads:
+        norm = math.sqrt(sum(x * x for x in g))
+        coef = min(1.0, max_norm / (norm + 1e-6))
+        g = [x * coef for x in g]
+        m = [beta1 * mi + (1 - beta1) * gi for mi, gi in zip(m, g)]
+        v = [beta2 * vi + (1 - beta2) * gi * gi for vi, gi in zip(v, g)]
+        p = [pi - lr * (mi / (math.sqrt(vi) + eps) + wd * pi)
+             for pi, mi, vi in zip(p, m, v)]
+    return p
+
+
+def run_steps(param, grads, **kwargs):
+    opt = OPTIMIZERS.build(dict(type='BertAdam', params=[param], **kwargs))
+    for g in grads:
+        param.grad = torch.tensor(g, dtype=param.dtype)
+        opt.step()
+    return opt
+
+
+def test_two_steps_match_hand_computation():
+    # step 1: |g| = 0.5, not clipped; step 2: |g| = 5, clipped to norm 1
+    grads = [[0.3, -0.4], [3.0, 4.0]]
+    param = nn.Parameter(torch.tensor([1.0, -2.0], dtype=torch.float64))
+    opt = run_steps(param, grads, lr=0.1, betas=(0.9, 0.98), eps=1e-6,
+                    weight_decay=0.2, max_grad_norm=1.0)
+    expected = hand_bert_adam([1.0, -2.0], grads, 0.1, 0.9, 0.98, 1e-6, 0.2,
+                              1.0)
+    assert param.tolist() == pytest.approx(expected, rel=1e-12)
+    assert opt.state[param]['step'] == 2
+
+
+def test_no_bias_correction():
+    """The first step is (1 - beta1) / sqrt(1 - beta2) of Adam's sign step:
+    m = 0.1 g, sqrt(v) = sqrt(0.02) |g|."""
+    param = nn.Parameter(torch.tensor([0.0], dtype=torch.float64))
+    run_steps(param, [[0.5]], lr=1.0, betas=(0.9, 0.98), eps=0.0,
+              weight_decay=0.0, max_grad_norm=-1)
+    assert param.item() == pytest.approx(-0.1 / math.sqrt(0.02))
+    adam = nn.Parameter(torch.tensor([0.0], dtype=torch.float64))
+    adam.grad = torch.tensor([0.5], dtype=torch.float64)
+    torch.optim.Adam([adam], lr=1.0, betas=(0.9, 0.98), eps=0.0).step()
+    assert adam.item() == pytest.approx(-1.0)  # bias-corrected: lr * sign
+
+
+def test_clipping_is_per_parameter():
+    """A huge gradient on one tensor does not shrink another's update (a
+    global clip would)."""
+    big = nn.Parameter(torch.zeros(2, dtype=torch.float64))
+    small = nn.Parameter(torch.zeros(2, dtype=torch.float64))
+    opt = BertAdam([big, small], lr=1.0, betas=(0.9, 0.999), eps=1e-6,
+                   weight_decay=0.0, max_grad_norm=1.0)
+    big.grad = torch.tensor([300.0, 400.0], dtype=torch.float64)
+    small.grad = torch.tensor([0.03, 0.04], dtype=torch.float64)
+    opt.step()
+    expected_small = hand_bert_adam([0.0, 0.0], [[0.03, 0.04]], 1.0, 0.9,
+                                    0.999, 1e-6, 0.0, 1.0)
+    expected_big = hand_bert_adam([0.0, 0.0], [[300.0, 400.0]], 1.0, 0.9,
+                                  0.999, 1e-6, 0.0, 1.0)
+    assert small.tolist() == pytest.approx(expected_small, rel=1e-12)
+    assert big.tolist() == pytest.approx(expected_big, rel=1e-12)
+
+
+def test_groups_and_missing_grads():
+    a = nn.Parameter(torch.ones(1, dtype=torch.float64))
+    b = nn.Parameter(torch.ones(1, dtype=torch.float64))
+    frozen = nn.Parameter(torch.ones(1, dtype=torch.float64))
+    opt = BertAdam([dict(params=[a], lr=0.5, weight_decay=0.0),
+                    dict(params=[b, frozen])], lr=0.1, weight_decay=0.2)
+    a.grad = torch.ones(1, dtype=torch.float64)
+    b.grad = torch.ones(1, dtype=torch.float64)
+    opt.step()
+    assert a.tolist() == pytest.approx(
+        hand_bert_adam([1.0], [[1.0]], 0.5, 0.9, 0.999, 1e-6, 0.0, 1.0))
+    assert b.tolist() == pytest.approx(
+        hand_bert_adam([1.0], [[1.0]], 0.1, 0.9, 0.999, 1e-6, 0.2, 1.0))
+    assert frozen.item() == 1.0 and frozen not in opt.state
+
+
+@pytest.mark.parametrize('kwargs', [dict(lr=-1.0), dict(betas=(0.9, 1.0)),
+                                    dict(eps=-1.0), dict(weight_decay=-0.1)])
+def test_bad_arguments(kwargs):
+    args = dict(lr=0.1, **kwargs) if 'lr' not in kwargs else kwargs
+    with pytest.raises(ValueError, match='BertAdam'):
+        BertAdam([nn.Parameter(torch.zeros(1))], **args)
+
+
+def test_foreach_update_equals_the_loop():
+    start = [torch.randn(s, dtype=torch.float64)
+             for s in ((3, 4), (5,), (2, 2, 2))]
+    runs = []
+    for foreach in (False, True):
+        params = [nn.Parameter(t.clone()) for t in start]
+        opt = BertAdam([dict(params=params[:2]),
+                        dict(params=params[2:], weight_decay=0.0)],
+                       lr=0.01, betas=(0.9, 0.98), weight_decay=0.2,
+                       foreach=foreach)
+        gen = torch.Generator().manual_seed(1)
+        for scale in (0.1, 10.0, 1.0):  # clipped and not
+            for p in params:
+                p.grad = scale * torch.randn(p.shape, generator=gen,
+                                             dtype=torch.float64)
+            opt.step()
+        runs.append(params)
+    for loop, foreach in zip(*runs):
+        torch.testing.assert_close(foreach, loop, rtol=1e-12, atol=1e-15)

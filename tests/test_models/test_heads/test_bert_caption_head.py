@@ -1,0 +1,299 @@
+"""BertCaptionHead: post-LN layers, CLIP's tied word embeddings, the
+published code's loss reduction, and the shared decoding."""
+import math
+
+import pytest
+import torch
+from mmengine.optim import build_optim_wrapper
+from mmengine.registry import init_default_scope
+from torch import nn
+from torch.testing import assert_close
+
+from mmidc.models.heads.bert_caption_head import BertDecoderLayer, BertEncoderLayer
+from mmidc.models.utils.caption_vocab import EOT_ID, build_caption_vocab, clip_tokenizer
+from mmidc.registry import MODELS
+
+# change and no-change captions alternate, as PairedSceneSampler orders them
+CAPTIONS = ['the red cube changed to blue', 'there is no change',
+            'the small sphere has been added', 'nothing has changed']
+B, T, H = 4, 10, 32  # pairs, memory tokens, width
+
+
+def tiny_head(**kwargs):
+    cfg = dict(type='BertCaptionHead', memory_dim=H, hidden=H, num_heads=4,
+               num_encoder_layers=2, num_decoder_layers=2, max_length=12,
+               max_memory_tokens=T, dropout=0.0)
+    cfg.update(kwargs)
+    return MODELS.build(cfg)
+
+
+def tokens_of(captions, length=12):
+    return clip_tokenizer()(captions, context_length=length)  # [N, length]
+
+
+def randomise_norms(module):
+    """LayerNorms with random affine parameters (weight 1, bias 0 would hide
+    where a norm sits)."""
+    with torch.no_grad():
+        for m in module.modules():
+            if isinstance(m, nn.LayerNorm):
+                m.weight.normal_(1.0, 0.3)
+                m.bias.normal_(0.0, 0.3)
+
+
+# ------------------------------------------------- hand-written reference
+def ref_layer_norm(x, ln):
+    mean = x.mean(-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(-1, keepdim=True)
+    return (x - mean) / torch.sqrt(var + ln.eps) * ln.weight + ln.bias
+
+
+def ref_linear(x, linear):
+    return x @ linear.weight.t() + linear.bias
+
+
+def ref_attention(attn, x, memory, causal):
+    """Multi-head attention written out: heads, scaled scores, mask, softmax."""
+    heads = attn.num_heads
+    q = ref_linear(x, attn.q_proj)
+    k, v = ref_linear(memory, attn.kv_proj).chunk(2, dim=-1)
+    d = q.shape[-1] // heads
+    out = []
+    for h in range(heads):
+        qh, kh, vh = (t[..., h * d:(h + 1) * d] for t in (q, k, v))
+        scores = qh @ kh.transpose(-1, -2) / math.sqrt(d)  # [B, Tq, Tk]
+        if causal:
+            future = torch.ones(scores.shape[-2:], dtype=torch.bool).triu(1)
+            scores = scores.masked_fill(future, float('-inf'))
+        out.append(scores.softmax(-1) @ vh)
+    return ref_linear(torch.cat(out, dim=-1), attn.out_proj)
+
+
+def ref_ffn(x, ffn):
+    h = ref_linear(x, ffn[0])
+    h = 0.5 * h * (1 + torch.erf(h / math.sqrt(2)))  # GELU
+    return ref_linear(h, ffn[2])
+
+
+def ref_encoder_layer(layer, x):
+    x = ref_layer_norm(x + ref_attention(layer.attn, x, x, False), layer.ln_attn)
+    return ref_layer_norm(x + ref_ffn(x, layer.ffn), layer.ln_ffn)
+
+
+def ref_decoder_layer(layer, x, memory):
+    x = ref_layer_norm(x + ref_attention(layer.self_attn, x, x, True), layer.ln_self)
+    x = ref_layer_norm(x + ref_attention(layer.cross_attn, x, memory, False),
+                       layer.ln_cross)
+    return ref_layer_norm(x + ref_ffn(x, layer.ffn), layer.ln_ffn)
+
+
+def test_post_ln_layers_match_a_hand_written_forward():
+    enc = BertEncoderLayer(8, 2, 16, dropout=0.0)
+    dec = BertDecoderLayer(8, 2, 16, dropout=0.0)
+    randomise_norms(enc)
+    randomise_norms(dec)
+    x, memory = torch.randn(3, 5, 8), torch.randn(3, 7, 8)
+    assert enc.ln_attn.eps == dec.ln_ffn.eps == 1e-12  # BERT's
+    assert_close(enc(x), ref_encoder_layer(enc, x))
+    out = dec(x, dec.cross_attn.key_value(memory))
+    assert_close(out, ref_decoder_layer(dec, x, memory))
+    # each sub-layer ends in its norm: outputs are normalised per token
+    plain = BertDecoderLayer(8, 2, 16, dropout=0.0)
+    y = plain(x, plain.cross_attn.key_value(memory))
+    assert_close(y.mean(-1), torch.zeros(3, 5), atol=1e-5, rtol=0)
+
+
+def test_forward_matches_a_hand_written_head():
+    """Word input LN(E[token] + P[position]), decoder layer i reading encoder
+    layer i, BERT's prediction transform, logits tied to E plus a bias."""
+    head = tiny_head(vocab=build_caption_vocab(CAPTIONS)).eval()
+    randomise_norms(head)
+    with torch.no_grad():
+        head.output_bias.normal_()
+    memory, tokens = torch.randn(B, T, H), tokens_of(CAPTIONS)
+    compact = head.vocab.to_compact(tokens)[:, :-1]  # [B, L-1]
+
+    encoded, x = [], memory  # no positional / segment embedding, no proj
+    for layer in head.encoder:
+        x = ref_encoder_layer(layer, x)
+        encoded.append(x)
+    E = head.word_embed.weight
+    y = ref_layer_norm(E[compact] + head.word_pos[:compact.shape[1]], head.ln_embed)
+    for layer, mem in zip(head.decoder, encoded):
+        y = ref_decoder_layer(layer, y, mem)
+    dense, _, norm = head.transform
+    h = ref_linear(y, dense)
+    h = 0.5 * h * (1 + torch.erf(h / math.sqrt(2)))
+    hidden = ref_layer_norm(h, norm)
+    expected = hidden @ E.t() + head.output_bias  # tied output matrix
+    assert_close(head(memory, tokens), expected, rtol=1e-4, atol=1e-5)
+    assert head.memory_pos is None and head.segment_embed is None
+
+
+def test_every_trainable_parameter_gets_a_gradient():
+    """No unused parameters (DDP needs none), the embeddings frozen."""
+    head = tiny_head(num_extra_tokens=2)
+    loss = head.loss(torch.randn(B, T, H), tokens_of(CAPTIONS),
+                     extra_tokens=torch.randn(B, 2, H))['loss_caption']
+    loss.backward()
+    for name, p in head.named_parameters():
+        assert (p.grad is not None) == p.requires_grad, name
+    assert {n for n, p in head.named_parameters() if not p.requires_grad} == {
+        'word_embed.weight', 'word_pos'}
+    # normalisation layers are nn.LayerNorm (the optimizer finds them by type)
+    norms = [m for m in head.modules() if 'Norm' in type(m).__name__]
+    assert norms and all(isinstance(m, nn.LayerNorm) for m in norms)
+    assert len(norms) == 2 * 2 + 3 * 2 + 2  # encoder, decoder, embed, transform
+
+
+def test_loads_clip_embeddings_from_a_clip_checkpoint(tiny_clip, tiny_clip_file):
+    clip_rows = tiny_clip.token_embedding.weight
+    head = tiny_head(memory_dim=64, hidden=64, pretrained=tiny_clip_file)
+    assert head.word_embed.num_embeddings == 49408
+    assert torch.equal(head.word_embed.weight, clip_rows)
+    assert torch.equal(head.word_pos, tiny_clip.positional_embedding[:12])
+    # a restricted vocabulary takes CLIP's rows of its tokens, unk a zero row
+    vocab = build_caption_vocab(CAPTIONS)
+    small = tiny_head(memory_dim=64, hidden=64, vocab=vocab,
+                      pretrained=tiny_clip.state_dict())
+    ids = vocab.clip_ids
+    assert torch.equal(small.word_embed.weight[ids >= 0], clip_rows[ids[ids >= 0]])
+    assert not small.word_embed.weight[vocab.unk_id].any()
+    # so its logits are the full head's at those tokens
+    state = head.state_dict()
+    state['word_embed.weight'] = small.word_embed.weight
+    state['output_bias'] = state['output_bias'][ids.clamp(min=0)]
+    state['vocab.clip_ids'] = ids
+    small.load_state_dict(state)
+    memory, tokens = torch.randn(B, T, 64), tokens_of(CAPTIONS)
+    known = ids >= 0
+    assert_close(small.eval()(memory, tokens)[..., known],
+                 head.eval()(memory, tokens)[..., ids[known]])
+
+
+def test_loads_from_an_adaptation_checkpoint_pattern(tiny_clip, tmp_path):
+    """The published code takes them from the adaptation-stage model: a
+    CLIP4IDCRetriever checkpoint's text_encoder, found by a glob."""
+    state = {'text_encoder.' + k: v for k, v in tiny_clip.state_dict().items()
+             if not k.startswith('visual.')}
+    state['head.logit_scale'] = torch.tensor(4.6)
+    torch.save(dict(state_dict=state, meta={}), tmp_path / 'best_rsum_epoch_3.pth')
+    head = tiny_head(memory_dim=64, hidden=64,
+                     pretrained=str(tmp_path / 'best_rsum_*.pth'))
+    assert torch.equal(head.word_embed.weight, tiny_clip.token_embedding.weight)
+    assert torch.equal(head.word_pos, tiny_clip.positional_embedding[:12])
+
+
+def test_bad_embedding_sources_are_named(tiny_clip, tiny_clip_file):
+    with pytest.raises(ValueError, match="width of CLIP's text tower"):
+        tiny_head(pretrained=tiny_clip_file)  # hidden 32, CLIP text width 64
+    with pytest.raises(ValueError, match='at least 40 rows'):
+        tiny_head(memory_dim=64, hidden=64, max_length=40,
+                  pretrained=tiny_clip_file)  # CLIP context length 32
+    vision_only = {k: v for k, v in tiny_clip.state_dict().items()
+                   if k.startswith('visual.')}
+    with pytest.raises(KeyError, match='token_embedding.weight'):
+        tiny_head(memory_dim=64, hidden=64, pretrained=vision_only)
+    with pytest.raises(ValueError, match='num_encoder_layers'):
+        tiny_head(num_encoder_layers=1)
+    with pytest.raises(ValueError, match='loss_reduction'):
+        tiny_head(loss_reduction='sum')
+
+
+@pytest.mark.parametrize('frozen', [True, False])
+def test_frozen_embeddings_stay_fixed_in_training(frozen, tiny_clip_file):
+    head = tiny_head(memory_dim=64, hidden=64, pretrained=tiny_clip_file,
+                     freeze_word_embed=frozen, freeze_word_pos=frozen)
+    init_default_scope('mmidc')
+    wrapper = build_optim_wrapper(head, dict(
+        optimizer=dict(type='BertAdam', lr=1e-2, weight_decay=0.01)))
+    before = {n: p.detach().clone() for n, p in head.named_parameters()}
+    loss = head.loss(torch.randn(B, T, 64), tokens_of(CAPTIONS))['loss_caption']
+    wrapper.update_params(loss)
+    for name in ('word_embed.weight', 'word_pos'):
+        param = dict(head.named_parameters())[name]
+        assert param.requires_grad is not frozen
+        assert torch.equal(param, before[name]) is frozen, name
+    assert not torch.equal(head.output_bias, before['output_bias'])
+
+
+@pytest.mark.parametrize('vocab', [None, CAPTIONS])
+def test_cached_and_uncached_decoding_agree(vocab):
+    head = tiny_head(vocab=vocab and build_caption_vocab(vocab), max_length=8,
+                     num_extra_tokens=2).eval()
+    memory, extra = torch.randn(B, T, H), torch.randn(B, 2, H)
+    cached = head.greedy_decode(memory, use_cache=True, extra_tokens=extra)
+    uncached = head.greedy_decode(memory, use_cache=False, extra_tokens=extra)
+    assert torch.equal(cached.tokens, uncached.tokens)
+    assert_close(cached.mean_logprob, uncached.mean_logprob)
+    beam = head.beam_search(memory, beam_size=3, extra_tokens=extra)
+    beam_uncached = head.beam_search(memory, beam_size=3, use_cache=False,
+                                     extra_tokens=extra)
+    assert torch.equal(beam.tokens, beam_uncached.tokens)
+    assert_close(beam.score, beam_uncached.score)
+
+
+def test_beam_size_one_is_greedy_and_stops_at_eot():
+    head = tiny_head().eval()
+    memory = torch.randn(B, T, H)
+    greedy = head.greedy_decode(memory)
+    beam = head.beam_search(memory, beam_size=1)
+    assert torch.equal(greedy.tokens, beam.tokens)
+    assert_close(greedy.mean_logprob, beam.mean_logprob)
+    assert greedy.tokens.shape[1] <= 11  # max_length 12 counts the start token
+    with torch.no_grad():  # an output bias sure of end-of-text: one step
+        head.output_bias[EOT_ID] = 1e4
+    assert head.greedy_decode(memory).tokens.tolist() == [[EOT_ID]] * B
+    assert head.decode_text(head.greedy_decode(memory).tokens) == [''] * B
+
+
+def test_logit_bias_extension_point():
+    head = tiny_head().eval()
+    memory, tokens = torch.randn(B, T, H), tokens_of(CAPTIONS)
+    bias = torch.randn(B, len(head.vocab))
+    assert_close(head(memory, tokens, logit_bias=bias),
+                 head(memory, tokens) + bias[:, None])
+
+
+def hand_token_losses(logits, targets):
+    """Per-sample lists of -log p(target) over the non-pad targets."""
+    rows = []
+    for b in range(logits.shape[0]):
+        rows.append([float(torch.logsumexp(logits[b, t], 0) - logits[b, t, y])
+                     for t, y in enumerate(targets[b].tolist()) if y != 0])
+    return rows
+
+
+def test_paired_scene_sum_equals_a_hand_computation():
+    """The published code's CLEVR-Change loss: mean over the change pairs'
+    tokens plus mean over the no-change pairs' tokens."""
+    head = tiny_head(vocab=build_caption_vocab(CAPTIONS),
+                     loss_reduction='paired_scene_sum')
+    tokens = tokens_of(CAPTIONS)
+    logits = torch.randn(B, tokens.shape[1] - 1, len(head.vocab))
+    rows = hand_token_losses(logits, head.vocab.to_compact(tokens[:, 1:]))
+    change = [x for r in rows[0::2] for x in r]
+    no_change = [x for r in rows[1::2] for x in r]
+    expected = sum(change) / len(change) + sum(no_change) / len(no_change)
+    out = head.loss_from_logits(logits, tokens)
+    assert out['loss_caption'].item() == pytest.approx(expected, rel=1e-5)
+    # 'mean': one mean over every token of the batch
+    head.loss_reduction = 'mean'
+    everything = change + no_change
+    assert head.loss_from_logits(logits, tokens)['loss_caption'].item() == \
+        pytest.approx(sum(everything) / len(everything), rel=1e-5)
+    head.loss_reduction = 'paired_scene_sum'
+    with pytest.raises(ValueError, match='even batch'):
+        head.loss_from_logits(logits[:3], tokens[:3])
+
+
+def test_runs_under_bf16_autocast():
+    head = tiny_head(vocab=build_caption_vocab(CAPTIONS))
+    memory, tokens = torch.randn(B, T, H), tokens_of(CAPTIONS)
+    with torch.autocast('cpu', dtype=torch.bfloat16):
+        loss = head.loss(memory, tokens)['loss_caption']
+        loss.backward()
+        head.eval()
+        beam = head.beam_search(memory, beam_size=2)
+    assert loss.dtype == torch.float32 and torch.isfinite(loss)
+    assert torch.isfinite(beam.score).all()

@@ -1,0 +1,68 @@
+"""Convert a checkpoint of mmidc 0.x's from-scratch options to the components.
+
+Before version 1.0 the from-scratch options were arguments of
+``CLIP4IDCBackbone`` (``conv_stem``, ``difference_tokens``,
+``aligned_difference``, ``pool``) and ``TransformerCaptionHead``
+(``pooled_memory_tokens``, ``change_tokens``, ``word_loss_weight``,
+``word_prior``). They are now components that a config composes
+(``ConvStem``, ``DifferenceSegment``, ``PairPooling``, ``ChangeSummaryNeck``,
+``BagOfWordsHead``, see configs/from_scratch/). The weights are the same;
+only some names moved::
+
+    python tools/model_converters/mmidc_flags_to_components.py \\
+        OLD.pth NEW.pth
+
+``NEW.pth`` loads into the model of the matching configs/from_scratch/
+config (``tools/test.py CONFIG NEW.pth``) and gives the same outputs.
+Optimizer and scheduler states are not carried over.
+"""
+import argparse
+import re
+from typing import Dict
+
+import torch
+
+# (regex on the old name, replacement): one row per moved tensor.
+RENAMES = (
+    (r'^backbone\.aligned_difference\.', 'backbone.extra_segments.0.aligned.'),
+    (r'^head\.change_score\.', 'neck.change_score.'),
+    (r'^head\.word_classifier\.', 'aux_head.fc.'),
+    (r'^head\.word_prior_scale$', 'aux_head.prior_scale'),
+)
+# The caption head's extra-token embeddings: the pooled tokens' rows, then
+# the change readouts' rows (the order the old head appended them in).
+MERGED = ('head.extra_embed', ('head.pooled_embed', 'head.change_embed'))
+
+
+def convert_state_dict(
+        state: Dict[str, torch.Tensor]) -> Dict[str, torch.Tensor]:
+    """Rename an old state dict's keys (:data:`RENAMES`, :data:`MERGED`)."""
+    out = {}
+    for key, value in state.items():
+        if key in MERGED[1]:
+            continue
+        for pattern, repl in RENAMES:
+            key = re.sub(pattern, repl, key)
+        out[key] = value
+    parts = [state[k] for k in MERGED[1] if k in state]
+    if parts:
+        out[MERGED[0]] = torch.cat(parts)  # [S + 2K, H]
+    return out
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('src', help='checkpoint written by mmidc 0.x')
+    parser.add_argument('dst', help='where to write the converted checkpoint')
+    args = parser.parse_args(argv)
+    ckpt = torch.load(args.src, map_location='cpu', weights_only=True)
+    if not isinstance(ckpt, dict) or 'state_dict' not in ckpt:
+        raise ValueError(f'{args.src}: not an MMEngine checkpoint (no '
+                         'state_dict key)')
+    state = convert_state_dict(ckpt['state_dict'])
+    torch.save(dict(state_dict=state, meta=ckpt.get('meta', {})), args.dst)
+    print(f'{args.src} -> {args.dst}: {len(state)} tensors')
+
+
+if __name__ == '__main__':
+    main()
