@@ -169,14 +169,6 @@ def _tiny_batch():
     return dict(inputs=inputs, data_samples=samples), captions
 
 
-@pytest.fixture
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 @pytest.mark.parametrize('stage', ['adapt', 'caption'])
 def test_every_row_builds_and_trains_a_step(ablations, stage, one_thread):
     """The rows' options fit today's model classes (a renamed key fails

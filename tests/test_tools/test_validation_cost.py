@@ -13,15 +13,6 @@ from tests.helpers.tiny_models import (captioner_cfg, save_checkpoint,
                                        write_config)
 
 
-@pytest.fixture
-def one_thread():
-    import torch
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def test_times_the_model_and_each_metric(tmp_path, one_thread):
     root = str(tmp_path / 'synth')
     generate_dataset(root, 8, seed=1, image_size=(48, 32), progress=False,
