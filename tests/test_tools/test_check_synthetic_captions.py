@@ -37,7 +37,8 @@ def test_references_are_true_and_wrong_captions_are_caught(tmp_path, capsys):
     assert scores['semantic'] == scores['object/semantic'] == 100.0
     assert scores['distractor'] == 100.0
     out = capsys.readouterr().out
-    assert re.search(r'\ntotal +12( +100\.0){4}\n', out)
+    assert re.search(r'\ntotal +12 +100\.0 +100\.0 +- +-\n', out)
+    assert re.search(r'\ncolor +1( +100\.0){4}\n', out)
 
     records = []
     for image, refs in captions.items():
@@ -50,7 +51,7 @@ def test_references_are_true_and_wrong_captions_are_caught(tmp_path, capsys):
     scores = load_tool('tools/analysis_tools/check_synthetic_captions.py').main(
         [str(path), '--data-root', root, '--show', '1'])
     assert scores['total'] == scores['type/total'] == 0.0
-    assert scores['object/semantic'] == 0.0
+    assert scores['object/semantic'] == scores['value/color'] == 0.0
     out = capsys.readouterr().out
     assert 'no known sentence form' in out
     assert 'not one of the no-change sentences' in out

@@ -80,9 +80,9 @@ def truth_scores(records: Sequence[dict],
     Keys: ``total`` and each subset of :func:`change_type_subsets` (each
     change type, ``semantic``, ``distractor``) for the entirely true share;
     ``type/<subset>``, ``object/<subset>``, ``value/<subset>`` for the
-    partial checks, each over the pairs of the subset where the check exists
-    (object: change pairs; value: colour and material changes), left out
-    where it exists for none.
+    partial checks, for the subsets where the check exists for every pair
+    (type: all; object: the change types and ``semantic``; value: ``color``
+    and ``material``).
     """
     by_id = {r['pair_id']: v for r, v in zip(records, verdicts)}
     subsets = OrderedDict(total=[r['pair_id'] for r in records])
@@ -93,8 +93,7 @@ def truth_scores(records: Sequence[dict],
     for infix, attribute in PARTIAL_CHECKS:
         for name, ids in subsets.items():
             values = [getattr(by_id[i], attribute) for i in ids]
-            values = [v for v in values if v is not None]
-            if values:
+            if None not in values:
                 scores[f'{infix}/{name}'] = 100.0 * sum(values) / len(values)
     return scores
 

@@ -27,13 +27,14 @@ class CaptionTruthMetric(BaseMetric):
     Result keys (x100), with the default prefix ``truth``:
     ``truth/total``, ``truth/<type>`` for each change type present,
     ``truth/semantic`` (change pairs) and ``truth/distractor`` (no-change
-    pairs): the entirely true share. The partial checks over the same
-    subsets, where they exist: ``truth/type/<subset>`` (right change type),
-    ``truth/object/<subset>`` (the changed object picked out; change pairs)
-    and ``truth/value/<subset>`` (the new colour or material). Any key can
-    be a checkpoint hook's ``save_best`` (``'truth/total'``). MMEngine's
-    ``BaseMetric.evaluate`` gathers the results of all ranks and drops the
-    distributed sampler's padding.
+    pairs): the entirely true share. The partial checks, for the subsets
+    where they exist for every pair: ``truth/type/<subset>`` (right change
+    type; every subset), ``truth/object/<subset>`` (the changed object
+    picked out; each change type and ``semantic``) and
+    ``truth/value/<subset>`` (the new value; ``color``, ``material``). Any
+    key can be a checkpoint hook's ``save_best`` (``'truth/total'``).
+    MMEngine's ``BaseMetric.evaluate`` gathers the results of all ranks and
+    drops the distributed sampler's padding.
 
     Args:
         data_root (str): The generated synthetic set the pairs are of.

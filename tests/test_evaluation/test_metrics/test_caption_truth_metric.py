@@ -114,9 +114,8 @@ def _hand_scores(records, expected):
     scores = {}
     for position, prefix in enumerate(('', 'type/', 'object/', 'value/')):
         for name, ids in subsets.items():
-            values = [expected[i][position] for i in ids
-                      if expected[i][position] is not None]
-            if values:
+            values = [expected[i][position] for i in ids]
+            if None not in values:  # checks that exist for every pair
                 scores[f'truth/{prefix}{name}'] = 100 * sum(values) / len(
                     values)
     return scores
@@ -153,8 +152,11 @@ def test_metric_matches_the_hand_table(predictions):
     # the wrong-value and wrong-object captions are not true, so the
     # colour share is below the right-type share
     assert result['truth/color'] < result['truth/type/color']
-    assert 'truth/value/add' not in result
-    assert 'truth/object/distractor' not in result
+    for key in ('truth/value/add', 'truth/value/semantic',
+                'truth/value/total', 'truth/object/distractor',
+                'truth/object/total'):
+        assert key not in result, key
+    assert 'truth/object/semantic' in result and 'truth/type/total' in result
 
 
 def test_tool_reports_the_metric_values(predictions, capsys):
