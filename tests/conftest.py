@@ -11,6 +11,16 @@ from tests.helpers.tiny_models import TINY_ARCH
 torch.set_num_threads(min(2, os.cpu_count() or 1))
 
 
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``cuda`` are skipped, with the reason, without a GPU."""
+    if torch.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason='needs a CUDA GPU: torch sees none here')
+    for item in items:
+        if 'cuda' in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture(autouse=True)
 def _seed():
     torch.manual_seed(0)
@@ -32,3 +42,14 @@ def one_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope='module')
+def mmengine_on_cpu():
+    """MMEngine's runner trains on the CPU even where a GPU is visible (it
+    picks its device once, at import: ``mmengine.device.utils.DEVICE``), so
+    that CPU results compare exactly on any machine."""
+    import mmengine.device.utils as device_utils
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(device_utils, 'DEVICE', 'cpu')
+        yield

@@ -1,7 +1,12 @@
 """Train an mmidc model (adaptation or captioning stage) with MMEngine.
 
-    python tools/train.py CONFIG [--work-dir DIR] [--resume [CKPT]] [--amp]
+    python tools/train.py CONFIG [--work-dir DIR] [--resume [CKPT]]
+        [--amp [fp16|bf16]] [--image-cache] [--compile [MODE]] [--fused-optim]
         [--cfg-options key=value ...] [--launcher none|pytorch|slurm|mpi]
+
+Speed options (docs/benchmark.md): --image-cache reads pre-resized images
+(built on first use), --compile runs the training step through torch.compile,
+--fused-optim uses the optimizer's fused kernel.
 """
 import argparse
 import os
@@ -26,8 +31,27 @@ def parse_args():
         'dir when no path is given')
     parser.add_argument(
         '--amp',
+        nargs='?',
+        const='auto',
+        choices=['auto', 'fp16', 'bf16'],
+        help='mixed precision with fp32 master weights: fp16 with loss '
+        'scaling (the default on GPU) or bf16 autocast (the default on CPU)')
+    parser.add_argument(
+        '--image-cache',
         action='store_true',
-        help='mixed precision: bf16 on CPU, fp16 on GPU (fp32 master weights)')
+        help='read the images from the pre-resized cache '
+        '<data_root>/cache_<H>x<W>, building it first if needed')
+    parser.add_argument(
+        '--compile',
+        nargs='?',
+        const='default',
+        metavar='MODE',
+        help='torch.compile the training step (MODE: default, '
+        'reduce-overhead, max-autotune); the compile time is logged')
+    parser.add_argument(
+        '--fused-optim',
+        action='store_true',
+        help="the optimizer's fused kernel (Adam, AdamW, SGD)")
     parser.add_argument(
         '--cfg-options',
         nargs='+',
@@ -47,9 +71,19 @@ def parse_args():
 
 def merge_args(cfg: Config, args) -> Config:
     apply_launch_args(cfg, args.config, args.launcher, args.work_dir)
+    if args.fused_optim:
+        from mmidc.utils.step_options import use_fused_optimizer
+        cfg.optim_wrapper = use_fused_optimizer(cfg.optim_wrapper)
     if args.amp:
         from mmidc.utils.amp import amp_optim_wrapper
-        cfg.optim_wrapper = amp_optim_wrapper(cfg.optim_wrapper)
+        cfg.optim_wrapper = amp_optim_wrapper(cfg.optim_wrapper,
+                                              dtype=args.amp)
+    if args.compile:
+        from mmidc.utils.step_options import use_compile
+        use_compile(cfg, args.compile)
+    if args.image_cache:
+        from mmidc.datasets import use_image_cache
+        use_image_cache(cfg, loaders=('train_dataloader', 'val_dataloader'))
     if args.resume == 'auto':
         cfg.resume = True
         cfg.load_from = None

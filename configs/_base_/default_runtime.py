@@ -2,6 +2,9 @@
 default_scope = 'mmidc'
 
 default_hooks = dict(
+    # Losses read back from the GPU only when logged, not after every step
+    # (same logs; mmidc.engine.DeferredRuntimeInfoHook).
+    runtime_info=dict(type='DeferredRuntimeInfoHook'),
     timer=dict(type='IterTimerHook'),
     logger=dict(type='LoggerHook', interval=50),
     param_scheduler=dict(type='ParamSchedulerHook'),

@@ -1,6 +1,8 @@
 """What the captioning and retrieval inferencers share: model loading, input
 checking, batching, and the pair encoder's attention maps."""
 import os
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -10,12 +12,20 @@ from mmengine.dataset import pseudo_collate
 from mmpretrain.apis import BaseInferencer
 
 from mmidc.visualization import PairAttentionVisualizer, cls_attention_maps
-from .image_loading import (DEFAULT_MAX_PIXELS, ImageInput, check_pair_sizes,
-                            describe_image, load_rgb_image)
+from .image_loading import (DEFAULT_MAX_PIXELS, ImageInput, ImageInputError,
+                            check_pair_sizes, describe_image, load_rgb_image)
 from .model_loading import ConfigType, init_model
 from .pair_pipeline import build_image_pipeline
 
 Pair = Tuple[ImageInput, ImageInput]
+#: ``(index, packed sample)``, or ``(index, error)`` for an unusable pair.
+PreparedPair = Tuple[int, Union[dict, Exception]]
+
+
+def _sample_or_raise(item: Union[dict, Exception]) -> dict:
+    if isinstance(item, Exception):
+        raise item
+    return item
 
 
 class BasePairInferencer(BaseInferencer):
@@ -105,16 +115,69 @@ class BasePairInferencer(BaseInferencer):
                             'pairs')
         return [tuple(p) for p in img1], False
 
-    def iter_batches(self, pairs: Sequence[Pair],
-                     batch_size: int = 1) -> Iterator[dict]:
-        """Collated batches of prepared pairs (for ``model.test_step``)."""
+    def prepared_batches(self,
+                         pairs: Sequence[Pair],
+                         batch_size: int = 1,
+                         pair_ids: Optional[Sequence[str]] = None,
+                         workers: Optional[int] = None,
+                         prefetch: int = 2) -> Iterator[List[PreparedPair]]:
+        """Prepare pairs on a pool of threads, ``batch_size`` at a time.
+
+        Images are decoded and resized by ``workers`` threads (Pillow
+        releases the interpreter lock while it decodes and resizes), up to
+        ``prefetch`` batches ahead of the one handed out, so that decoding
+        the next batches overlaps the model's work on this one. Each item of
+        a batch is ``(index, sample)``, or ``(index, error)`` for a pair
+        whose images cannot be used (an :class:`ImageInputError` or
+        ``OSError``; other errors propagate), in input order.
+
+        Args:
+            pairs (Sequence[tuple]): ``(before, after)`` images.
+            batch_size (int): pairs per batch.
+            pair_ids (Sequence[str], optional): ids carried in the data
+                samples (default: the pairs' positions).
+            workers (int, optional): decoding threads. Defaults to the
+                number of cores, at most 16; 0 decodes in this thread.
+            prefetch (int): batches decoded ahead. Defaults to 2.
+        """
         if batch_size < 1:
             raise ValueError(f'batch_size must be >= 1, got {batch_size}')
-        for start in range(0, len(pairs), batch_size):
-            chunk = pairs[start:start + batch_size]
-            yield pseudo_collate([
-                self.prepare_pair(a, b, pair_id=start + i)
-                for i, (a, b) in enumerate(chunk)])
+        pairs = list(pairs)
+        ids = list(pair_ids) if pair_ids is not None else list(range(len(pairs)))
+
+        def prepare(index: int):
+            before, after = pairs[index]
+            try:
+                return index, self.prepare_pair(before, after, ids[index])
+            except (ImageInputError, OSError) as err:
+                return index, err
+
+        if workers is None:
+            workers = min(16, os.cpu_count() or 1)
+        if workers == 0:
+            for start in range(0, len(pairs), batch_size):
+                yield [prepare(i) for i in range(start, min(start + batch_size,
+                                                            len(pairs)))]
+            return
+        window = batch_size * (1 + max(0, prefetch))
+        with ThreadPoolExecutor(workers, thread_name_prefix='decode') as pool:
+            pending = deque(pool.submit(prepare, i)
+                            for i in range(min(window, len(pairs))))
+            submitted = len(pending)
+            while pending:
+                batch = [pending.popleft().result()
+                         for _ in range(min(batch_size, len(pending)))]
+                while submitted < len(pairs) and len(pending) < window - len(batch):
+                    pending.append(pool.submit(prepare, submitted))
+                    submitted += 1
+                yield batch
+
+    def iter_batches(self, pairs: Sequence[Pair],
+                     batch_size: int = 1) -> Iterator[dict]:
+        """Collated batches of prepared pairs (for ``model.test_step``);
+        an unusable image raises its :class:`ImageInputError`."""
+        for batch in self.prepared_batches(pairs, batch_size):
+            yield pseudo_collate([_sample_or_raise(item) for _, item in batch])
 
     # ------------------------------------------------------------ attention
     @torch.no_grad()

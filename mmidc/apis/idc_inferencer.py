@@ -7,7 +7,7 @@ import numpy as np
 import torch
 from mmengine.dataset import pseudo_collate
 
-from .base_pair_inferencer import BasePairInferencer, Pair
+from .base_pair_inferencer import BasePairInferencer, Pair, _sample_or_raise
 from .image_loading import DEFAULT_MAX_PIXELS, ImageInput
 from .model_loading import ConfigType
 
@@ -87,14 +87,16 @@ class IDCInferencer(BasePairInferencer):
 
     def stream(self, pairs: Sequence[Pair], batch_size: int = 1,
                strategy: Optional[str] = None,
-               beam_size: Optional[int] = None) -> Iterator[List[Dict]]:
+               beam_size: Optional[int] = None,
+               workers: Optional[int] = None) -> Iterator[List[Dict]]:
         """Caption pairs batch by batch: yields a list of results per batch
-        (for progress bars over long lists)."""
-        pairs = list(pairs)
-        for start in range(0, len(pairs), max(1, batch_size)):
-            chunk = pairs[start:start + batch_size]
-            samples = [self.prepare_pair(a, b, pair_id=start + i)
-                       for i, (a, b) in enumerate(chunk)]
+        (for progress bars over long lists). The next batches' images are
+        decoded by ``workers`` threads while the model captions this one
+        (:meth:`prepared_batches`); an unusable image raises its
+        :class:`ImageInputError`."""
+        for batch in self.prepared_batches(pairs, max(1, batch_size),
+                                           workers=workers):
+            samples = [_sample_or_raise(item) for _, item in batch]
             yield [self.to_result(ds) for ds in
                    self.predict_samples(samples, strategy, beam_size)]
 
@@ -109,7 +111,8 @@ class IDCInferencer(BasePairInferencer):
                  img2: Optional[ImageInput] = None,
                  batch_size: int = 1,
                  strategy: Optional[str] = None,
-                 beam_size: Optional[int] = None) -> Union[Dict, List[Dict]]:
+                 beam_size: Optional[int] = None,
+                 workers: Optional[int] = None) -> Union[Dict, List[Dict]]:
         """Caption one pair, or a list of ``(before, after)`` pairs.
 
         Args:
@@ -118,6 +121,8 @@ class IDCInferencer(BasePairInferencer):
             batch_size (int): pairs per forward pass. Defaults to 1.
             strategy (str, optional): ``'greedy'`` / ``'beam'`` for this call.
             beam_size (int, optional): beams for this call.
+            workers (int, optional): image-decoding threads (see
+                :meth:`prepared_batches`).
 
         Returns:
             dict | list[dict]: ``{'caption': str, 'score': float}`` per pair.
@@ -126,7 +131,7 @@ class IDCInferencer(BasePairInferencer):
         if batch_size < 1:
             raise ValueError(f'batch_size must be >= 1, got {batch_size}')
         results = [r for batch in self.stream(pairs, batch_size, strategy,
-                                              beam_size) for r in batch]
+                                              beam_size, workers) for r in batch]
         return results[0] if single else results
 
     def visualize_attention(self,

@@ -18,7 +18,7 @@ import json
 import multiprocessing
 import os
 import os.path as osp
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from mmengine.logging import print_log
@@ -151,6 +151,35 @@ def _shard_is_current(index_path: str, array_path: str, index: dict) -> bool:
                for key in ('format', 'size', 'root', 'images', 'stats'))
 
 
+def _shard_index(image_paths: Sequence[str], data_root: str, cache_dir: str,
+                 size: Sequence[int], shard: str) -> Tuple[dict, List[str]]:
+    """The index a current shard of ``image_paths`` holds, and the sorted
+    unique absolute paths (its row order)."""
+    size = to_hw(size, 'size')
+    paths = sorted({osp.abspath(p) for p in image_paths})
+    root = osp.abspath(data_root)
+    outside = [p for p in paths if not p.startswith(root + os.sep)]
+    if outside:
+        raise ValueError(f'image {outside[0]} is not under data_root {root}')
+    index = dict(
+        format=FORMAT,
+        size=list(size),
+        array=f'{shard}.npy',
+        root=osp.relpath(root, osp.abspath(cache_dir)),
+        images=[osp.relpath(p, root) for p in paths],
+        stats=[list(_file_stat(p)) for p in paths])
+    return index, paths
+
+
+def shard_is_current(image_paths: Sequence[str], data_root: str,
+                     cache_dir: str, size: Sequence[int], shard: str) -> bool:
+    """Whether ``<cache_dir>/<shard>`` holds exactly these images at ``size``,
+    from sources with the sizes and mtimes they have now."""
+    index, _ = _shard_index(image_paths, data_root, cache_dir, size, shard)
+    return _shard_is_current(osp.join(cache_dir, f'{shard}.json'),
+                             osp.join(cache_dir, f'{shard}.npy'), index)
+
+
 def build_pair_image_cache(image_paths: Sequence[str],
                            data_root: str,
                            cache_dir: str,
@@ -176,22 +205,11 @@ def build_pair_image_cache(image_paths: Sequence[str],
         rebuild (bool): Rebuild even a current shard. Defaults to False.
     """
     size = to_hw(size, 'size')
-    paths = sorted({osp.abspath(p) for p in image_paths})
-    root = osp.abspath(data_root)
-    outside = [p for p in paths if not p.startswith(root + os.sep)]
-    if outside:
-        raise ValueError(f'image {outside[0]} is not under data_root {root}')
+    index, paths = _shard_index(image_paths, data_root, cache_dir, size, shard)
     os.makedirs(cache_dir, exist_ok=True)
     array_path = osp.join(cache_dir, f'{shard}.npy')
     index_path = osp.join(cache_dir, f'{shard}.json')
     partial_path = osp.join(cache_dir, f'{shard}.partial.npy')
-    index = dict(
-        format=FORMAT,
-        size=list(size),
-        array=osp.basename(array_path),
-        root=osp.relpath(root, osp.abspath(cache_dir)),
-        images=[osp.relpath(p, root) for p in paths],
-        stats=[list(_file_stat(p)) for p in paths])
     if not rebuild and _shard_is_current(index_path, array_path, index):
         print_log(f'{array_path}: current ({len(paths)} images at '
                   f'{size[0]}x{size[1]}), kept', logger='current')

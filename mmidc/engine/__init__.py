@@ -1,8 +1,11 @@
 """Runner-side pieces: safe checkpoint loading, atomic writes, re-seeding,
-bf16 autocast on CPU, BERT's optimizer and schedules, the logit-scale clamp."""
+bf16 autocast, logging without a per-step device sync, compile timing, BERT's
+optimizer and schedules, the logit-scale clamp."""
 from .atomic_backend import AtomicLocalBackend
 from .autocast_optim_wrapper import AutocastOptimWrapper
 from .checkpoint_safety import allow_mmengine_checkpoint_globals
+from .compile_timer_hook import CompileTimerHook
+from .deferred_runtime_info_hook import DeferredRuntimeInfoHook
 from .logit_scale_clamp_hook import LogitScaleClampHook
 from .optimizers import BertAdam, NoDecayOptimWrapperConstructor
 from .reseed_hook import EpochReseedHook
@@ -10,7 +13,8 @@ from .schedulers import BertWarmupLR, bert_warmup_factor
 
 __all__ = [
     'AtomicLocalBackend', 'AutocastOptimWrapper',
-    'allow_mmengine_checkpoint_globals', 'EpochReseedHook',
-    'LogitScaleClampHook', 'BertAdam', 'NoDecayOptimWrapperConstructor',
-    'BertWarmupLR', 'bert_warmup_factor',
+    'allow_mmengine_checkpoint_globals', 'CompileTimerHook',
+    'DeferredRuntimeInfoHook', 'EpochReseedHook', 'LogitScaleClampHook',
+    'BertAdam', 'NoDecayOptimWrapperConstructor', 'BertWarmupLR',
+    'bert_warmup_factor',
 ]

@@ -85,11 +85,15 @@ def use_gloo_without_cuda(cfg: Config) -> None:
 def apply_launch_args(cfg: Config, config_path: str, launcher: str,
                       work_dir: str = None) -> None:
     """The settings tools/train.py and tools/test.py share: the launcher
-    (gloo on CPU-only machines) and the work dir (``--work-dir``, else the
-    config's, else ``work_dirs/<config name>``)."""
+    (gloo on CPU-only machines), the work dir (``--work-dir``, else the
+    config's, else ``work_dirs/<config name>``) and the loaders' ``'auto'``
+    settings (:func:`mmidc.datasets.resolve_loader_defaults`)."""
     import os.path as osp
+
+    from mmidc.datasets.loader_setup import resolve_loader_defaults
     cfg.launcher = launcher
     use_gloo_without_cuda(cfg)
+    resolve_loader_defaults(cfg)
     if work_dir is not None:
         cfg.work_dir = work_dir
     elif cfg.get('work_dir', None) is None:

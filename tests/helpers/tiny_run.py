@@ -76,6 +76,30 @@ randomness = dict(seed=0)
 """
 
 
+CAPTIONER_TEMPLATE = """
+model = dict(
+    type='CLIP4IDCCaptioner',
+    backbone=dict(type='CLIP4IDCBackbone', arch=tiny_arch, num_inter_layers=1),
+    head=dict(type='TransformerCaptionHead', hidden=32, num_heads=2,
+              num_encoder_layers=1, num_decoder_layers=1, dropout={dropout},
+              max_length=16, vocab=dict(captions_from=dict(
+                  type='CLEVRChangeDataset', data_root=data_root,
+                  split='train')){head_options}))
+"""
+
+
+def captioner_config(dropout: float = 0.0, head_options: str = '',
+                     evaluator: str = None) -> str:
+    """Config lines (for ``write_tiny_config(extra=...)``) that make the tiny
+    config a captioner of the same backbone, its vocabulary from the training
+    captions; validated with ``evaluator`` (a config expression), or not at
+    all."""
+    text = CAPTIONER_TEMPLATE.format(dropout=dropout, head_options=head_options)
+    if evaluator is None:
+        return text + 'val_dataloader = None\nval_cfg = None\nval_evaluator = None\n'
+    return text + f'val_evaluator = {evaluator}\n'
+
+
 def make_tiny_data(root: str) -> str:
     """Write the tiny CLEVR-Change tree under ``root`` (once)."""
     if not osp.isfile(osp.join(root, 'splits.json')):
@@ -100,18 +124,21 @@ def write_tiny_config(folder: str, max_epochs: int = 3, extra: str = '',
     return path
 
 
-def tool_env(extra_pythonpath: str = None) -> dict:
-    """Environment for tool subprocesses: one thread, the repo importable."""
+def tool_env(extra_pythonpath: str = None, extra_env: dict = None) -> dict:
+    """Environment for tool subprocesses: one thread, the repo importable
+    (plus ``extra_env``)."""
     env = dict(os.environ, OMP_NUM_THREADS='1', MKL_NUM_THREADS='1',
-               CUDA_VISIBLE_DEVICES='')
+               CUDA_VISIBLE_DEVICES='', **(extra_env or {}))
     paths = [str(REPO)] + ([extra_pythonpath] if extra_pythonpath else [])
     env['PYTHONPATH'] = os.pathsep.join(paths + [env.get('PYTHONPATH', '')])
     return env
 
 
 def run_train(config: str, *args: str, extra_pythonpath: str = None,
-              timeout: float = 300) -> subprocess.CompletedProcess:
+              timeout: float = 300,
+              extra_env: dict = None) -> subprocess.CompletedProcess:
     """``python tools/train.py CONFIG ARGS`` in the repo root, output kept."""
     cmd = [sys.executable, str(REPO / 'tools' / 'train.py'), config, *args]
-    return subprocess.run(cmd, cwd=str(REPO), env=tool_env(extra_pythonpath),
+    return subprocess.run(cmd, cwd=str(REPO),
+                          env=tool_env(extra_pythonpath, extra_env),
                           capture_output=True, text=True, timeout=timeout)

@@ -88,3 +88,47 @@ def test_attention_png_titled_with_caption(captioner, pair_files, tmp_path):
     out = tmp_path / 'att.png'
     figure = captioner.visualize_attention(*pair_files, out)
     assert out.is_file() and figure.ndim == 3
+
+
+def test_threaded_decoding_keeps_order_and_reports_bad_pairs(captioner, tmp_path):
+    """prepared_batches: threads decode ahead, batches come out in input
+    order, an unusable pair is an error item (not an exception), and the
+    results equal decoding in the calling thread."""
+    pairs = []
+    for i in range(7):
+        before, after, _ = square_pair(colour_after=(30, 30 + 20 * i, 220))
+        paths = tmp_path / f'{i}_a.png', tmp_path / f'{i}_b.png'
+        Image.fromarray(before).save(paths[0])
+        Image.fromarray(after).save(paths[1])
+        pairs.append(tuple(str(p) for p in paths))
+    pairs[4] = (pairs[4][0], str(tmp_path / 'missing.png'))
+    threaded = list(captioner.prepared_batches(pairs, batch_size=3, workers=3,
+                                               prefetch=1))
+    serial = list(captioner.prepared_batches(pairs, batch_size=3, workers=0))
+    assert [[i for i, _ in b] for b in threaded] == [[0, 1, 2], [3, 4, 5], [6]]
+    assert isinstance(threaded[1][1][1], ImageInputError)
+    for batch_a, batch_b in zip(threaded, serial):
+        for (_, a), (_, b) in zip(batch_a, batch_b):
+            if isinstance(a, Exception):
+                assert str(a) == str(b)
+            else:
+                assert np.array_equal(a['inputs'].numpy(), b['inputs'].numpy())
+    good = [p for i, p in enumerate(pairs) if i != 4]
+    assert captioner(good, batch_size=4, workers=2) == captioner(good, batch_size=4,
+                                                                 workers=0)
+    with pytest.raises(ImageInputError, match='missing.png'):
+        captioner(pairs, batch_size=4, workers=2)
+
+
+@pytest.mark.cuda
+def test_inferencer_on_cuda(captioner_files, pair_files):
+    """The captioner on the GPU gives the CPU's captions."""
+    gpu = IDCInferencer(*captioner_files, device='cuda')
+    assert next(gpu.model.parameters()).is_cuda
+    cpu = IDCInferencer(*captioner_files, device='cpu')
+    before, after, _ = square_pair()
+    pairs = [(before, after), (after, before), tuple(pair_files)]
+    on_gpu, on_cpu = gpu(pairs, batch_size=2), cpu(pairs, batch_size=2)
+    assert [r['caption'] for r in on_gpu] == [r['caption'] for r in on_cpu]
+    assert np.allclose([r['score'] for r in on_gpu], [r['score'] for r in on_cpu],
+                       atol=1e-3)

@@ -125,7 +125,7 @@ def test_no_change_files_not_needed_without_no_change(fresh_clevr_root):
 def test_distractor_path_on_change_pairs(clevr_root, fresh_clevr_root):
     dataset = CLEVRChangeDataset(clevr_root, with_distractor_path=True)
     for i in range(len(dataset)):
-        info = dataset.get_pair_info(i)
+        info = dataset.get_data_info(i)
         if info['change_type'] == 'none':
             assert 'distractor_path' not in info
         else:
@@ -133,7 +133,7 @@ def test_distractor_path_on_change_pairs(clevr_root, fresh_clevr_root):
             assert info['distractor_path'] == osp.join(
                 clevr_root, 'nsc_images', f'CLEVR_nonsemantic_{scene}.png')
     assert 'distractor_path' not in CLEVRChangeDataset(
-        clevr_root).get_pair_info(0)
+        clevr_root).get_data_info(0)
     # checked at build time, also without the no-change pairs
     os.remove(osp.join(fresh_clevr_root, 'nsc_images',
                        'CLEVR_nonsemantic_000002.png'))

@@ -38,6 +38,10 @@ def parse_args(argv=None):
         help='only score all pairs together')
     parser.add_argument(
         '--java', help='java binary (default: $MMIDC_JAVA or java on PATH)')
+    parser.add_argument(
+        '--tokenizer', default='auto', choices=['auto', 'ptb', 'python'],
+        help="PTB (Java) or the Java-free Python tokenizer (default: PTB "
+        "when Java is found)")
     return parser.parse_args(argv)
 
 
@@ -51,7 +55,8 @@ def main(argv=None) -> dict:
         sys.exit(f'eval_captions: {args.predictions} must hold a JSON list '
                  'of {"pair_id", "prediction", "references", "change_type"}')
     per_type = not args.no_per_type
-    scorer = CaptionScorer(metrics=args.metrics, java=args.java)
+    scorer = CaptionScorer(metrics=args.metrics, java=args.java,
+                           tokenizer=args.tokenizer)
     scores = scorer.score(records, per_type=per_type, source=args.predictions)
     print(f'{args.predictions}: {len(records)} pairs '
           '(scores x100, CIDEr = CIDEr-D)')

@@ -18,11 +18,10 @@ import sys
 import time
 
 import torch
-from mmengine.dataset import pseudo_collate
 from mmengine.registry import init_default_scope
 
 import mmidc  # noqa: F401  (registers the data sets and transforms)
-from mmidc.datasets import build_pair_image_cache, default_cache_dir
+from mmidc.datasets import build_pair_image_cache, default_cache_dir, idc_collate
 from mmidc.registry import DATASETS
 
 
@@ -62,10 +61,11 @@ def build_dataset(args, cache_dir=None):
 
 
 def time_loader(dataset, workers: int, batch_size: int) -> dict:
-    """Iterate once; time the first batch and the rest apart."""
+    """Iterate once; time the first batch and the rest apart. Per core:
+    the steady rate over the workers (the main process with 0 workers)."""
     loader = torch.utils.data.DataLoader(
         dataset, batch_size=batch_size, num_workers=workers,
-        collate_fn=pseudo_collate, shuffle=False,
+        collate_fn=idc_collate, shuffle=False,
         persistent_workers=False)
     start = time.perf_counter()
     first, pairs, first_pairs = None, 0, 0
@@ -108,12 +108,14 @@ def main(argv=None):
         for workers in args.workers:
             row = dict(source=source, **time_loader(dataset, workers,
                                                     args.batch_size))
+            row['steady_pairs_per_s_per_core'] = round(
+                (row['steady_pairs_per_s'] or 0) / max(1, workers), 1)
             rows.append(row)
             print(f'{source:>5} workers={workers}: {row["pairs_per_s"]} '
                   f'pairs/s', flush=True)
 
     header = ('source', 'workers', 'pairs', 'seconds', 'first_batch_s',
-              'pairs_per_s', 'steady_pairs_per_s')
+              'pairs_per_s', 'steady_pairs_per_s', 'steady_pairs_per_s_per_core')
     print('\n| ' + ' | '.join(header) + ' |')
     print('|' + '---|' * len(header))
     for row in rows:

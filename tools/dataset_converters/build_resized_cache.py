@@ -30,7 +30,7 @@ from mmengine.registry import init_default_scope
 
 import mmidc  # noqa: F401  (registers the data sets)
 from mmidc.datasets import build_pair_image_cache, default_cache_dir
-from mmidc.registry import DATASETS
+from mmidc.datasets.loader_setup import dataset_image_paths, loader_dataset
 
 DATALOADERS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
 
@@ -79,9 +79,7 @@ def dataset_cfgs(args):
         loader = cfg.get(key)
         if not loader:
             continue
-        dataset = copy.deepcopy(loader['dataset'])
-        while 'dataset' in dataset:  # unwrap RepeatDataset & co.
-            dataset = dataset['dataset']
+        dataset = copy.deepcopy(loader_dataset(loader))
         name = dataset.get('split', key.split('_')[0])
         found.append((f'{dataset["type"]}_{name}', dataset))
     if not found:
@@ -94,14 +92,10 @@ def main(argv=None):
     args = parse_args(argv)
     init_default_scope('mmidc')
     for shard, cfg in dataset_cfgs(args):
-        cfg.update(pipeline=[], lazy_init=False)
-        dataset = DATASETS.build(cfg)
-        paths = [dataset.get_data_info(i)[key] for i in range(len(dataset))
-                 for key in ('img1_path', 'img2_path')]
-        cache_dir = args.cache_dir or default_cache_dir(dataset.data_root,
-                                                        args.size)
+        paths, data_root = dataset_image_paths(cfg)
+        cache_dir = args.cache_dir or default_cache_dir(data_root, args.size)
         start = time.time()
-        index = build_pair_image_cache(paths, dataset.data_root, cache_dir,
+        index = build_pair_image_cache(paths, data_root, cache_dir,
                                        args.size, shard, args.workers,
                                        rebuild=args.rebuild)
         print(f'{shard}: {len(set(paths))} images ready in '

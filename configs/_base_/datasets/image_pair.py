@@ -8,10 +8,12 @@
 data_root = 'data/my_pairs'
 image_size = (224, 224)
 context_length = 32
-# The pre-resized cache that tools/dataset_converters/build_resized_cache.py
-# writes under a data root, used when it is there (else the images are decoded
-# and resized every step). '{data_root}' is each loader's own data_root, so a
-# child config that sets its loaders' data_root moves the cache along.
+# The pre-resized cache under a data root (<data_root>/cache_<H>x<W>), read
+# when it is there; `tools/train.py CONFIG --image-cache` builds it (or
+# tools/dataset_converters/build_resized_cache.py); without it the images are
+# decoded and resized every step (docs/datasets.md). '{data_root}' is each
+# loader's own data_root, so a child config that sets its loaders' data_root
+# moves the cache along.
 load_pair = dict(type='LoadImagePair',
                  cache_dir='{data_root}/cache_%dx%d' % image_size,
                  cache_size=image_size)
@@ -35,28 +37,37 @@ retrieval_test_pipeline = [
     dict(type='PackIDCInputs'),
 ]
 
+# Loader defaults: 'auto' workers = this machine's cores shared by its
+# training processes (one core left to each), at most 16; 'auto' pinned
+# memory when CUDA is available. idc_collate stacks the pairs into one uint8
+# [B, 2, 3, H, W] tensor in the workers, which the data preprocessor copies
+# to the GPU in one transfer (tools/train.py and tools/test.py resolve
+# 'auto'; see mmidc.datasets.resolve_loader_defaults).
 train_dataloader = dict(
     batch_size=16,
-    num_workers=4,
+    num_workers='auto',
+    pin_memory='auto',
     persistent_workers=True,
     sampler=dict(type='DefaultSampler', shuffle=True),
-    collate_fn=dict(type='pseudo_collate'),
+    collate_fn=dict(type='idc_collate'),
     dataset=dict(type='ImagePairDataset', data_root=data_root,
                  ann_file='train.jsonl', pipeline=train_pipeline))
 val_dataloader = dict(
     batch_size=64,
-    num_workers=4,
+    num_workers='auto',
+    pin_memory='auto',
     persistent_workers=True,
     sampler=dict(type='DefaultSampler', shuffle=False),
-    collate_fn=dict(type='pseudo_collate'),
+    collate_fn=dict(type='idc_collate'),
     dataset=dict(type='ImagePairDataset', data_root=data_root,
                  ann_file='val.jsonl', pipeline=test_pipeline))
 test_dataloader = dict(
     batch_size=64,
-    num_workers=4,
+    num_workers='auto',
+    pin_memory='auto',
     persistent_workers=True,
     sampler=dict(type='DefaultSampler', shuffle=False),
-    collate_fn=dict(type='pseudo_collate'),
+    collate_fn=dict(type='idc_collate'),
     dataset=dict(type='ImagePairDataset', data_root=data_root,
                  ann_file='test.jsonl', pipeline=test_pipeline))
 # Total, per change type, all change pairs ("semantic") and no-change pairs

@@ -5,9 +5,11 @@ Shared by :class:`IDCMetric` (during validation / test) and
 A *record* is one pair: ``{'pair_id', 'prediction', 'references',
 'change_type'}``, the same layout as the predictions JSON the metric writes.
 """
+import logging
+import os
 import time
 from collections import OrderedDict
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Union
 
 import numpy as np
 from mmengine.logging import print_log
@@ -15,10 +17,14 @@ from pycocoevalcap.bleu.bleu import Bleu
 from pycocoevalcap.cider.cider import Cider
 from pycocoevalcap.rouge.rouge import Rouge
 
-from mmidc.utils.java import require_java
+from mmidc.utils.java import INSTALL_HINT, find_java, require_java
 from .coco_caption_java import JavaMeteor, JavaPTBTokenizer
+from .python_ptb_tokenizer import PythonPTBTokenizer
 
 METRIC_GROUPS = ('Bleu', 'METEOR', 'ROUGE_L', 'CIDEr')
+#: The metrics that need no Java (with the Python tokenizer).
+JAVA_FREE_METRICS = ('Bleu', 'ROUGE_L', 'CIDEr')
+TOKENIZERS = ('auto', 'ptb', 'python')
 # Change types of CLEVR-Change, in the order its evaluation reports them.
 KNOWN_CHANGE_TYPES = ('color', 'material', 'add', 'drop', 'move')
 NO_CHANGE_TYPE = 'none'
@@ -86,28 +92,76 @@ class CaptionScorer:
     the subset scored, as in the CLEVR-Change evaluation). Scores are x100.
 
     Args:
-        metrics (Sequence[str]): Any of ``'Bleu'`` (gives ``Bleu_1`` ..
-            ``Bleu_4``), ``'METEOR'``, ``'ROUGE_L'``, ``'CIDEr'``.
-            Defaults to all four.
-        java (str, optional): Java binary (path or name). Defaults to
-            ``MMIDC_JAVA`` or ``java`` on ``PATH``.
+        metrics (Sequence[str], optional): Any of ``'Bleu'`` (gives
+            ``Bleu_1`` .. ``Bleu_4``), ``'METEOR'``, ``'ROUGE_L'``,
+            ``'CIDEr'``. Defaults to all four (with ``java=False``: all but
+            METEOR).
+        java (str | bool, optional): Java binary (path or name). Defaults
+            to ``MMIDC_JAVA`` or ``java`` on ``PATH``. ``False``: Java-free
+            scoring, BLEU, ROUGE-L and CIDEr with the Python tokenizer.
+        tokenizer (str): ``'ptb'``: coco-caption's PTB tokenizer (Stanford
+            CoreNLP, needs Java); ``'python'``: :class:`PythonPTBTokenizer`
+            (no Java; the same tokens on CLEVR-Change-style text, see
+            docs/evaluation.md); ``'auto'`` (default): PTB when Java is
+            found, the Python tokenizer otherwise (logged).
         meteor_timeout (float): Seconds to wait for one METEOR answer before
             the JVM is killed and an error raised. Defaults to 600.
+
+    Java is looked for only when it is needed: by METEOR (always) and by the
+    PTB tokenizer. ``java=False`` (or ``metrics=JAVA_FREE_METRICS`` where no
+    Java is found) scores without any Java runtime.
     """
 
     def __init__(self,
-                 metrics: Sequence[str] = METRIC_GROUPS,
-                 java: Optional[str] = None,
+                 metrics: Optional[Sequence[str]] = None,
+                 java: Union[str, bool, None] = None,
+                 tokenizer: str = 'auto',
                  meteor_timeout: float = 600.):
+        if java is False:  # Java-free scoring
+            if tokenizer == 'ptb' or (metrics and 'METEOR' in metrics):
+                raise ValueError(
+                    'java=False scores without Java: METEOR and the PTB '
+                    f'tokenizer need it (metrics={metrics!r}, '
+                    f'tokenizer={tokenizer!r})')
+            java, tokenizer = None, 'python'
+            metrics = metrics or JAVA_FREE_METRICS
+        java = None if java is True else java
+        if metrics is None:
+            metrics = METRIC_GROUPS
         if isinstance(metrics, str):
             metrics = (metrics, )
         unknown = [m for m in metrics if m not in METRIC_GROUPS]
         if unknown or not metrics:
             raise ValueError(f'metrics={tuple(metrics)!r}: choose from '
                              f'{METRIC_GROUPS} (unknown: {unknown}).')
+        if tokenizer not in TOKENIZERS:
+            raise ValueError(f'tokenizer={tokenizer!r}: choose from '
+                             f'{TOKENIZERS}.')
         self.metrics = tuple(m for m in METRIC_GROUPS if m in metrics)
-        self.java = require_java(
-            java, needed_by='Caption scoring (PTB tokenizer and METEOR)')
+        self.java = None
+        if 'METEOR' in self.metrics:
+            if find_java(java) is None:
+                wanted = java or os.environ.get('MMIDC_JAVA') or 'java'
+                raise RuntimeError(
+                    f'METEOR needs a Java runtime, but the java binary '
+                    f'{wanted!r} was not found or is not executable. '
+                    f'{INSTALL_HINT} Or score BLEU, ROUGE-L and CIDEr '
+                    f'without Java: java=False (e.g. --cfg-options '
+                    f'val_evaluator.java=False test_evaluator.java=False) or '
+                    f'metrics={JAVA_FREE_METRICS!r}; docs/evaluation.md.')
+            self.java = find_java(java)
+        if tokenizer == 'auto':
+            tokenizer = 'ptb' if (self.java or find_java(java)) else 'python'
+            if tokenizer == 'python':
+                print_log('Caption scoring: no Java runtime found, sentences '
+                          'are tokenised by the Python PTB-like tokenizer '
+                          'instead of the PTB tokenizer (the same tokens on '
+                          'CLEVR-Change-style text; docs/evaluation.md)',
+                          logger='current', level=logging.WARNING)
+        if tokenizer == 'ptb' and self.java is None:
+            self.java = require_java(java, needed_by='The PTB tokenizer '
+                                     "(tokenizer='python' needs no Java)")
+        self.tokenizer = tokenizer
         self.meteor_timeout = meteor_timeout
 
     def score(self, records: Sequence[dict], per_type: bool = True,
@@ -171,14 +225,16 @@ class CaptionScorer:
         return results
 
     def tokenize(self, records: Sequence[dict]):
-        """PTB-tokenised ``(references, predictions)`` dicts keyed by pair id,
-        in coco-caption's ``{id: [sentence, ...]}`` layout (one JVM)."""
+        """Tokenised ``(references, predictions)`` dicts keyed by pair id,
+        in coco-caption's ``{id: [sentence, ...]}`` layout (PTB: one JVM)."""
         captions = {}
         for rec in records:
             pid = rec['pair_id']
             captions[('gt', pid)] = [{'caption': c} for c in rec['references']]
             captions[('res', pid)] = [{'caption': rec['prediction']}]
-        tokens = JavaPTBTokenizer(self.java).tokenize(captions)
+        tokenizer = (JavaPTBTokenizer(self.java) if self.tokenizer == 'ptb'
+                     else PythonPTBTokenizer())
+        tokens = tokenizer.tokenize(captions)
         gts = {r['pair_id']: tokens[('gt', r['pair_id'])] for r in records}
         res = {r['pair_id']: tokens[('res', r['pair_id'])] for r in records}
         return gts, res

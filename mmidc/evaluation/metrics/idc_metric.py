@@ -4,15 +4,14 @@ import json
 import logging
 import os
 import os.path as osp
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Union
 
 from mmengine.evaluator import BaseMetric
 from mmengine.logging import MMLogger, print_log
 from mmengine.structures import BaseDataElement
 
 from mmidc.registry import METRICS
-from .caption_scorer import (METRIC_GROUPS, CaptionScorer, format_score_table,
-                             subset_counts)
+from .caption_scorer import CaptionScorer, format_score_table, subset_counts
 
 
 def current_log_dir() -> Optional[str]:
@@ -42,13 +41,24 @@ class IDCMetric(BaseMetric):
     all ranks in data set order and drops the distributed sampler's padding
     (it keeps the data set's ``size``); scoring runs once on rank 0.
 
+    Note: MMEngine reads an evaluator config dict that has a ``metrics`` key
+    as an ``Evaluator``; to choose the metrics in a config, wrap the metric
+    in a list: ``val_evaluator = [dict(type='IDCMetric', metrics=[...])]``.
+
     Args:
-        metrics (Sequence[str]): Subset of ``('Bleu', 'METEOR', 'ROUGE_L',
-            'CIDEr')``. Defaults to all.
+        metrics (Sequence[str], optional): Subset of ``('Bleu', 'METEOR',
+            'ROUGE_L', 'CIDEr')``. Defaults to all (with ``java=False``: all
+            but METEOR).
         per_type (bool): Add the per-change-type subsets. Defaults to True.
-        java (str, optional): Java binary for the tokenizer and METEOR.
-            Defaults to ``MMIDC_JAVA`` or ``java`` on ``PATH``; checked here,
-            at construction.
+        java (str | bool, optional): Java binary for the PTB tokenizer and
+            METEOR. Defaults to ``MMIDC_JAVA`` or ``java`` on ``PATH``;
+            checked here, at construction, when one of them needs it.
+            ``False``: Java-free scoring (BLEU, ROUGE-L, CIDEr with the
+            Python tokenizer), e.g. ``--cfg-options val_evaluator.java=False``.
+        tokenizer (str): ``'auto'`` (default: PTB when Java is found, else
+            a Python PTB-like tokenizer), ``'ptb'`` or ``'python'``. Without
+            Java, score ``metrics=('Bleu', 'ROUGE_L', 'CIDEr')`` (METEOR
+            needs Java): see :class:`CaptionScorer` and docs/evaluation.md.
         output_dir (str, optional): Where to write the predictions JSON.
             Defaults to the current run's log folder
             (``<work_dir>/<timestamp>``); outside a run nothing is written.
@@ -62,15 +72,17 @@ class IDCMetric(BaseMetric):
     """
 
     def __init__(self,
-                 metrics: Sequence[str] = METRIC_GROUPS,
+                 metrics: Optional[Sequence[str]] = None,
                  per_type: bool = True,
-                 java: Optional[str] = None,
+                 java: Union[str, bool, None] = None,
+                 tokenizer: str = 'auto',
                  output_dir: Optional[str] = None,
                  out_file_prefix: Optional[str] = 'predictions',
                  collect_device: str = 'cpu',
                  prefix: Optional[str] = None):
         super().__init__(collect_device=collect_device, prefix=prefix)
-        self.scorer = CaptionScorer(metrics=metrics, java=java)
+        self.scorer = CaptionScorer(metrics=metrics, java=java,
+                                    tokenizer=tokenizer)
         self.per_type = per_type
         self.output_dir = output_dir
         self.out_file_prefix = out_file_prefix

@@ -393,7 +393,9 @@ class TransformerCaptionHead(BaseModule):
     def _accuracy(self, logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """Next-token accuracy over the non-pad ``targets`` ``[B, L-1]``."""
         valid = targets != self.vocab.pad_id
-        return (logits.argmax(-1) == targets)[valid].float().mean().detach()
+        # sum / count, not a masked mean: boolean indexing waits for the GPU
+        correct = (logits.argmax(-1) == targets) & valid
+        return (correct.sum() / valid.sum()).detach()
 
     # --------------------------------------------------------------- decoding
     def _log_probs(self, logits: torch.Tensor) -> torch.Tensor:

@@ -2,7 +2,7 @@
 no-change pair, one to one."""
 import pytest
 from mmengine.config import Config
-from pair_trees import make_clevr_change_tree
+from tests.helpers.pair_trees import make_clevr_change_tree
 from torch.utils.data import DataLoader
 
 from mmidc.datasets import CLEVRChangeDataset
@@ -45,7 +45,7 @@ def test_batches_hold_both_pairs_of_each_scene(dataset):
             ids = sorted(i['pair_id'] for i in batch if scene_of(i) == scene)
             assert ids == [f'{scene}.png', f'{scene}.png_n']
         seen += [info['pair_id'] for info in batch]
-    assert sorted(seen) == sorted(dataset.get_pair_info(i)['pair_id']
+    assert sorted(seen) == sorted(dataset.get_data_info(i)['pair_id']
                                   for i in range(len(dataset)))
 
 
@@ -65,7 +65,7 @@ def test_ranks_get_whole_disjoint_scenes(dataset, monkeypatch):
         monkeypatch.setattr(group_sampler, 'get_dist_info',
                             lambda rank=rank: (rank, 3))
         indices = list(build(dataset, seed=0, round_up=False))
-        infos = [dataset.get_pair_info(i) for i in indices]
+        infos = [dataset.get_data_info(i) for i in indices]
         assert [scene_of(i) for i in infos[0::2]] == \
             [scene_of(i) for i in infos[1::2]]
         per_rank.append({scene_of(i) for i in infos})

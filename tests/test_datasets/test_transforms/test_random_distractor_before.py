@@ -61,7 +61,7 @@ def test_loads_the_distractor_image_with_the_change_caption(clevr_root):
         pipeline=[dict(type='RandomDistractorBefore', prob=1.0),
                   dict(type='LoadImagePair'), dict(type='PackIDCInputs')])
     sample = dataset[1]
-    info = dataset.get_pair_info(1)
+    info = dataset.get_data_info(1)
     nsc = read_rgb(osp.join(clevr_root, 'nsc_images',
                             'CLEVR_nonsemantic_000001.png'))
     sc = read_rgb(osp.join(clevr_root, 'sc_images',

@@ -44,3 +44,49 @@ def test_bad_input_is_refused():
         pre(dict(inputs=[torch.zeros(3, 4, 4, dtype=torch.uint8)]))
     with pytest.raises(ValueError, match='differ in shape'):
         pre(dict(inputs=[torch.zeros(2, 3, 4, 4), torch.zeros(2, 3, 4, 6)]))
+
+
+def _samples(lengths=(5, 5, 7)):
+    samples = []
+    for i, n in enumerate(lengths):
+        ds = DataSample(metainfo=dict(pair_id=str(i)))
+        ds.set_field(torch.arange(n) + 10 * i, 'text_tokens')
+        ds.set_field(torch.full((2, 3), float(i)), 'weights')
+        samples.append(ds)
+    return samples
+
+
+def test_data_samples_cross_in_one_copy_per_dtype():
+    """Moved to another device (``meta`` stands in for a GPU here), every
+    sample's tensors are views of one buffer per dtype, with their shapes,
+    and the metainfo is kept."""
+    pre = IDCDataPreprocessor()
+    pre._device = torch.device('meta')
+    samples = _samples()
+    moved = pre.samples_to_device(samples)
+    assert [ds.pair_id for ds in moved] == ['0', '1', '2']
+    for before, after in zip(samples, moved):
+        for key in ('text_tokens', 'weights'):
+            assert after.get(key).device.type == 'meta'
+            assert after.get(key).shape == before.get(key).shape
+            assert after.get(key).dtype == before.get(key).dtype
+    # one int64 buffer and one float buffer
+    assert len({id(ds.text_tokens._base) for ds in moved}) == 1
+    assert len({id(ds.weights._base) for ds in moved}) == 1
+    assert samples[0].text_tokens.device.type == 'cpu'  # inputs left alone
+
+
+@pytest.mark.cuda
+def test_cuda_output_equals_the_cpu_output():
+    pairs = [torch.randint(0, 256, (2, 3, 8, 12), dtype=torch.uint8)
+             for _ in range(3)]
+    samples = _samples()
+    cpu = IDCDataPreprocessor()(dict(inputs=pairs, data_samples=samples))
+    pre = IDCDataPreprocessor().cuda()
+    for inputs in (pairs, torch.stack(pairs).pin_memory()):  # list, pinned batch
+        out = pre(dict(inputs=inputs, data_samples=samples))
+        assert out['inputs'].is_cuda
+        torch.testing.assert_close(out['inputs'].cpu(), cpu['inputs'], rtol=0, atol=0)
+        for a, b in zip(out['data_samples'], samples):
+            assert a.text_tokens.is_cuda and torch.equal(a.text_tokens.cpu(), b.text_tokens)
+            assert torch.equal(a.weights.cpu(), b.weights)

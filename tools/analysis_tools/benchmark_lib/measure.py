@@ -1,4 +1,4 @@
-"""Measurement helpers for ``tools/analysis_tools/benchmark.py``.
+"""Measurement helpers of ``tools/analysis_tools/benchmark.py``.
 
 Model-agnostic pieces: the machine's description and load, timing a callable
 (wall-clock and process CPU time), the dense matmul peak of a dtype, FLOPs
@@ -16,7 +16,7 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 __all__ = ['machine_info', 'load_average', 'synchronize', 'time_call',
-           'matmul_peak', 'count_flops', 'top_ops']
+           'matmul_peak', 'count_flops', 'top_ops', 'fraction']
 
 DTYPES = dict(fp32=torch.float32, bf16=torch.bfloat16, fp16=torch.float16)
 

@@ -1,4 +1,4 @@
-"""CLIP4IDC workloads for ``tools/analysis_tools/benchmark.py``.
+"""CLIP4IDC workloads of ``tools/analysis_tools/benchmark.py``.
 
 Builds the models of a config without pretrained weights (speed does not
 depend on the values), makes synthetic batches in the pipeline's output
@@ -21,16 +21,16 @@ from typing import Dict
 
 import torch
 from mmengine.config import Config
-from mmengine.dataset import pseudo_collate
 from mmengine.optim import OptimWrapper
 from mmengine.registry import init_default_scope
 from mmpretrain.structures import DataSample
 
 from mmidc.models.utils.caption_vocab import EOT_ID, SOT_ID, clip_tokenizer
+from .measure import synchronize
 
 __all__ = ['build_benchmark_model', 'input_size', 'synthetic_batch',
-           'build_optim_wrapper', 'decode_timed', 'loader_train_timed',
-           'disable_dropout', 'normalised_inputs']
+           'build_optim_wrapper', 'decode_timed', 'disable_dropout',
+           'normalised_inputs']
 
 
 def build_benchmark_model(config: str, vocab=None) -> torch.nn.Module:
@@ -99,8 +99,10 @@ def synthetic_batch(model: torch.nn.Module, batch_size: int,
 
 
 def build_optim_wrapper(model: torch.nn.Module, dtype: str = 'fp32',
-                        lr: float = 1e-4, fused: bool = False) -> OptimWrapper:
-    """AdamW with gradient clipping (as the configs); bf16 autocast or fp32.
+                        lr: float = 1e-4, fused: bool = False,
+                        clip_grad: bool = True) -> OptimWrapper:
+    """AdamW, with gradient clipping unless ``clip_grad=False`` (the tiny
+    configs clip, the paper's ViT-B configs do not); bf16 autocast or fp32.
 
     ``fused=True`` is PyTorch's fused AdamW kernel (one pass over all
     parameters) instead of the default per-parameter loop on CPU.
@@ -108,7 +110,7 @@ def build_optim_wrapper(model: torch.nn.Module, dtype: str = 'fp32',
     from mmidc.engine import AutocastOptimWrapper
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.05,
                                   fused=fused or None)
-    clip_grad = dict(max_norm=1.0)
+    clip_grad = dict(max_norm=1.0) if clip_grad else None
     if dtype == 'fp32':
         return OptimWrapper(optimizer=optimizer, clip_grad=clip_grad)
     if dtype == 'bf16':
@@ -134,12 +136,16 @@ def decode_timed(model: torch.nn.Module, inputs: torch.Tensor, steps: int = 31,
     tokens = head.vocab.to_compact(tokens)  # [B, 1]
     spent = dict(vision_s=0.0, caption_encoder_s=0.0, decoder_s=0.0)
 
+    def clock() -> float:
+        synchronize(inputs.device.type)  # CUDA: the work queued so far is done
+        return time.perf_counter()
+
     def encode():
-        start = time.perf_counter()
+        start = clock()
         memory = model.extract_feat(inputs)  # [B, 2(n+1), D]
-        mid = time.perf_counter()
+        mid = clock()
         cross_kv = head.cross_kv(head.encode(memory))
-        end = time.perf_counter()
+        end = clock()
         spent['vision_s'] += mid - start
         spent['caption_encoder_s'] += end - mid
         return cross_kv
@@ -149,51 +155,16 @@ def decode_timed(model: torch.nn.Module, inputs: torch.Tensor, steps: int = 31,
     for t in range(steps):
         if not use_cache:
             cross_kv = encode()
-        start = time.perf_counter()
+        start = clock()
         if use_cache:  # the newest token only; earlier ones are cached
             logits = head.decode_step(tokens[:, -1:], cross_kv, caches, start=t)
         else:  # the whole prefix
             logits = head.decode_step(tokens, cross_kv)
         word = head._log_probs(logits[:, -1]).argmax(-1)  # [B]
         tokens = torch.cat([tokens, word[:, None]], dim=1)  # [B, t+2]
-        spent['decoder_s'] += time.perf_counter() - start
+        spent['decoder_s'] += clock() - start
     spent['total_s'] = sum(spent.values())
     return dict(tokens=tokens[:, 1:], **spent)
-
-
-def loader_train_timed(model: torch.nn.Module, optim_wrapper: OptimWrapper,
-                       dataset, batch_size: int, steps: int, warmup: int = 1,
-                       workers: int = 2, seed: int = 0) -> Dict:
-    """Training steps fed by a real DataLoader over ``dataset``.
-
-    Samples with replacement (so a small set suffices). Returns
-    ``dict(step_s, wait_s, pairs_per_s)``: median seconds per step
-    (training only), median seconds waiting for the next batch, and pairs/s
-    over the timed steps (wait + step).
-    """
-    sampler = torch.utils.data.RandomSampler(
-        dataset, replacement=True, num_samples=batch_size * (warmup + steps),
-        generator=torch.Generator().manual_seed(seed))
-    loader = torch.utils.data.DataLoader(
-        dataset, batch_size=batch_size, sampler=sampler, num_workers=workers,
-        collate_fn=pseudo_collate)
-    batches = iter(loader)
-    model.train()
-    waits, trains = [], []
-    for i in range(warmup + steps):
-        start = time.perf_counter()
-        data = next(batches)
-        mid = time.perf_counter()
-        model.train_step(data, optim_wrapper)
-        end = time.perf_counter()
-        if i >= warmup:
-            waits.append(mid - start)
-            trains.append(end - mid)
-    total = sum(waits) + sum(trains)
-    return dict(step_s=sorted(trains)[len(trains) // 2],
-                wait_s=sorted(waits)[len(waits) // 2],
-                wait_total_s=sum(waits), train_total_s=sum(trains),
-                pairs_per_s=batch_size * steps / total)
 
 
 def disable_dropout(model: torch.nn.Module) -> torch.nn.Module:

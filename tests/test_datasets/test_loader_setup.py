@@ -1,0 +1,93 @@
+"""'auto' loader settings, idc_collate, and the image-cache switch."""
+import os.path as osp
+
+import pytest
+import torch
+from mmengine.config import Config
+from mmengine.registry import FUNCTIONS
+from mmpretrain.structures import DataSample
+
+from mmidc.datasets import (auto_num_workers, idc_collate, resolve_loader_defaults,
+                            use_image_cache)
+from mmidc.datasets import loader_setup
+
+
+def test_auto_workers_share_the_cores(monkeypatch):
+    monkeypatch.setattr(loader_setup, 'available_cores', lambda: 16)
+    assert auto_num_workers(1) == 15
+    assert auto_num_workers(8) == 1  # 2 cores per process, one for itself
+    assert auto_num_workers(32) == 1
+    monkeypatch.setenv('LOCAL_WORLD_SIZE', '4')
+    assert auto_num_workers() == 3
+    monkeypatch.setattr(loader_setup, 'available_cores', lambda: 64)
+    assert auto_num_workers(1) == loader_setup.MAX_AUTO_WORKERS
+
+
+def test_resolve_loader_defaults(monkeypatch):
+    monkeypatch.setattr(loader_setup, 'available_cores', lambda: 6)
+    monkeypatch.setattr(loader_setup, '_cuda_available', lambda: True)
+    monkeypatch.delenv('LOCAL_WORLD_SIZE', raising=False)
+    cfg = Config(dict(
+        train_dataloader=dict(num_workers='auto', pin_memory='auto',
+                              persistent_workers=True),
+        val_dataloader=dict(num_workers=0, pin_memory=False,
+                            persistent_workers=True),
+        test_dataloader=None))
+    resolve_loader_defaults(cfg)
+    assert cfg.train_dataloader == dict(num_workers=5, pin_memory=True,
+                                        persistent_workers=True)
+    # no workers: PyTorch refuses persistent ones
+    assert cfg.val_dataloader.persistent_workers is False
+    monkeypatch.setattr(loader_setup, '_cuda_available', lambda: False)
+    cfg = Config(dict(train_dataloader=dict(pin_memory='auto')))
+    resolve_loader_defaults(cfg)
+    assert cfg.train_dataloader.pin_memory is False
+
+
+def test_base_configs_use_the_defaults():
+    cfg = Config.fromfile(osp.join(osp.dirname(__file__), '..', '..', 'configs',
+                                   '_base_', 'datasets', 'clevr_change.py'))
+    for key in ('train_dataloader', 'val_dataloader', 'test_dataloader'):
+        assert cfg[key].num_workers == 'auto' and cfg[key].pin_memory == 'auto'
+        assert cfg[key].collate_fn.type == 'idc_collate'
+
+
+def test_idc_collate_stacks_equal_shapes():
+    assert FUNCTIONS.get('idc_collate') is idc_collate  # what the Runner looks up
+    samples = [dict(inputs=torch.full((2, 3, 4, 5), i, dtype=torch.uint8),
+                    data_samples=DataSample()) for i in range(3)]
+    batch = idc_collate(samples)
+    assert batch['inputs'].shape == (3, 2, 3, 4, 5)
+    assert torch.equal(batch['inputs'][2], samples[2]['inputs'])
+    assert len(batch['data_samples']) == 3
+    mixed = samples[:2] + [dict(inputs=torch.zeros(2, 3, 4, 6, dtype=torch.uint8),
+                                data_samples=DataSample())]
+    assert isinstance(idc_collate(mixed)['inputs'], list)  # kept: the preprocessor says why
+
+
+def _pipeline(first):
+    return [first, dict(type='ResizePair', size=(24, 20)),
+            dict(type='PackIDCInputs')]
+
+
+def test_image_cache_switch(fresh_clevr_root, monkeypatch):
+    dataset = dict(type='CLEVRChangeDataset', data_root=fresh_clevr_root,
+                   split='train', pipeline=_pipeline(dict(type='LoadImagePair')))
+    crop = dict(type='CLEVRChangeDataset', data_root=fresh_clevr_root, split='val',
+                pipeline=[dict(type='LoadImagePair'),
+                          dict(type='PairRandomResizedCrop', size=24),
+                          dict(type='PackIDCInputs')])
+    cfg = Config(dict(train_dataloader=dict(
+        dataset=dict(type='RepeatDataset', times=2, dataset=dataset)),
+        val_dataloader=dict(dataset=crop)))
+    switched = use_image_cache(cfg, workers=1)
+    cache = osp.join(fresh_clevr_root, 'cache_24x20')
+    assert switched == [('train_dataloader', cache)]
+    load = cfg.train_dataloader.dataset.dataset.pipeline[0]
+    assert load == dict(type='LoadImagePair', cache_dir=cache, cache_size=(24, 20))
+    assert osp.isfile(osp.join(cache, 'CLEVRChangeDataset_train.json'))
+    assert cfg.val_dataloader.dataset.pipeline[0] == dict(type='LoadImagePair')  # crops
+    # a second call finds the shard current and builds nothing
+    monkeypatch.setattr(loader_setup, 'build_pair_image_cache',
+                        lambda *a, **k: pytest.fail('rebuilt a current cache'))
+    assert use_image_cache(cfg, workers=1) == [('train_dataloader', cache)]

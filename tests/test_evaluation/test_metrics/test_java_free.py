@@ -1,0 +1,168 @@
+"""Caption scoring and captioner training without a Java runtime.
+
+The Python tokenizer is compared with coco-caption's PTB tokenizer (Java,
+where the machine has it) on the synthetic generator's captions and on
+sentences that exercise PTB's rules; scores from both must be equal on
+CLEVR-Change-style text. Missing Java is simulated with ``MMIDC_JAVA``
+pointing at a file that does not exist.
+"""
+import json
+import os.path as osp
+
+import pytest
+
+from mmidc.datasets.synthetic.generator import generate_scene
+from mmidc.evaluation import IDCMetric
+from mmidc.evaluation.metrics.caption_scorer import (JAVA_FREE_METRICS,
+                                                     CaptionScorer)
+from mmidc.evaluation.metrics.python_ptb_tokenizer import (PythonPTBTokenizer,
+                                                           tokenize_sentence)
+from mmidc.utils.java import find_java
+from test_evaluation.idc_pairs import PAIRS, data_samples
+from test_tools.tiny_run import captioner_config, run_train, write_tiny_config
+
+needs_java = pytest.mark.skipif(find_java() is None,
+                                reason='no Java runtime to compare with')
+
+# Sentences for PTB's rules (clitics, quotes, brackets, numbers, symbols),
+# with what PTB + coco-caption's punctuation removal make of them.
+PTB_CASES = {
+    'The small brown matte cube changed to green.':
+        'the small brown matte cube changed to green',
+    "the cube's color is red, isn't it?": "the cube 's color is red is n't it",
+    "Mr. Smith's car (the blue one) moved left.":
+        "mr. smith 's car -lrb- the blue one -rrb- moved left",
+    "it's 3.5 m away; don't move": "it 's 3.5 m away do n't move",
+    'the "red" ball': 'the red ball',
+    "the 'red' ball": 'the red ball',
+    'cars/trucks are gone...': 'cars/trucks are gone',
+    "we're here, they've gone, I'll stay, he'd go, I'm in":
+        "we 're here they 've gone i 'll stay he 'd go i 'm in",
+    'cannot gonna wanna': 'can not gon na wan na',
+    'the man in the $5 shirt & hat': 'the man in the $ 5 shirt & hat',
+    'e.g. the U.S. car': 'e.g. the u.s. car',
+    '50% of a 1,000 cubes': '50 % of a 1,000 cubes',
+    'the 2nd car, #1 car': 'the 2nd car # 1 car',
+    'the {a} [b]': 'the -lcb- a -rcb- -lsb- b -rsb-',
+    'a well-known car-park, done.Then a b-': 'a well-known car-park done.then a b',
+    'what?! -- ok': 'what ?! ok',
+}
+
+
+@pytest.fixture(scope='module')
+def synthetic_captions():
+    """Change and no-change captions of 12 synthetic scenes."""
+    captions = []
+    for index in range(12):
+        _, change, no_change, _ = generate_scene(index, seed=0, width=96, height=64)
+        captions += change + no_change
+    return captions
+
+
+def test_python_tokenizer_rules():
+    for sentence, expected in PTB_CASES.items():
+        assert tokenize_sentence(sentence) == expected, sentence
+    out = PythonPTBTokenizer().tokenize({'a': [{'caption': 'A Cube.'}, {'caption': 'B!'}]})
+    assert out == {'a': ['a cube', 'b']}
+
+
+@needs_java
+def test_python_tokenizer_equals_ptb(synthetic_captions):
+    from mmidc.evaluation.metrics.coco_caption_java import JavaPTBTokenizer
+    sentences = synthetic_captions + list(PTB_CASES)
+    captions = {i: [{'caption': s}] for i, s in enumerate(sentences)}
+    ptb = JavaPTBTokenizer(find_java()).tokenize(captions)
+    python = PythonPTBTokenizer().tokenize(captions)
+    assert python == ptb
+
+
+@needs_java
+def test_same_scores_as_ptb_on_clevr_style_text():
+    records = [dict(pair_id=pid, change_type=ctype, prediction=pred,
+                    references=refs) for pid, ctype, pred, refs in PAIRS]
+    metrics = ('Bleu', 'ROUGE_L', 'CIDEr')
+    ptb = CaptionScorer(metrics, tokenizer='ptb').score(records)
+    python = CaptionScorer(metrics, tokenizer='python').score(records)
+    assert python == ptb
+
+
+@pytest.mark.parametrize('options', [dict(metrics=JAVA_FREE_METRICS),
+                                     dict(java=False)])
+def test_java_free_metrics_need_no_java(tmp_path, monkeypatch, options):
+    monkeypatch.setenv('MMIDC_JAVA', str(tmp_path / 'no_java' / 'java'))
+    metric = IDCMetric(out_file_prefix=None, **options)
+    assert metric.scorer.tokenizer == 'python' and metric.scorer.java is None
+    assert metric.scorer.metrics == JAVA_FREE_METRICS
+    metric.process(None, data_samples())
+    scores = metric.compute_metrics(metric.results)
+    assert {'Bleu_4', 'ROUGE_L', 'CIDEr', 'color/CIDEr'} <= set(scores)
+    assert 'METEOR' not in scores
+    with pytest.raises(RuntimeError, match='PTB tokenizer'):
+        CaptionScorer(JAVA_FREE_METRICS, tokenizer='ptb')
+    with pytest.raises(ValueError, match='java=False'):
+        CaptionScorer(('CIDEr', 'METEOR'), java=False)
+
+
+def test_meteor_without_java_names_the_way_out(tmp_path, monkeypatch):
+    missing = str(tmp_path / 'no_java' / 'java')
+    monkeypatch.setenv('MMIDC_JAVA', missing)
+    with pytest.raises(RuntimeError) as err:
+        IDCMetric()  # the default metrics include METEOR
+    message = str(err.value)
+    assert missing in message and 'apt-get install' in message
+    assert 'val_evaluator.java=False' in message and 'docs/evaluation.md' in message
+    with pytest.raises(ValueError, match='tokenizer'):
+        CaptionScorer(tokenizer='nltk')
+
+
+NO_BEST = "default_hooks = dict(checkpoint=dict(save_best=None))\n"
+
+
+def test_captioner_trains_without_java(tmp_path):
+    """tools/train.py with Java-free validation scoring runs where no Java
+    is; with METEOR it stops at start-up, naming the way out."""
+    env = dict(MMIDC_JAVA=str(tmp_path / 'no_java' / 'java'))
+    config = write_tiny_config(str(tmp_path), max_epochs=1, extra=NO_BEST + captioner_config(
+        evaluator="dict(type='IDCMetric', java=False)"), name='java_free.py')
+    work_dir = tmp_path / 'work'
+    result = run_train(config, '--work-dir', str(work_dir), extra_env=env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    output = result.stdout + result.stderr
+    assert 'Python PTB-like tokenizer' not in output  # asked for, no warning
+    (scores, ) = [json.loads(line) for path in work_dir.rglob('scalars.json')
+                  for line in open(path) if 'CIDEr' in line]
+    assert 0 <= scores['CIDEr'] and 'METEOR' not in scores
+
+    config = write_tiny_config(str(tmp_path), max_epochs=1, extra=NO_BEST + captioner_config(
+        evaluator="dict(type='IDCMetric')"), name='with_meteor.py')
+    result = run_train(config, '--work-dir', str(tmp_path / 'work2'), extra_env=env)
+    assert result.returncode != 0
+    assert 'METEOR needs a Java runtime' in result.stdout + result.stderr
+    assert not osp.exists(tmp_path / 'work2' / 'epoch_1.pth')
+    # the same config with validation switched off (docs/evaluation.md)
+    result = run_train(config, '--work-dir', str(tmp_path / 'work3'), '--cfg-options',
+                       'val_cfg=None', 'val_dataloader=None', 'val_evaluator=None',
+                       extra_env=env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert osp.exists(tmp_path / 'work3' / 'epoch_1.pth')
+
+
+@needs_java
+def test_tokenizer_difference_tool(tmp_path, capsys):
+    """tools/analysis_tools/tokenizer_difference.py on a predictions file."""
+    import importlib.util
+    tool_path = osp.join(osp.dirname(__file__), '..', '..', '..', 'tools',
+                         'analysis_tools', 'tokenizer_difference.py')
+    spec = importlib.util.spec_from_file_location('tokenizer_difference', tool_path)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    records = [dict(pair_id=pid, change_type=ctype, prediction=pred, references=refs)
+               for pid, ctype, pred, refs in PAIRS]
+    predictions = tmp_path / 'predictions.json'
+    predictions.write_text(json.dumps(records))
+    out = tmp_path / 'rows.json'
+    assert tool.main([str(predictions), '--out', str(out)]) == 0
+    (result, ) = json.loads(out.read_text()).values()
+    assert result['pairs'] == len(PAIRS)
+    assert all(row['difference'] == 0 for row in result['rows'])
+    assert 'largest absolute difference: 0.0000' in capsys.readouterr().out
