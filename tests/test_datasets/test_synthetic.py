@@ -8,12 +8,15 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from mmidc.datasets.synthetic import (check_change_caption, check_dataset,
+from mmidc.datasets.synthetic import (PRESETS, SceneSettings,
+                                      check_change_caption, check_dataset,
                                       check_no_change_caption,
                                       check_scene_graph, generate_dataset,
                                       resolve_reference)
 from mmidc.datasets.synthetic.camera import Camera
-from mmidc.datasets.synthetic.scene import SceneObject
+from mmidc.datasets.synthetic.scene import (Lights, SceneObject, jitter_view,
+                                            sample_view)
+from tests.helpers import load_tool
 
 SIZE = (192, 128)  # small images keep the tests fast
 JSON_FILES = ('change_captions.json', 'no_change_captions.json',
@@ -206,3 +209,84 @@ def test_clevr_change_dataset_reads_output(synthetic_root):
     test = datasets.CLEVRChangeDataset(synthetic_root, split='test',
                                        with_no_change=False)
     assert len(test) == 4
+
+
+def test_default_settings_draw_the_standard_views():
+    """The settings' defaults draw exactly the standard set's views: the
+    formulas of the standard set, written out here, on the same stream."""
+    views = sample_view(np.random.default_rng([3, 1]))
+    jittered = jitter_view(*views, np.random.default_rng([3, 2]))
+    rng = np.random.default_rng([3, 1])
+    camera = Camera(azimuth=-43.0 + rng.uniform(-4, 4),
+                    elevation=29.0 + rng.uniform(-2, 2),
+                    distance=11.2 + rng.uniform(-0.4, 0.4), target=(0.0, 0.0))
+    lights = Lights(key_azimuth=camera.azimuth + 45 + rng.uniform(-15, 15),
+                    key_elevation=52 + rng.uniform(-6, 6),
+                    key_intensity=0.85 + rng.uniform(-0.05, 0.05),
+                    fill_azimuth=camera.azimuth - 70 + rng.uniform(-15, 15),
+                    fill_intensity=0.25 + rng.uniform(-0.05, 0.05),
+                    ambient=0.30 + rng.uniform(-0.03, 0.03))
+    assert views == (camera, lights)
+    rng = np.random.default_rng([3, 2])
+    camera = Camera(camera.azimuth + rng.uniform(-2.5, 2.5),
+                    camera.elevation + rng.uniform(-1.5, 1.5),
+                    camera.distance + rng.uniform(-0.3, 0.3),
+                    (rng.uniform(-0.15, 0.15), rng.uniform(-0.15, 0.15)))
+    lights = Lights(lights.key_azimuth + rng.uniform(-10, 10),
+                    lights.key_elevation + rng.uniform(-4, 4),
+                    lights.key_intensity * rng.uniform(0.9, 1.1),
+                    lights.fill_azimuth,
+                    lights.fill_intensity * rng.uniform(0.85, 1.15),
+                    lights.ambient * rng.uniform(0.92, 1.08))
+    assert jittered == (camera, lights)
+    assert SceneSettings() == SceneSettings(
+        min_objects=3, max_objects=10, camera_jitter=1.0, light_jitter=1.0,
+        view_jitter=1.0)
+
+
+def test_settings_set_counts_and_ranges(tmp_path):
+    """6-8 objects in every image; no jitter at all gives CLEVR's camera
+    and the base lights in all three images."""
+    root = str(tmp_path / 'still')
+    settings = SceneSettings(min_objects=6, max_objects=8, camera_jitter=0,
+                             light_jitter=0, view_jitter=0)
+    generate_dataset(root, 6, seed=2, image_size=(96, 64), progress=False,
+                     split_fractions=(0, 0.5, 0.5), settings=settings)
+    assert check_dataset(root) == []
+    assert _load(root, 'splits.json')['train'] == []
+    for index in range(6):
+        for record in _scene(root, index)['images'].values():
+            assert 6 <= len(record['objects']) <= 8
+            camera = record['camera']
+            assert (camera['azimuth'], camera['elevation'],
+                    camera['distance'], camera['target']) == (
+                        -43.0, 29.0, 11.2, [0.0, 0.0])
+            assert record['lights']['ambient'] == pytest.approx(0.30)
+            assert record['lights']['key_azimuth'] == pytest.approx(2.0)
+    with pytest.raises(ValueError, match='min_objects < max_objects'):
+        SceneSettings(min_objects=5, max_objects=5)
+    with pytest.raises(ValueError, match='view_jitter'):
+        SceneSettings(view_jitter=-1)
+
+
+def test_shifted_preset_from_the_tool(tmp_path):
+    tool = load_tool('tools/generate_synthetic_clevr_change.py')
+    _, args = tool.parse_args(['out', '--preset', 'shifted', '--num-scenes',
+                               '4', '--image-size', '96x64'])
+    kwargs = tool.generation_kwargs(args)
+    assert kwargs == dict(PRESETS['shifted'], num_scenes=4,
+                          image_size=(96, 64))
+    assert kwargs['seed'] != 0 and kwargs['settings'].min_objects == 6
+    _, args = tool.parse_args(['out', '--max-objects', '7'])
+    assert tool.generation_kwargs(args) == dict(
+        num_scenes=1000, seed=0, image_size=(480, 320),
+        split_fractions=(0.8, 0.1, 0.1),
+        settings=SceneSettings(max_objects=7))
+    root = str(tmp_path / 'shifted')
+    tool.main([root, '--preset', 'shifted', '--num-scenes', '4',
+               '--image-size', '96x64'])
+    splits = _load(root, 'splits.json')
+    assert splits['train'] == [] and len(splits['test']) == 2
+    scene = _scene(root, 0)
+    assert all(len(r['objects']) >= 6 for r in scene['images'].values())
+    assert scene['images']['default']['image_size'] == [96, 64]

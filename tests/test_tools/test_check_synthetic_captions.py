@@ -1,15 +1,14 @@
-"""tools/analysis_tools/check_synthetic_captions.py on a tiny generated set."""
+"""tools/analysis_tools/check_synthetic_captions.py on a tiny generated set
+(its numbers against CaptionTruthMetric's: tests/test_evaluation/
+test_metrics/test_caption_truth_metric.py)."""
 import json
 import os.path as osp
+import re
 
 import pytest
 
 from mmidc.datasets.synthetic import generate_dataset
-from tests.helpers import load_tool as _load_tool
-
-
-def load_tool():
-    return _load_tool('tools/analysis_tools/check_synthetic_captions.py')
+from tests.helpers import load_tool
 
 
 def test_references_are_true_and_wrong_captions_are_caught(tmp_path, capsys):
@@ -23,30 +22,39 @@ def test_references_are_true_and_wrong_captions_are_caught(tmp_path, capsys):
     for image, refs in captions.items():
         pair_id = image.split('_')[-1]  # '000003.png'
         change_type = types[pair_id]
-        # a reference (true), the same with another change type's sentence
-        # form (wrong type), a no-change sentence for the change, and the
-        # distractor's no-change sentence (true)
+        # a reference (true) for the change pair, a no-change sentence for
+        # the distractor (true), and the same two swapped (wrong type)
         records.append(dict(pair_id=pair_id, prediction=refs[0],
-                            change_type=change_type))
-        wrong = ('the scene remains the same' if change_type != 'drop'
-                 else 'a large red rubber cube has been added')
-        records.append(dict(pair_id=pair_id, prediction=wrong,
                             change_type=change_type))
         records.append(dict(pair_id=pair_id + '_n',
                             prediction='there is no change',
                             change_type='none'))
     path = tmp_path / 'predictions.json'
     path.write_text(json.dumps(records))
-    stats = load_tool().main([str(path), '--data-root', root, '--show', '1'])
+    scores = load_tool('tools/analysis_tools/check_synthetic_captions.py').main(
+        [str(path), '--data-root', root])
+    assert scores['total'] == scores['type/total'] == 100.0
+    assert scores['semantic'] == scores['object/semantic'] == 100.0
+    assert scores['distractor'] == 100.0
     out = capsys.readouterr().out
-    change = {t: s for t, s in stats.items() if t != 'none'}
-    assert sum(s['pairs'] for s in change.values()) == 12
-    # exactly the references are true, and only they have the right type
-    assert sum(s['true'] for s in change.values()) == 6
-    assert sum(s['right_type'] for s in change.values()) == 6
-    assert stats['none'] == dict(pairs=6, true=6, right_type=6, false=[])
-    assert '\ntotal         18  66.7%      66.7%' in out
-    assert 'no known sentence form' in out or 'sentence form of' in out
+    assert re.search(r'\ntotal +12 +100\.0 +100\.0 +- +-\n', out)
+    assert re.search(r'\ncolor +1( +100\.0){4}\n', out)
+
+    records = []
+    for image, refs in captions.items():
+        pair_id = image.split('_')[-1]
+        records.append(dict(pair_id=pair_id, prediction='nothing has changed',
+                            change_type=types[pair_id]))
+        records.append(dict(pair_id=pair_id + '_n', prediction=refs[0],
+                            change_type='none'))
+    path.write_text(json.dumps(records))
+    scores = load_tool('tools/analysis_tools/check_synthetic_captions.py').main(
+        [str(path), '--data-root', root, '--show', '1'])
+    assert scores['total'] == scores['type/total'] == 0.0
+    assert scores['object/semantic'] == scores['value/color'] == 0.0
+    out = capsys.readouterr().out
+    assert 'no known sentence form' in out
+    assert 'not one of the no-change sentences' in out
 
 
 def test_a_wrong_data_root_names_the_missing_scene(tmp_path):
@@ -54,4 +62,5 @@ def test_a_wrong_data_root_names_the_missing_scene(tmp_path):
     path.write_text(json.dumps([dict(pair_id='000001.png', prediction='x',
                                      change_type='add')]))
     with pytest.raises(FileNotFoundError, match='CLEVR_default_000001.json'):
-        load_tool().main([str(path), '--data-root', str(tmp_path)])
+        load_tool('tools/analysis_tools/check_synthetic_captions.py').main(
+            [str(path), '--data-root', str(tmp_path)])

@@ -1,13 +1,14 @@
 """Are a model's captions of the synthetic set true of its scene graphs?
 
 CIDEr rewards n-grams shared with the references; this asks the synthetic
-generator's caption checker (:mod:`mmidc.datasets.synthetic.caption_checker`)
-whether each predicted caption is *true*: a known sentence form of the right
-change type, a referring expression that picks out exactly the changed object
-(size, colour, material, shape, relations) and, for colour and material
-changes, the right new value. No-change pairs are right with a no-change
-sentence. Prints, per change type, the share of true captions and of captions
-of the right change type, and a few false ones with what is wrong.
+generator's caption checker whether each predicted caption is *true*: a known
+sentence form of the right change type, a referring expression that picks out
+exactly the changed object (size, colour, material, shape, relations) and, for
+colour and material changes, the right new value. No-change pairs are right
+with a no-change sentence. Prints, per change type, the share of entirely true
+captions and of each partial check (right type, right object, right value),
+the same numbers as ``CaptionTruthMetric`` logs, and a few false captions with
+what is wrong.
 
 Example::
 
@@ -17,16 +18,11 @@ Example::
 """
 import argparse
 import json
-import os.path as osp
 import sys
-from collections import defaultdict
 
-from mmidc.datasets.synthetic import check_change_caption
-from mmidc.datasets.synthetic.caption_checker import (check_no_change_caption,
-                                                      scene_graph_file)
-
-TYPE_PROBLEMS = ('no known sentence form', 'sentence form of')
-ROW_ORDER = ('color', 'material', 'add', 'drop', 'move', 'none')
+from mmidc.evaluation.metrics.caption_truth import (format_truth_table,
+                                                    grade_records,
+                                                    subset_sizes, truth_scores)
 
 
 def parse_args(argv=None):
@@ -41,53 +37,24 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
-def check_predictions(records, data_root):
-    """Per change type: ``{'pairs', 'true', 'right_type', 'false'}`` with
-    ``false`` a list of ``(pair_id, problems)``."""
-    stats = defaultdict(lambda: dict(pairs=0, true=0, right_type=0, false=[]))
-    for record in records:
-        change_type, caption = record['change_type'], record['prediction']
-        if change_type == 'none':
-            problems = check_no_change_caption(caption)
-            right_type = not problems
-        else:
-            path = scene_graph_file(data_root, record['pair_id'])
-            if not osp.isfile(path):
-                raise FileNotFoundError(
-                    f'{path}: no scene graph for pair {record["pair_id"]!r}; '
-                    '--data-root must be the synthetic set the predictions '
-                    'are of')
-            with open(path) as f:
-                problems = check_change_caption(caption, json.load(f))
-            right_type = not any(key in p for p in problems
-                                 for key in TYPE_PROBLEMS)
-        entry = stats[change_type]
-        entry['pairs'] += 1
-        entry['true'] += not problems
-        entry['right_type'] += right_type
-        if problems:
-            entry['false'].append((record['pair_id'], problems))
-    return dict(stats)
-
-
 def main(argv=None):
+    """Print the table and examples; returns the scores (``truth_scores``'
+    keys, x100)."""
     args = parse_args(argv)
     with open(args.predictions) as f:
         records = json.load(f)
-    stats = check_predictions(records, args.data_root)
-    order = [t for t in ROW_ORDER if t in stats] + sorted(
-        set(stats) - set(ROW_ORDER))
-    total = {k: sum(entry[k] for entry in stats.values())
-             for k in ('pairs', 'true', 'right_type')}
-    print(f'{"type":10s} {"pairs":>5s} {"true":>6s} {"right type":>10s}')
-    for name, entry in [(t, stats[t]) for t in order] + [('total', total)]:
-        print(f'{name:10s} {entry["pairs"]:5d} '
-              f'{entry["true"] / entry["pairs"]:6.1%} '
-              f'{entry["right_type"] / entry["pairs"]:10.1%}')
-    for name in order:
-        for pair_id, problems in stats[name]['false'][:args.show]:
-            print(f'[{name}] {pair_id}: ' + '; '.join(problems))
-    return stats
+    verdicts = grade_records(records, args.data_root)
+    scores = truth_scores(records, verdicts)
+    print(f'Caption truth of {args.predictions} (% of captions):')
+    print(format_truth_table(scores, subset_sizes(records)))
+    shown = {}
+    for record, verdict in zip(records, verdicts):
+        kind = record['change_type']
+        if verdict.problems and shown.get(kind, 0) < args.show:
+            shown[kind] = shown.get(kind, 0) + 1
+            print(f'[{kind}] {record["pair_id"]}: '
+                  + '; '.join(verdict.problems))
+    return scores
 
 
 if __name__ == '__main__':

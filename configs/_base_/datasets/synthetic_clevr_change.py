@@ -6,3 +6,10 @@ data_root = 'data/synthetic_clevr_change'
 train_dataloader = dict(dataset=dict(data_root=data_root))
 val_dataloader = dict(dataset=dict(data_root=data_root))
 test_dataloader = dict(dataset=dict(data_root=data_root))
+# coco-caption scores, and caption truth: the share of captions that are true
+# of the scene graphs (truth/total, truth/<type>, ...; docs/evaluation.md).
+val_evaluator = [
+    dict(type='IDCMetric'),
+    dict(type='CaptionTruthMetric', data_root=data_root),
+]
+test_evaluator = val_evaluator

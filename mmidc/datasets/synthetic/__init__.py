@@ -2,11 +2,18 @@
 
 Not imported by :mod:`mmidc.datasets`; use ``mmidc.datasets.synthetic``.
 """
-from .caption_checker import (check_change_caption, check_dataset,
-                              check_no_change_caption, check_scene_graph,
-                              resolve_reference)
-from .generator import generate_dataset, generate_scene, split_indices
+from .caption_checker import (CaptionVerdict, check_change_caption,
+                              check_dataset, check_no_change_caption,
+                              check_scene_graph, judge_change_caption,
+                              judge_no_change_caption, resolve_reference,
+                              scene_graph_file)
+from .generator import (PRESETS, generate_dataset, generate_scene,
+                        split_indices)
+from .scene import SceneSettings
 
-__all__ = ['generate_dataset', 'generate_scene', 'split_indices',
+__all__ = ['generate_dataset', 'generate_scene', 'split_indices', 'PRESETS',
+           'SceneSettings',
            'check_dataset', 'check_change_caption', 'check_no_change_caption',
-           'check_scene_graph', 'resolve_reference']
+           'check_scene_graph', 'resolve_reference', 'CaptionVerdict',
+           'judge_change_caption', 'judge_no_change_caption',
+           'scene_graph_file']

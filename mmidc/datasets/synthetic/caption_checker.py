@@ -9,11 +9,17 @@ changed one, the form must match the change type and the value the new
 attribute. It also checks the scene graph itself (the after scene differs
 from the before scene by exactly the stated change; the distractor has the
 same objects) and that every object is visible where it is referred to.
+
+:func:`judge_change_caption` and :func:`judge_no_change_caption` also say
+which parts of a caption are right (change type, object, new value): the
+grading of a model's captions (:class:`mmidc.evaluation.CaptionTruthMetric`)
+is built on them; :func:`check_dataset` verifies the generator's own output.
 """
 import json
 import os.path as osp
 import re
-from typing import List
+from dataclasses import dataclass, field
+from typing import List, Optional
 
 from .camera import Camera
 from .captions import relation_holds
@@ -117,14 +123,48 @@ def _directions(scene: dict) -> dict:
     return camera.ground_directions()
 
 
-def check_change_caption(caption: str, scene: dict) -> List[str]:
-    """Problems of one change caption (empty list: the caption is true)."""
+@dataclass
+class CaptionVerdict:
+    """What one caption gets right about its pair.
+
+    Attributes:
+        problems (list[str]): What is wrong; empty if the caption is
+            entirely true.
+        right_type (bool): A sentence form of the pair's change type (for
+            colour and material, told apart by the value word); for a
+            no-change pair, one of the no-change sentences.
+        right_object (bool, optional): The referring expression picks out
+            exactly the changed object. None for no-change pairs.
+        right_value (bool, optional): Colour and material changes: the
+            caption names the object's new value. None otherwise.
+    """
+    problems: List[str] = field(default_factory=list)
+    right_type: bool = False
+    right_object: Optional[bool] = None
+    right_value: Optional[bool] = None
+
+    @property
+    def true(self) -> bool:
+        return not self.problems
+
+
+def normalize_caption(caption: str) -> str:
+    """Lower case, single spaces, no final full stop."""
+    return ' '.join(caption.lower().split()).rstrip('.').rstrip()
+
+
+def judge_change_caption(caption: str, scene: dict) -> CaptionVerdict:
+    """Check one caption of a change pair against its scene graph."""
     change = scene['change']
-    text = caption.strip().lower().rstrip('.')
+    has_value = change['type'] in ('color', 'material')
+    text = normalize_caption(caption)
     parsed = [(t, m) for t, form in _FORMS if (m := form.match(text))]
     if not parsed:
-        return [f'{caption!r}: no known sentence form']
-    problems = []
+        return CaptionVerdict([f'{caption!r}: no known sentence form'],
+                              right_type=False, right_object=False,
+                              right_value=False if has_value else None)
+    verdict = CaptionVerdict(right_value=False if has_value else None)
+    problems = verdict.problems
     form_types = {t for t, _ in parsed}
     if form_types <= {'color', 'material'}:  # the value word tells which
         value = parsed[0][1].group('value')
@@ -136,20 +176,31 @@ def check_change_caption(caption: str, scene: dict) -> List[str]:
         elif new_value != change.get('to'):
             problems.append(f'{caption!r}: says {new_value!r}, the object '
                             f'became {change.get("to")!r}')
-    if change['type'] not in form_types:
+        elif has_value:
+            verdict.right_value = True
+    verdict.right_type = change['type'] in form_types
+    if not verdict.right_type:
         problems.append(f'{caption!r}: sentence form of {sorted(form_types)}'
                         f', the change is {change["type"]!r}')
     image = 'semantic' if change['type'] == 'add' else 'default'
     ref = parsed[0][1].group('ref')
+    verdict.right_object = False
     try:
         referred = resolve_reference(ref, _objects(scene, image),
                                      _directions(scene))
         if referred.id != change['object_id']:
             problems.append(f'{caption!r}: refers to object {referred.id},'
                             f' the changed object is {change["object_id"]}')
+        else:
+            verdict.right_object = True
     except ValueError as error:
         problems.append(f'{caption!r}: {error}')
-    return problems
+    return verdict
+
+
+def check_change_caption(caption: str, scene: dict) -> List[str]:
+    """Problems of one change caption (empty list: the caption is true)."""
+    return judge_change_caption(caption, scene).problems
 
 
 def check_scene_graph(scene: dict) -> List[str]:
@@ -197,10 +248,17 @@ def check_scene_graph(scene: dict) -> List[str]:
     return problems
 
 
+def judge_no_change_caption(caption: str) -> CaptionVerdict:
+    """Check one caption of a no-change (distractor) pair."""
+    if normalize_caption(caption) in NO_CHANGE_SENTENCES:
+        return CaptionVerdict(right_type=True)
+    return CaptionVerdict(
+        [f'{caption!r}: not one of the no-change sentences'])
+
+
 def check_no_change_caption(caption: str) -> List[str]:
-    if caption.strip().lower().rstrip('.') in NO_CHANGE_SENTENCES:
-        return []
-    return [f'{caption!r}: not one of the no-change sentences']
+    """Problems of one no-change caption (empty list: it is true)."""
+    return judge_no_change_caption(caption).problems
 
 
 def check_dataset(data_root: str) -> List[str]:

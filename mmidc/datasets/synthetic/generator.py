@@ -13,7 +13,7 @@ import multiprocessing
 import os
 import os.path as osp
 from functools import partial
-from typing import Sequence, Tuple
+from typing import Optional, Sequence, Tuple
 
 import numpy as np
 from mmengine.logging import print_log
@@ -24,8 +24,8 @@ from .caption_checker import MIN_VISIBLE_PIXELS
 from .captions import change_captions, no_change_captions
 from .properties import CHANGE_TYPES
 from .renderer import render, visible_pixel_counts
-from .scene import (MAX_OBJECTS, MIN_OBJECTS, jitter_view, sample_change,
-                    sample_objects, sample_view)
+from .scene import (DEFAULT_SETTINGS, SceneSettings, jitter_view,
+                    sample_change, sample_objects, sample_view)
 
 IMAGE_DIRS = {'default': ('images', 'CLEVR_default'),
               'semantic': ('sc_images', 'CLEVR_semantic'),
@@ -36,16 +36,34 @@ MAX_ATTEMPTS = 200
 PRECHECK_SCALE = 4  # visibility is pre-checked at 1/4 resolution
 
 
+#: Named data sets (``tools/generate_synthetic_clevr_change.py --preset``):
+#: the arguments of :func:`generate_dataset` each sets. ``shifted`` is an
+#: evaluation-only set (val and test splits) with another seed and settings
+#: the standard set does not have: 6-10 objects, twice the per-scene camera
+#: and light ranges, 1.5 times each image's camera move and lighting change,
+#: 360x240 images (the standard quickstart set: 3000 scenes of 240x160 from
+#: seed 0 with the default settings).
+PRESETS = {
+    'shifted': dict(
+        num_scenes=600, seed=1, image_size=(360, 240),
+        split_fractions=(0.0, 0.5, 0.5),
+        settings=SceneSettings(min_objects=6, max_objects=10,
+                               camera_jitter=2.0, light_jitter=2.0,
+                               view_jitter=1.5)),
+}
+
+
 def image_path(kind: str, index: int) -> str:
     """Relative path of scene ``index``'s ``kind`` image."""
     folder, prefix = IMAGE_DIRS[kind]
     return f'{folder}/{prefix}_{index:06d}.png'
 
 
-def _num_objects(rng, change_type: str) -> int:
-    """Objects before the change, so that every image has 3 to 10."""
-    low = MIN_OBJECTS + (change_type == 'drop')
-    high = MAX_OBJECTS - (change_type == 'add')
+def _num_objects(rng, change_type: str, settings: SceneSettings) -> int:
+    """Objects before the change, so that every image has ``min_objects``
+    to ``max_objects``."""
+    low = settings.min_objects + (change_type == 'drop')
+    high = settings.max_objects - (change_type == 'add')
     return int(rng.integers(low, high + 1))
 
 
@@ -58,15 +76,16 @@ def _all_visible(objects, camera, width, height, scale=1) -> bool:
     return all(c * scale * scale >= margin * least for c in counts.values())
 
 
-def _sample_scene(rng, width, height):
+def _sample_scene(rng, width, height, settings):
     """Objects, change and the three views; all objects visible in each."""
     change_type = CHANGE_TYPES[rng.integers(len(CHANGE_TYPES))]
     for _ in range(MAX_ATTEMPTS):
-        base_camera, base_lights = sample_view(rng)
-        views = {kind: jitter_view(base_camera, base_lights, rng)
+        base_camera, base_lights = sample_view(rng, settings)
+        views = {kind: jitter_view(base_camera, base_lights, rng,
+                                   settings.view_jitter)
                  for kind in IMAGE_DIRS}
         directions = views['default'][0].ground_directions()
-        before = sample_objects(rng, _num_objects(rng, change_type),
+        before = sample_objects(rng, _num_objects(rng, change_type, settings),
                                 directions)
         if before is None:
             continue
@@ -83,7 +102,8 @@ def _sample_scene(rng, width, height):
 
 
 def generate_scene(index: int, seed: int, width: int, height: int,
-                   out_dir: str = None):
+                   out_dir: str = None,
+                   settings: SceneSettings = DEFAULT_SETTINGS):
     """Render scene ``index``; write its files if ``out_dir`` is given.
 
     Returns:
@@ -92,7 +112,8 @@ def generate_scene(index: int, seed: int, width: int, height: int,
     """
     rng = np.random.default_rng([seed, index])
     while True:
-        objects, views, change, directions = _sample_scene(rng, width, height)
+        objects, views, change, directions = _sample_scene(
+            rng, width, height, settings)
         images, records = {}, {}
         for kind, (camera, lights) in views.items():
             result = render(objects[kind], camera, lights, width, height)
@@ -134,9 +155,9 @@ def generate_scene(index: int, seed: int, width: int, height: int,
     return scene, captions, distractor_captions, images
 
 
-def _write_scene(index, seed, width, height, out_dir):
+def _write_scene(index, seed, width, height, out_dir, settings):
     scene, captions, distractor_captions, _ = generate_scene(
-        index, seed, width, height, out_dir)
+        index, seed, width, height, out_dir, settings)
     return index, scene['change']['type'], captions, distractor_captions
 
 
@@ -174,7 +195,8 @@ def generate_dataset(out_dir: str,
                      workers: int = 1,
                      split_fractions: Sequence[float] = (0.8, 0.1, 0.1),
                      overwrite: bool = False,
-                     progress: bool = True) -> dict:
+                     progress: bool = True,
+                     settings: Optional[SceneSettings] = None) -> dict:
     """Generate a CLEVR-Change-style data set under ``out_dir``.
 
     Args:
@@ -187,11 +209,17 @@ def generate_dataset(out_dir: str,
         split_fractions (Sequence[float]): train, val, test fractions.
         overwrite (bool): Allow writing into an existing data set.
         progress (bool): Show a progress bar over scenes.
+        settings (SceneSettings, optional): Object counts and camera / light
+            ranges. Defaults to the standard set's (:class:`SceneSettings`).
 
     Returns:
         dict: ``{'splits': ..., 'type_counts': ...}``.
     """
     _validate(num_scenes, image_size, workers, split_fractions)
+    settings = DEFAULT_SETTINGS if settings is None else settings
+    if not isinstance(settings, SceneSettings):
+        raise TypeError(f'settings must be a SceneSettings, got '
+                        f'{type(settings).__name__}')
     width, height = int(image_size[0]), int(image_size[1])
     if (osp.isfile(osp.join(out_dir, 'change_captions.json'))
             and not overwrite):
@@ -201,7 +229,7 @@ def generate_dataset(out_dir: str,
         os.makedirs(osp.join(out_dir, folder), exist_ok=True)
 
     job = partial(_write_scene, seed=seed, width=width, height=height,
-                  out_dir=out_dir)
+                  out_dir=out_dir, settings=settings)
     results = {}
     bar = tqdm(total=num_scenes, desc='synthetic CLEVR-Change scenes',
                unit='scene', disable=not progress)

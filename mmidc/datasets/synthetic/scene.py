@@ -109,37 +109,90 @@ class Lights:
         return asdict(self)
 
 
-def sample_view(rng: np.random.Generator):
+@dataclass(frozen=True)
+class SceneSettings:
+    """Ranges of the random scenes; the defaults make the standard set.
+
+    Args:
+        min_objects (int): Fewest objects in an image (before or after the
+            change). Default 3, as CLEVR.
+        max_objects (int): Most objects in an image. Default 10, as CLEVR.
+        camera_jitter (float): Scale of each scene's camera ranges around
+            CLEVR's camera: azimuth -43 +- 4 deg, elevation 29 +- 2 deg,
+            distance 11.2 +- 0.4 at 1. Default 1.
+        light_jitter (float): Scale of each scene's light ranges: key light
+            azimuth +- 15 deg from the camera's + 45, elevation 52 +- 6 deg,
+            intensity 0.85 +- 0.05; fill light azimuth +- 15 deg, intensity
+            0.25 +- 0.05; ambient 0.30 +- 0.03 at 1. Default 1.
+        view_jitter (float): Scale of every image's own camera move and
+            lighting change (:func:`jitter_view`: azimuth +- 2.5 deg,
+            elevation +- 1.5 deg, distance +- 0.3, look-at point +- 0.15,
+            key light +- 10 deg / +- 4 deg, intensities +- 8-15 % at 1).
+            Default 1.
+    """
+    min_objects: int = MIN_OBJECTS
+    max_objects: int = MAX_OBJECTS
+    camera_jitter: float = 1.0
+    light_jitter: float = 1.0
+    view_jitter: float = 1.0
+
+    def __post_init__(self):
+        if not 1 <= self.min_objects < self.max_objects:
+            raise ValueError(
+                'SceneSettings: need 1 <= min_objects < max_objects (an add '
+                'or a drop changes the count by one), got min_objects='
+                f'{self.min_objects}, max_objects={self.max_objects}')
+        for name in ('camera_jitter', 'light_jitter', 'view_jitter'):
+            if not getattr(self, name) >= 0:
+                raise ValueError(f'SceneSettings: {name} must be >= 0, got '
+                                 f'{getattr(self, name)}')
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+DEFAULT_SETTINGS = SceneSettings()
+
+
+def sample_view(rng: np.random.Generator,
+                settings: SceneSettings = DEFAULT_SETTINGS):
     """The scene's base camera and lights (CLEVR's camera, jittered)."""
-    camera = Camera(azimuth=-43.0 + rng.uniform(-4, 4),
-                    elevation=29.0 + rng.uniform(-2, 2),
-                    distance=11.2 + rng.uniform(-0.4, 0.4),
+    c, li = settings.camera_jitter, settings.light_jitter
+    camera = Camera(azimuth=-43.0 + rng.uniform(-4 * c, 4 * c),
+                    elevation=29.0 + rng.uniform(-2 * c, 2 * c),
+                    distance=11.2 + rng.uniform(-0.4 * c, 0.4 * c),
                     target=(0.0, 0.0))
-    lights = Lights(key_azimuth=camera.azimuth + 45 + rng.uniform(-15, 15),
-                    key_elevation=52 + rng.uniform(-6, 6),
-                    key_intensity=0.85 + rng.uniform(-0.05, 0.05),
-                    fill_azimuth=camera.azimuth - 70 + rng.uniform(-15, 15),
-                    fill_intensity=0.25 + rng.uniform(-0.05, 0.05),
-                    ambient=0.30 + rng.uniform(-0.03, 0.03))
+    lights = Lights(
+        key_azimuth=camera.azimuth + 45 + rng.uniform(-15 * li, 15 * li),
+        key_elevation=52 + rng.uniform(-6 * li, 6 * li),
+        key_intensity=0.85 + rng.uniform(-0.05 * li, 0.05 * li),
+        fill_azimuth=camera.azimuth - 70 + rng.uniform(-15 * li, 15 * li),
+        fill_intensity=0.25 + rng.uniform(-0.05 * li, 0.05 * li),
+        ambient=0.30 + rng.uniform(-0.03 * li, 0.03 * li))
     return camera, lights
 
 
-def jitter_view(camera: Camera, lights: Lights, rng: np.random.Generator):
-    """A small random camera move and lighting change (each image's own)."""
+def jitter_view(camera: Camera, lights: Lights, rng: np.random.Generator,
+                scale: float = 1.0):
+    """A small random camera move and lighting change (each image's own);
+    ``scale`` multiplies every range."""
+    v = scale
     camera = replace(
         camera,
-        azimuth=camera.azimuth + rng.uniform(-2.5, 2.5),
-        elevation=camera.elevation + rng.uniform(-1.5, 1.5),
-        distance=camera.distance + rng.uniform(-0.3, 0.3),
-        target=(camera.target[0] + rng.uniform(-0.15, 0.15),
-                camera.target[1] + rng.uniform(-0.15, 0.15)))
+        azimuth=camera.azimuth + rng.uniform(-2.5 * v, 2.5 * v),
+        elevation=camera.elevation + rng.uniform(-1.5 * v, 1.5 * v),
+        distance=camera.distance + rng.uniform(-0.3 * v, 0.3 * v),
+        target=(camera.target[0] + rng.uniform(-0.15 * v, 0.15 * v),
+                camera.target[1] + rng.uniform(-0.15 * v, 0.15 * v)))
     lights = replace(
         lights,
-        key_azimuth=lights.key_azimuth + rng.uniform(-10, 10),
-        key_elevation=lights.key_elevation + rng.uniform(-4, 4),
-        key_intensity=lights.key_intensity * rng.uniform(0.9, 1.1),
-        fill_intensity=lights.fill_intensity * rng.uniform(0.85, 1.15),
-        ambient=lights.ambient * rng.uniform(0.92, 1.08))
+        key_azimuth=lights.key_azimuth + rng.uniform(-10 * v, 10 * v),
+        key_elevation=lights.key_elevation + rng.uniform(-4 * v, 4 * v),
+        key_intensity=lights.key_intensity * rng.uniform(1 - 0.1 * v,
+                                                         1 + 0.1 * v),
+        fill_intensity=lights.fill_intensity * rng.uniform(1 - 0.15 * v,
+                                                           1 + 0.15 * v),
+        ambient=lights.ambient * rng.uniform(1 - 0.08 * v, 1 + 0.08 * v))
     return camera, lights
 
 

@@ -1,7 +1,8 @@
 """Captioning and retrieval metrics."""
 from .caption_scorer import CaptionScorer, change_type_subsets
+from .caption_truth_metric import CaptionTruthMetric
 from .idc_metric import IDCMetric
 from .retrieval_metric import RetrievalMetric
 
-__all__ = ['CaptionScorer', 'IDCMetric', 'RetrievalMetric',
-           'change_type_subsets']
+__all__ = ['CaptionScorer', 'CaptionTruthMetric', 'IDCMetric',
+           'RetrievalMetric', 'change_type_subsets']
