@@ -1,0 +1,41 @@
+"""F_pair: the two images' tokens attend to each other."""
+from typing import Optional
+
+import torch
+from mmengine.model import BaseModule
+
+from mmidc.registry import MODELS
+from .transformer_layers import MaskedTransformer, init_weights
+
+__all__ = ['PairEncoder']
+
+
+@MODELS.register_module()
+class PairEncoder(BaseModule):
+    """IDC-PCL's pair encoder ``F_pair``: Transformer layers over the joint
+    sequence ``[IMG1, v1, IMG2, v2]`` of both images, so that each token can
+    compare itself with the other image (with ``F_sing``, the image
+    difference encoder).
+
+    Args:
+        hidden (int): Token width; the algorithms set it.
+        num_layers (int): Layers. Defaults to 1 (the published model's).
+        num_heads (int): Attention heads. Defaults to 8.
+        ffn_ratio (int): Feed-forward width / ``hidden``. Defaults to 4.
+        dropout (float): Dropout. Defaults to 0.
+        init_cfg (dict, optional): MMEngine init config.
+    """
+
+    def __init__(self, hidden: int, num_layers: int = 1, num_heads: int = 8,
+                 ffn_ratio: int = 4, dropout: float = 0.0,
+                 init_cfg: Optional[dict] = None):
+        super().__init__(init_cfg=init_cfg)
+        self.transformer = MaskedTransformer(hidden, num_layers, num_heads,
+                                             ffn_ratio, dropout)
+        init_weights(self)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """``[B, 2, N + 1, H]`` -> ``[B, 2, N + 1, H]``."""
+        B, S, T, H = tokens.shape
+        x, _ = self.transformer(tokens.reshape(B, S * T, H))  # [B, 2(N+1), H]
+        return x.view(B, S, T, H)
