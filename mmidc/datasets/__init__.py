@@ -1,5 +1,6 @@
 """Image-pair data sets and their transforms."""
 from . import transforms  # noqa: F401  (registers the transforms)
+from .birds_to_words import BirdsToWordsDataset
 from .clevr_change import CLEVRChangeDataset
 from .image_editing_request import ImageEditingRequestDataset
 from .image_io import read_rgb, resize_rgb
@@ -7,13 +8,15 @@ from .image_pair_dataset import CHANGE_TYPES, ImagePairDataset
 from .pair_image_cache import (PairImageCache, build_pair_image_cache,
                                default_cache_dir)
 from .spot_the_diff import SpotTheDiffDataset
+from .hard_negatives import HardNegativeGenerator, load_hard_negatives
 from .transforms import (LoadImagePair, PackIDCInputs, PairRandomResizedCrop,
-                         ResizePair, TokenizeCaptions)
+                         ResizePair, SampleHardNegatives, TokenizeCaptions)
 
 __all__ = [
     'CHANGE_TYPES', 'ImagePairDataset', 'CLEVRChangeDataset',
-    'SpotTheDiffDataset', 'ImageEditingRequestDataset', 'LoadImagePair',
+    'SpotTheDiffDataset', 'ImageEditingRequestDataset', 'BirdsToWordsDataset',
+    'HardNegativeGenerator', 'load_hard_negatives', 'LoadImagePair',
     'ResizePair', 'PairRandomResizedCrop', 'TokenizeCaptions',
-    'PackIDCInputs', 'PairImageCache', 'build_pair_image_cache',
+    'PackIDCInputs', 'SampleHardNegatives', 'PairImageCache', 'build_pair_image_cache',
     'default_cache_dir', 'read_rgb', 'resize_rgb', 'transforms'
 ]

@@ -3,9 +3,11 @@ from .load_image_pair import LoadImagePair
 from .pack_idc_inputs import PackIDCInputs
 from .pair_random_resized_crop import PairRandomResizedCrop, swap_left_right
 from .resize_pair import ResizePair
+from .sample_hard_negatives import SampleHardNegatives
 from .tokenize_captions import TokenizeCaptions
 
 __all__ = [
     'LoadImagePair', 'ResizePair', 'PairRandomResizedCrop',
-    'TokenizeCaptions', 'PackIDCInputs', 'swap_left_right'
+    'TokenizeCaptions', 'PackIDCInputs', 'SampleHardNegatives',
+    'swap_left_right'
 ]
