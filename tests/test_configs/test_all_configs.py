@@ -28,6 +28,10 @@ TINY_ARCH = dict(
     text_cfg=dict(context_length=32, vocab_size=49408, width=64, heads=2,
                   layers=2))
 IMG_SIZE = 32
+# IDC-PCL configs get MMPretrain's ResNet at a test size (2x2 grid at 32 px).
+TINY_RESNET = dict(type='mmpretrain.ResNet', depth=18, stem_channels=8,
+                   base_channels=8, num_stages=3, strides=(1, 2, 2),
+                   dilations=(1, 1, 1), out_indices=(2, ))
 
 
 @pytest.fixture(autouse=True)
@@ -45,9 +49,14 @@ def config_id(path: Path) -> str:
 def tiny_model_cfg(model_cfg) -> dict:
     """The config's model with the tiny arch and nothing to load from disk."""
     cfg = copy.deepcopy(model_cfg.to_dict())
-    for key in ('pretrained', 'init_backbone_from'):
+    for key in ('pretrained', 'init_backbone_from', 'init_from'):
         if key in cfg:
             cfg[key] = None
+    if cfg['type'].startswith('IDCPCL'):
+        cfg['feature_encoder'].update(backbone=TINY_RESNET,
+                                      image_size=(IMG_SIZE, IMG_SIZE))
+        cfg['cross_modal']['vocab'] = CAPTIONS
+        return cfg
     backbone = cfg['backbone']
     num_inter = min(backbone.get('num_inter_layers', 3), 2)
     backbone.update(arch=TINY_ARCH, img_size=IMG_SIZE, pretrained=None,
@@ -79,8 +88,9 @@ def tiny_batch() -> dict:
     samples = []
     for i, t in enumerate(tokens):
         # as PackIDCInputs packs them: the references in the metainfo
-        samples.append(DataSample(metainfo=dict(pair_id=str(i),
-                                                gt_captions=[CAPTIONS[i]])))
+        samples.append(DataSample(metainfo=dict(
+            pair_id=str(i), gt_captions=[CAPTIONS[i]], change_type='none',
+            negative_captions=[CAPTIONS[1 - i]])))
         samples[-1].set_field(t, 'text_tokens')
     return dict(inputs=inputs, data_samples=samples)
 
@@ -91,18 +101,26 @@ def test_configs_found():
         for stage in ('adapt', 'caption'):
             assert f'clip4idc/clip4idc-{stage}_vit-b32_{dataset}.py' in names
     assert 'clip_ft/clip-ft-caption_vit-b32_clevr-change.py' in names
+    for dataset in ('tiny_synthetic-clevr-change', 'resnet101_clevr-change',
+                    'resnet101_birds-to-words'):
+        for stage in ('pretrain', 'caption'):
+            assert f'idc_pcl/idc-pcl-{stage}_{dataset}.py' in names
 
 
 def assert_registered(cfg: Config) -> None:
     """Data sets, transforms and metrics are known types (a typo fails here,
     not at the first data access)."""
     for loader in ('train_dataloader', 'val_dataloader', 'test_dataloader'):
+        if cfg.get(loader) is None:  # pre-training: no evaluation
+            continue
         dataset = cfg[loader]['dataset']
         assert DATASETS.get(dataset['type']) is not None, (loader, dataset['type'])
         for t in dataset['pipeline']:
             assert TRANSFORMS.get(t['type']) is not None, (loader, t['type'])
     for key in ('val_evaluator', 'test_evaluator'):
-        evaluators = cfg[key]
+        evaluators = cfg.get(key)
+        if evaluators is None:
+            continue
         for ev in evaluators if isinstance(evaluators, list) else [evaluators]:
             assert METRICS.get(ev['type']) is not None, (key, ev['type'])
 
@@ -122,10 +140,17 @@ def test_config_builds(path):
         assert modes == ['all']
         if cfg.train_dataloader.dataset.type == 'CLEVRChangeDataset':
             assert cfg.train_dataloader.dataset.with_no_change is False
+    elif cfg.model.type == 'IDCPCLPretrainer':  # no evaluation; FDA negatives
+        assert cfg.get('val_cfg') is None and cfg.get('val_dataloader') is None
+        steps = [t['type'] for t in cfg.train_dataloader.dataset.pipeline]
+        assert 'SampleHardNegatives' in steps
     else:
-        assert cfg.default_hooks.checkpoint.save_best == 'CIDEr'
+        # Birds-to-Words' main metric is ROUGE-L; every other data set's CIDEr
+        main = ('ROUGE_L' if cfg.train_dataloader.dataset.type ==
+                'BirdsToWordsDataset' else 'CIDEr')
+        assert cfg.default_hooks.checkpoint.save_best == main
         assert cfg.get('load_from') is None  # would clash with --resume
-    if 'split' in cfg.test_dataloader.dataset:  # ImagePairDataset: files
+    if cfg.get('test_dataloader') and 'split' in cfg.test_dataloader.dataset:
         assert cfg.val_dataloader.dataset.split in ('val', 'valid')
         assert cfg.test_dataloader.dataset.split == 'test'
 
