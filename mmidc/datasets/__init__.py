@@ -5,17 +5,19 @@ from .clevr_change import CLEVRChangeDataset
 from .image_editing_request import ImageEditingRequestDataset
 from .image_io import read_rgb, resize_rgb
 from .image_pair_dataset import CHANGE_TYPES, ImagePairDataset
+from .pair_feature_cache import PairFeatureCache, write_feature_shard
 from .pair_image_cache import (PairImageCache, build_pair_image_cache,
                                default_cache_dir)
 from .spot_the_diff import SpotTheDiffDataset
 from .hard_negatives import HardNegativeGenerator, load_hard_negatives
-from .transforms import (LoadImagePair, PackIDCInputs, PairRandomResizedCrop,
+from .transforms import (LoadImagePair, LoadPairFeatures, PackIDCInputs, PairRandomResizedCrop,
                          ResizePair, SampleHardNegatives, TokenizeCaptions)
 
 __all__ = [
     'CHANGE_TYPES', 'ImagePairDataset', 'CLEVRChangeDataset',
     'SpotTheDiffDataset', 'ImageEditingRequestDataset', 'BirdsToWordsDataset',
     'HardNegativeGenerator', 'load_hard_negatives', 'LoadImagePair',
+    'LoadPairFeatures', 'PairFeatureCache', 'write_feature_shard',
     'ResizePair', 'PairRandomResizedCrop', 'TokenizeCaptions',
     'PackIDCInputs', 'SampleHardNegatives', 'PairImageCache', 'build_pair_image_cache',
     'default_cache_dir', 'read_rgb', 'resize_rgb', 'transforms'
