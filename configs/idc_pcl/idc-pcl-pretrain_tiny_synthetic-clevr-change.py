@@ -42,7 +42,10 @@ model = dict(cross_modal=dict(vocab=dict(
 model_wrapper_cfg = dict(type='MMDistributedDataParallel',
                          find_unused_parameters=True)
 
-max_epochs = 2
+# One epoch of the change and no-change pairs: 150 steps of 32 pairs, the
+# steps of the tiny CLIP4IDC recipe's adaptation stage (2 epochs of the
+# change pairs only).
+max_epochs = 1
 param_scheduler = [
     dict(type='LinearLR', start_factor=0.02, by_epoch=False, begin=0,
          end=50),

@@ -128,7 +128,7 @@ def stage(name, work_dir, cmd, threads, record):
 def run_one(row, seed, args):
     pre_cfg, cap_cfg, pre_options = ROWS[row]
     base = osp.join(args.work_dir, row, f'seed{seed}')
-    record = dict(row=row, seed=seed)
+    record = dict(row=row, seed=seed, commit=git_commit())
     py = sys.executable
     init_from = 'None'
     if pre_cfg is not None:
@@ -158,6 +158,20 @@ def run_one(row, seed, args):
     with open(osp.join(ROOT, base, 'result.json'), 'w') as f:
         json.dump(record, f, indent=1)
     return record
+
+
+def git_commit():
+    """The checkout's commit (with '+' when it has uncommitted changes)."""
+    try:
+        commit = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'],
+                                cwd=ROOT, capture_output=True, text=True,
+                                check=True).stdout.strip()
+        dirty = subprocess.run(['git', 'status', '--porcelain', '--',
+                                'mmidc', 'configs', 'tools'], cwd=ROOT,
+                               capture_output=True, text=True).stdout.strip()
+        return commit + ('+' if dirty else '')
+    except (OSError, subprocess.CalledProcessError):
+        return None
 
 
 def last_val_cider(work_dir):
