@@ -5,9 +5,9 @@ any language the captions use (no tagger, no download):
 
 - **retrieve**: the most TF-IDF-similar other captions of the corpus,
   leaving out the caption's paraphrases (every reference of every pair the
-  caption describes) and captions that only add or drop words (one a
-  subsequence of the other: a more or less detailed description of the
-  same change);
+  caption describes) and captions that only add, drop or swap for a
+  synonym some words (the content words of one a subsequence of the
+  other's: a more or less detailed description of the same change);
 - **replace**: one content word swapped for another word *of its kind*.
   Word kinds come from the slots words fill in the corpus: two words are of
   one kind when the distributions of their left and right neighbours are
@@ -53,11 +53,16 @@ def word_spans(caption: str) -> List[Tuple[int, int, str]]:
     return [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(caption)]
 
 
-def _nested(a: Sequence[str], b: Sequence[str]) -> bool:
-    """Whether one word sequence is a subsequence of the other."""
+def _nested(a: Sequence[str], b: Sequence[str],
+            synonyms: Set[frozenset] = frozenset()) -> bool:
+    """Whether one word sequence is a subsequence of the other, a word
+    matching itself or a synonym (greedy matching)."""
     short, long = (a, b) if len(a) <= len(b) else (b, a)
-    it = iter(long)
-    return all(w in it for w in short)
+    i = 0
+    for w in long:
+        if i < len(short) and (w == short[i] or frozenset((w, short[i])) in synonyms):
+            i += 1
+    return i == len(short)
 
 
 def _replace_spans(caption: str, edits: Dict[Tuple[int, int], str]) -> str:
@@ -145,6 +150,7 @@ class HardNegativeGenerator:
                 left[b][a] += 1
                 right[b][n] += 1
         num = len(self.captions)
+        self.function_words = {w for w in df if df[w] / num > self.max_df}
         self.content = sorted(
             w for w in counts
             if counts[w] >= self.min_count and df[w] / num <= self.max_df
@@ -238,11 +244,15 @@ class HardNegativeGenerator:
                 for p in self.paraphrases(caption):
                     row[self.index[p]] = -1.0
                 best = row.topk(min(4 * k, len(row))).indices.tolist()
-                words = self.words[caption]
-                near = [self.captions[j] for j in best if row[j] > -1.0
-                        and not _nested(words, self.words[self.captions[j]])]
+                words = self._content_words(caption)
+                near = [self.captions[j] for j in best if row[j] > -1.0 and
+                        not _nested(words, self._content_words(self.captions[j]),
+                                    self.synonyms)]
                 results.append(near[:k])
         return results
+
+    def _content_words(self, caption: str) -> List[str]:
+        return [w for w in self.words[caption] if w not in self.function_words]
 
     def _query(self, caption: str) -> torch.Tensor:
         """The L2-normalised TF-IDF vector ``[V]`` of a caption."""
