@@ -7,6 +7,7 @@ import torch
 from mmengine.model import BaseModel
 
 from mmidc.registry import MODELS
+from ..clip4idc.clip4idc_captioner import CLIP4IDCCaptioner
 
 __all__ = ['IDCPCLBase']
 
@@ -110,15 +111,5 @@ class IDCPCLBase(BaseModel):
         n = self.num_image_tokens
         return hidden[:, 0], hidden[:, n]
 
-    @staticmethod
-    def stack_text_tokens(data_samples: Optional[list], device) -> torch.Tensor:
-        """Each sample's ``text_tokens`` ``[L]`` -> ``[B, L]``."""
-        if not data_samples or not all('text_tokens' in ds for ds in data_samples):
-            raise KeyError('every data sample needs text_tokens [L] '
-                           '(TokenizeCaptions in the pipeline)')
-        tokens = [ds.text_tokens for ds in data_samples]
-        if any(t.ndim != 1 for t in tokens):
-            raise ValueError('IDC-PCL trains on one caption per sample: '
-                             'text_tokens must be [L] (TokenizeCaptions '
-                             "mode='random' or 'first')")
-        return torch.stack(tokens).to(device)  # [B, L]
+    # each sample's text_tokens [L] -> [B, L], as CLIP4IDC's captioner reads them
+    stack_text_tokens = staticmethod(CLIP4IDCCaptioner._stack_tokens)

@@ -6,13 +6,12 @@ from mmengine.logging import print_log
 from torch import nn
 
 from mmidc.registry import MODELS
+from ..clip4idc.clip4idc_captioner import CLIP4IDCCaptioner
 from ..utils.checkpoint_pattern import resolve_checkpoint
 from .idc_pcl_base import SHARED_MODULES, IDCPCLBase
 from .masking import mask_caption_tokens
 
 __all__ = ['IDCPCLCaptioner']
-
-_DECODE_KEYS = {'strategy', 'beam_size', 'length_penalty', 'max_length'}
 
 
 @MODELS.register_module()
@@ -91,18 +90,8 @@ class IDCPCLCaptioner(IDCPCLBase):
                                 if distractor_loss is not None else None)
         self.init_from = init_from
 
-    @staticmethod
-    def _check_decode_cfg(cfg: dict) -> dict:
-        unknown = set(cfg) - _DECODE_KEYS
-        if unknown:
-            raise KeyError(f'decode_cfg: unknown keys {sorted(unknown)}; '
-                           f'expected {sorted(_DECODE_KEYS)}')
-        cfg = dict(dict(strategy='greedy', beam_size=3, length_penalty=1.0,
-                        max_length=None), **cfg)
-        if cfg['strategy'] not in ('greedy', 'beam'):
-            raise ValueError(f"decode_cfg.strategy must be 'greedy' or 'beam', "
-                             f"got {cfg['strategy']!r}")
-        return cfg
+    # the same decoding options as CLIP4IDC's captioner
+    _check_decode_cfg = staticmethod(CLIP4IDCCaptioner._check_decode_cfg)
 
     # ------------------------------------------------------------- weights
     def init_weights(self):

@@ -1,17 +1,14 @@
 """F_pair: the two images' tokens attend to each other."""
-from typing import Optional
-
 import torch
-from mmengine.model import BaseModule
 
 from mmidc.registry import MODELS
-from .transformer_layers import MaskedTransformer, init_weights
+from .transformer_layers import ImageTokenEncoder
 
 __all__ = ['PairEncoder']
 
 
 @MODELS.register_module()
-class PairEncoder(BaseModule):
+class PairEncoder(ImageTokenEncoder):
     """IDC-PCL's pair encoder ``F_pair``: Transformer layers over the joint
     sequence ``[IMG1, v1, IMG2, v2]`` of both images, so that each token can
     compare itself with the other image (with ``F_sing``, the image
@@ -25,14 +22,6 @@ class PairEncoder(BaseModule):
         dropout (float): Dropout. Defaults to 0.
         init_cfg (dict, optional): MMEngine init config.
     """
-
-    def __init__(self, hidden: int, num_layers: int = 1, num_heads: int = 8,
-                 ffn_ratio: int = 4, dropout: float = 0.0,
-                 init_cfg: Optional[dict] = None):
-        super().__init__(init_cfg=init_cfg)
-        self.transformer = MaskedTransformer(hidden, num_layers, num_heads,
-                                             ffn_ratio, dropout)
-        init_weights(self)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """``[B, 2, N + 1, H]`` -> ``[B, 2, N + 1, H]``."""

@@ -1,17 +1,14 @@
 """F_sing: each image's tokens encoded alone."""
-from typing import Optional
-
 import torch
-from mmengine.model import BaseModule
 
 from mmidc.registry import MODELS
-from .transformer_layers import MaskedTransformer, init_weights
+from .transformer_layers import ImageTokenEncoder
 
 __all__ = ['SingleImageEncoder']
 
 
 @MODELS.register_module()
-class SingleImageEncoder(BaseModule):
+class SingleImageEncoder(ImageTokenEncoder):
     """IDC-PCL's single-image encoder ``F_sing``: Transformer layers over
     each image's ``[IMGk], v_1 .. v_N`` alone (both images share them).
 
@@ -23,14 +20,6 @@ class SingleImageEncoder(BaseModule):
         dropout (float): Dropout. Defaults to 0.
         init_cfg (dict, optional): MMEngine init config.
     """
-
-    def __init__(self, hidden: int, num_layers: int = 1, num_heads: int = 8,
-                 ffn_ratio: int = 4, dropout: float = 0.0,
-                 init_cfg: Optional[dict] = None):
-        super().__init__(init_cfg=init_cfg)
-        self.transformer = MaskedTransformer(hidden, num_layers, num_heads,
-                                             ffn_ratio, dropout)
-        init_weights(self)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """``[B, 2, N + 1, H]`` -> ``[B, 2, N + 1, H]``."""

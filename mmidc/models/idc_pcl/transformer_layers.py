@@ -4,9 +4,10 @@ from typing import List, Optional, Tuple
 
 import torch
 import torch.nn.functional as F
+from mmengine.model import BaseModule
 from torch import nn
 
-__all__ = ['MaskedTransformerLayer', 'MaskedTransformer']
+__all__ = ['MaskedTransformerLayer', 'MaskedTransformer', 'ImageTokenEncoder']
 
 KeyValue = Tuple[torch.Tensor, torch.Tensor]
 
@@ -113,3 +114,26 @@ def init_weights(module: nn.Module) -> None:
             nn.init.normal_(p, std=0.02)
         elif name.endswith('bias'):
             nn.init.zeros_(p)
+
+
+class ImageTokenEncoder(BaseModule):
+    """A :class:`MaskedTransformer` over image tokens ``[B, 2, N + 1, H]``:
+    the base of ``F_sing`` and ``F_pair``, which differ in what attends to
+    what (see their ``forward``).
+
+    Args:
+        hidden (int): Token width; the algorithms set it.
+        num_layers (int): Layers. Defaults to 1 (the published model's).
+        num_heads (int): Attention heads. Defaults to 8.
+        ffn_ratio (int): Feed-forward width / ``hidden``. Defaults to 4.
+        dropout (float): Dropout. Defaults to 0.
+        init_cfg (dict, optional): MMEngine init config.
+    """
+
+    def __init__(self, hidden: int, num_layers: int = 1, num_heads: int = 8,
+                 ffn_ratio: int = 4, dropout: float = 0.0,
+                 init_cfg: Optional[dict] = None):
+        super().__init__(init_cfg=init_cfg)
+        self.transformer = MaskedTransformer(hidden, num_layers, num_heads,
+                                             ffn_ratio, dropout)
+        init_weights(self)
