@@ -1,6 +1,5 @@
 """IDC-PCL pre-training: MLM, MVCL and FDA on image pairs and captions."""
 import random
-from functools import lru_cache
 from typing import Dict, List, Optional
 
 import torch
@@ -8,20 +7,14 @@ from mmengine.logging import MessageHub
 from torch import nn
 
 from mmidc.registry import MODELS
-from ..utils.caption_vocab import clip_tokenizer
+# CLIP ids [L] of one caption, cached: the negatives are tokenised once
+from ..heads.transformer_caption_head import _caption_tokens as caption_tokens
 from .idc_pcl_base import IDCPCLBase
 from .masking import mask_caption_tokens, mask_one_image
 
 __all__ = ['IDCPCLPretrainer']
 
 TASKS = ('mlm', 'mvcl', 'fda')
-
-
-@lru_cache(maxsize=1 << 18)
-def caption_tokens(caption: str, length: int) -> torch.Tensor:
-    """CLIP ids ``[length]`` of one caption (cached: the hard negatives of
-    a training set are tokenised once)."""
-    return clip_tokenizer()(caption, length)[0]
 
 
 @MODELS.register_module()
