@@ -53,8 +53,10 @@ def tiny_model_cfg(model_cfg) -> dict:
         if key in cfg:
             cfg[key] = None
     if cfg['type'].startswith('IDCPCL'):
-        cfg['feature_encoder'].update(backbone=TINY_RESNET,
-                                      image_size=(IMG_SIZE, IMG_SIZE))
+        encoder = cfg['feature_encoder']
+        for key in ('feature_dim', 'num_tokens'):  # of cached features
+            encoder.pop(key, None)
+        encoder.update(backbone=TINY_RESNET, image_size=(IMG_SIZE, IMG_SIZE))
         cfg['cross_modal']['vocab'] = CAPTIONS
         return cfg
     backbone = cfg['backbone']

@@ -2,6 +2,7 @@ from collections import Counter
 
 import pytest
 import torch
+from mmengine.logging import MessageHub
 from mmengine.optim import OptimWrapper
 
 from mmidc.registry import MODELS
@@ -41,12 +42,23 @@ def test_without_the_difference_encoder():
 
 
 def test_task_draw_is_seeded_and_follows_the_weights():
+    # a message hub of no runner: the draw follows the model's own step count
+    MessageHub.get_instance('test_task_draw')
     model = build(task_weights=dict(mlm=8, mvcl=1, fda=2))
     first = [model.next_task() for _ in range(1100)]
     model._steps = 0
     assert [model.next_task() for _ in range(1100)] == first
     counts = Counter(first)
     assert 700 < counts['mlm'] < 900 and 60 < counts['mvcl'] < 150 and 140 < counts['fda'] < 260
+    # in a runner the draw follows the iteration (resumed runs, every rank)
+    hub = MessageHub.get_instance('test_task_draw_runner')
+    by_iter = []
+    for it in range(30):
+        hub.update_info('iter', it)
+        by_iter.append(model.next_task())
+    other = build(task_weights=dict(mlm=8, mvcl=1, fda=2))
+    hub.update_info('iter', 17)
+    assert other.next_task() == by_iter[17]
     only_mlm = build(task_weights=dict(mlm=1))
     assert {only_mlm.next_task() for _ in range(20)} == {'mlm'}
     with pytest.raises(KeyError, match='unknown tasks'):
