@@ -152,7 +152,7 @@ def run_one(row, seed, args):
            '--cfg-options', f'test_evaluator.output_dir={test_dir}'],
           args.threads, record)
     with open(osp.join(ROOT, test_dir, 'test_scores.json')) as f:
-        record['test'] = json.load(f)
+        record['test_scores'] = json.load(f)
     record['val_CIDEr'] = last_val_cider(osp.join(ROOT, cap_dir))
     record['checkpoint'] = osp.relpath(best, ROOT)
     with open(osp.join(ROOT, base, 'result.json'), 'w') as f:
@@ -214,7 +214,7 @@ def summarise(work_dir):
         runs = [r for r in records if r['row'] == row]
         if not runs:
             continue
-        cells = [mean_sd([cider(r['test'], s) for r in runs]) for s in SUBSETS]
+        cells = [mean_sd([cider(r['test_scores'], s) for r in runs]) for s in SUBSETS]
         wall = statistics.mean(sum(r[s]['wall_s'] for s in ('pretrain', 'caption', 'test')
                                    if s in r) for r in runs) / 60
         cpu = statistics.mean(sum(r[s]['cpu_s'] for s in ('pretrain', 'caption', 'test')
