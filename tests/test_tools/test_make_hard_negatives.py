@@ -1,0 +1,50 @@
+"""tools/dataset_converters/make_hard_negatives.py, run in-process."""
+import filecmp
+import importlib.util
+import json
+import os.path as osp
+import sys
+
+import pytest
+
+sys.path.insert(0, osp.dirname(__file__))
+from tiny_run import REPO  # noqa: E402
+
+sys.path.insert(0, osp.join(osp.dirname(__file__), '..', 'test_datasets'))
+from pair_trees import make_birds_to_words_tree  # noqa: E402
+
+
+@pytest.fixture(scope='module')
+def tool():
+    spec = importlib.util.spec_from_file_location(
+        'make_hard_negatives',
+        REPO / 'tools' / 'dataset_converters' / 'make_hard_negatives.py')
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_writes_next_to_the_annotations_with_progress_same_for_a_seed(
+        tool, tmp_path, capfd):
+    root = str(tmp_path / 'birds')
+    make_birds_to_words_tree(root, num_pairs=40, seed=1)
+    args = ['--dataset-type', 'BirdsToWordsDataset', '--data-root', root,
+            '--show', '2', '--min-similarity', '0.5']
+    tool.main(args)
+    printed = capfd.readouterr().out
+    written = osp.join(root, 'hard_negatives_train.json')
+    assert osp.isfile(written) and f'wrote {written}' in printed
+    assert 'task/s' in printed  # the progress bar
+    assert 'confuse:' in printed and '->' in printed
+    with open(written) as f:
+        content = json.load(f)
+    assert content['meta']['role_pairs'] == {'animal1': 'animal2',
+                                             'animal2': 'animal1'}
+    again = str(tmp_path / 'again.json')
+    tool.main(args + ['--out', again])
+    assert filecmp.cmp(written, again, shallow=False)
+    other = str(tmp_path / 'other.json')
+    tool.main(args + ['--out', other, '--seed', '1'])
+    assert not filecmp.cmp(written, other, shallow=False)
+    with pytest.raises(SystemExit, match='A:B'):
+        tool.main(args + ['--role-pairs', 'before'])
