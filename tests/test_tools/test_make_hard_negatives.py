@@ -24,17 +24,32 @@ def tool():
     return module
 
 
+class RecordingBar:
+    """Stands in for mmengine's ProgressBar: records the updates."""
+    made = []
+
+    def __init__(self, total):
+        self.total, self.done = total, 0
+        self.file = sys.stdout
+        RecordingBar.made.append(self)
+
+    def update(self, n=1):
+        self.done += n
+
+
 def test_writes_next_to_the_annotations_with_progress_same_for_a_seed(
-        tool, tmp_path, capfd):
+        tool, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(tool, 'ProgressBar', RecordingBar)
     root = str(tmp_path / 'birds')
     make_birds_to_words_tree(root, num_pairs=40, seed=1)
     args = ['--dataset-type', 'BirdsToWordsDataset', '--data-root', root,
             '--show', '2', '--min-similarity', '0.5']
     tool.main(args)
-    printed = capfd.readouterr().out
+    printed = capsys.readouterr().out
     written = osp.join(root, 'hard_negatives_train.json')
     assert osp.isfile(written) and f'wrote {written}' in printed
-    assert 'task/s' in printed  # the progress bar
+    bar = RecordingBar.made[-1]  # the progress bar went through every caption
+    assert bar.total == bar.done == len(json.load(open(written))['negatives'])
     assert 'confuse:' in printed and '->' in printed
     with open(written) as f:
         content = json.load(f)
