@@ -5,3 +5,5 @@ from .plugins import *  # noqa: F401,F403
 from .necks import *  # noqa: F401,F403
 from .heads import *  # noqa: F401,F403
 from .clip4idc import *  # noqa: F401,F403
+from .losses import *  # noqa: F401,F403
+from .idc_pcl import *  # noqa: F401,F403

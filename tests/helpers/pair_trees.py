@@ -152,3 +152,87 @@ def write_json(path: str, content) -> None:
 def read_json(path: str):
     with open(path) as f:
         return json.load(f)
+
+
+BIRDS_TO_WORDS_HEADER = (
+    'img1ObservationURL', 'img1ImgURL', 'img1Species', 'img1Selection',
+    'img2ObservationURL', 'img2ImgURL', 'img2Species', 'img2Selection',
+    'split', 'annN', 'description')
+BIRD_PARTS = ('beak', 'tail', 'wings', 'belly', 'head', 'breast', 'crown',
+              'neck', 'legs', 'back')
+BIRD_COLOURS = ('brown', 'white', 'black', 'gray', 'yellow', 'red',
+                'orange', 'blue', 'olive', 'tan')
+BIRD_COMPARATIVES = ('longer', 'shorter', 'larger', 'smaller', 'thicker',
+                     'thinner', 'darker', 'lighter', 'brighter', 'duller')
+
+
+def bird_style_description(rng, facts) -> str:
+    """A paragraph comparing animal1 and animal2 from a pair's facts."""
+    templates = (
+        '{a} has a {cmp} {part} than {b}.',
+        'the {part} of {a} is {cmp} than that of {b}.',
+        '{a} has a {col} {part} while {b} has a {col2} {part}.',
+        '{a} is mostly {col} and {b} is mostly {col2}.',
+        '{b} has a {col2} {part} and {a} has a {col} one.',
+    )
+    picked = rng.choice(len(facts), size=min(len(facts), int(rng.integers(1, 4))),
+                        replace=False)
+    sentences = []
+    for k in picked:
+        fact = facts[k]
+        sentences.append(templates[int(rng.integers(len(templates)))].format(**fact))
+    return ' '.join(sentences)
+
+
+def make_birds_to_words_tree(root: str, num_pairs: int = 6, seed: int = 0,
+                             size: Tuple[int, int] = (40, 30),
+                             url_style: str = 'unique') -> List[list]:
+    """Birds-to-Words as distributed: ``birds-to-words-v1.0.tsv`` (header
+    and 11 tab-separated columns, up to five annotation rows per pair) and
+    the photos under ``images/<the URL's last path component>``.
+
+    Pairs are split train/val/test as 4:1:1 (in turn); pair 0 has an empty
+    description among its rows. ``url_style='medium'`` ends every URL in
+    ``<photo id>/medium.jpg`` (names that clash under the default mapping;
+    the files are then written as ``<photo id>_medium.jpg``).
+    """
+    rng = np.random.default_rng(seed)
+    os.makedirs(osp.join(root, 'images'), exist_ok=True)
+    rows = [list(BIRDS_TO_WORDS_HEADER)]
+    splits = ('train', 'train', 'train', 'train', 'val', 'test')
+    for k in range(num_pairs):
+        urls = []
+        for i in (1, 2):
+            photo = 1000 + 2 * k + i
+            if url_style == 'medium':
+                url = f'https://static.example.org/photos/{photo}/medium.jpg'
+                name = f'{photo}_medium.jpg'
+            else:
+                url = f'https://static.example.org/photos/{photo}.jpg'
+                name = f'{photo}.jpg'
+            scene_image(size, photo, mode='RGB').save(osp.join(root, 'images', name))
+            urls.append(url)
+        facts = []
+        for _ in range(3):
+            col, col2 = rng.choice(BIRD_COLOURS, size=2, replace=False)
+            facts.append(dict(a='animal1', b='animal2',
+                              part=str(rng.choice(BIRD_PARTS)),
+                              cmp=str(rng.choice(BIRD_COMPARATIVES)),
+                              col=str(col), col2=str(col2)))
+        for ann in range(1, int(rng.integers(2, 6)) + 1):
+            description = bird_style_description(rng, facts)
+            if k == 0 and ann == 2:
+                description = ''
+            rows.append([f'https://example.org/observations/{k}a', urls[0],
+                         'Species A', 'random',
+                         f'https://example.org/observations/{k}b', urls[1],
+                         'Species B', 'random', splits[k % len(splits)],
+                         str(ann), description])
+    write_tsv(osp.join(root, 'birds-to-words-v1.0.tsv'), rows)
+    return rows
+
+
+def write_tsv(path: str, rows: Sequence[Sequence[str]]) -> None:
+    os.makedirs(osp.dirname(path), exist_ok=True)
+    with open(path, 'w', encoding='utf-8') as f:
+        f.write(''.join('\t'.join(r) + '\n' for r in rows))

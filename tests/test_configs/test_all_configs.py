@@ -15,6 +15,7 @@ import mmidc  # noqa: F401  (registers every component)
 from mmidc.models.utils.caption_vocab import clip_tokenizer
 from mmidc.registry import DATASETS, METRICS, MODELS, TRANSFORMS
 from mmidc.utils.config_check import check_config
+from tests.helpers.tiny_idc_pcl import TINY_RESNET  # a 2x2 grid at 32 px
 from tests.helpers.tiny_models import TINY_ARCH
 
 CONFIG_ROOT = Path(__file__).parents[2] / 'configs'
@@ -32,9 +33,16 @@ def config_id(path: Path) -> str:
 def tiny_model_cfg(model_cfg) -> dict:
     """The config's model with the tiny arch and nothing to load from disk."""
     cfg = copy.deepcopy(model_cfg.to_dict())
-    for key in ('pretrained', 'init_backbone_from'):
+    for key in ('pretrained', 'init_backbone_from', 'init_from'):
         if key in cfg:
             cfg[key] = None
+    if cfg['type'].startswith('IDCPCL'):
+        encoder = cfg['feature_encoder']
+        for key in ('feature_dim', 'num_tokens'):  # of cached features
+            encoder.pop(key, None)
+        encoder.update(backbone=TINY_RESNET, image_size=(IMG_SIZE, IMG_SIZE))
+        cfg['cross_modal']['vocab'] = CAPTIONS
+        return cfg
     backbone = cfg['backbone']
     num_inter = min(backbone.get('num_inter_layers', 3), 2)
     backbone.update(arch=TINY_ARCH, img_size=IMG_SIZE, pretrained=None,
@@ -68,8 +76,9 @@ def tiny_batch(with_references: bool = False) -> dict:
     samples = []
     for i, t in enumerate(tokens):
         # as PackIDCInputs packs them: the references in the metainfo
-        samples.append(DataSample(metainfo=dict(pair_id=str(i),
-                                                gt_captions=[CAPTIONS[i]])))
+        samples.append(DataSample(metainfo=dict(
+            pair_id=str(i), gt_captions=[CAPTIONS[i]], change_type='none',
+            negative_captions=[CAPTIONS[1 - i]])))
         samples[-1].set_field(t, 'text_tokens')
         if with_references:
             samples[-1].set_field(t[None], 'ref_tokens')  # [K=1, 32]
@@ -82,18 +91,26 @@ def test_configs_found():
         for stage in ('adapt', 'caption'):
             assert f'clip4idc/clip4idc-{stage}_vit-b32_{dataset}.py' in names
     assert 'clip_ft/clip-ft-caption_vit-b32_clevr-change.py' in names
+    for dataset in ('tiny_synthetic-clevr-change', 'resnet101_clevr-change',
+                    'resnet101_birds-to-words'):
+        for stage in ('pretrain', 'caption'):
+            assert f'idc_pcl/idc-pcl-{stage}_{dataset}.py' in names
 
 
 def assert_registered(cfg: Config) -> None:
     """Data sets, transforms and metrics are known types (a typo fails here,
     not at the first data access)."""
     for loader in ('train_dataloader', 'val_dataloader', 'test_dataloader'):
+        if cfg.get(loader) is None:  # pre-training: no evaluation
+            continue
         dataset = cfg[loader]['dataset']
         assert DATASETS.get(dataset['type']) is not None, (loader, dataset['type'])
         for t in dataset['pipeline']:
             assert TRANSFORMS.get(t['type']) is not None, (loader, t['type'])
     for key in ('val_evaluator', 'test_evaluator'):
-        evaluators = cfg[key]
+        evaluators = cfg.get(key)
+        if evaluators is None:
+            continue
         for ev in evaluators if isinstance(evaluators, list) else [evaluators]:
             assert METRICS.get(ev['type']) is not None, (key, ev['type'])
 
@@ -113,8 +130,15 @@ def test_config_builds(path):
         assert modes == ['all']
         if cfg.train_dataloader.dataset.type == 'CLEVRChangeDataset':
             assert cfg.train_dataloader.dataset.with_no_change is False
+    elif cfg.model.type == 'IDCPCLPretrainer':  # no evaluation; FDA negatives
+        assert cfg.get('val_cfg') is None and cfg.get('val_dataloader') is None
+        steps = [t['type'] for t in cfg.train_dataloader.dataset.pipeline]
+        assert 'SampleHardNegatives' in steps
     else:
-        assert cfg.default_hooks.checkpoint.save_best == 'CIDEr'
+        # Birds-to-Words' main metric is ROUGE-L; every other data set's CIDEr
+        main = ('ROUGE_L' if cfg.train_dataloader.dataset.type ==
+                'BirdsToWordsDataset' else 'CIDEr')
+        assert cfg.default_hooks.checkpoint.save_best == main
         assert cfg.get('load_from') is None  # would clash with --resume
     # an auxiliary head reads all references: the pipeline must pack them
     keys = [t.get('key', 'text_tokens')
@@ -122,7 +146,7 @@ def test_config_builds(path):
             if t['type'] == 'TokenizeCaptions']
     needs_references = cfg.model.get('aux_head') is not None
     assert ('ref_tokens' in keys) == needs_references, keys
-    if 'split' in cfg.test_dataloader.dataset:  # ImagePairDataset: files
+    if cfg.get('test_dataloader') and 'split' in cfg.test_dataloader.dataset:
         assert cfg.val_dataloader.dataset.split in ('val', 'valid')
         assert cfg.test_dataloader.dataset.split == 'test'
 
@@ -148,7 +172,7 @@ def test_config_builds(path):
     # parameters (the published decoder's word embeddings among them) stay.
     frozen = {n: p.detach().clone() for n, p in model.named_parameters()
               if not p.requires_grad}
-    if cfg.model.head.type == 'BertCaptionHead':
+    if cfg.model.get('head', {}).get('type') == 'BertCaptionHead':
         expected = {'head.word_pos'}
         if cfg.model.head.freeze_word_embed:
             expected.add('head.word_embed.weight')

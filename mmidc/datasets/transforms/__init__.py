@@ -1,11 +1,13 @@
 """Transforms for image pairs and captions."""
 from .load_image_pair import LoadImagePair
+from .load_pair_features import LoadPairFeatures
 from .pack_idc_inputs import PackIDCInputs
 from .random_distractor_before import RandomDistractorBefore
 from .resize_pair import ResizePair
+from .sample_hard_negatives import SampleHardNegatives
 from .tokenize_captions import TokenizeCaptions
 
 __all__ = [
-    'LoadImagePair', 'ResizePair', 'TokenizeCaptions', 'PackIDCInputs',
-    'RandomDistractorBefore'
+    'LoadImagePair', 'LoadPairFeatures', 'ResizePair', 'TokenizeCaptions',
+    'PackIDCInputs', 'RandomDistractorBefore', 'SampleHardNegatives'
 ]

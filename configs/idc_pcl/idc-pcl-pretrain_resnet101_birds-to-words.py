@@ -1,0 +1,46 @@
+# IDC-PCL pre-training on Birds-to-Words: frozen ImageNet ResNet-101 grid
+# features, MLM : MVCL : FDA = 8 : 1 : 2 on the training pairs, F_cross of
+# 2 layers and 80 caption tokens (the published bird settings). FDA's hard
+# negatives (confuse swaps animal1 and animal2): write them once with
+#   python tools/dataset_converters/make_hard_negatives.py \
+#       --dataset-type BirdsToWordsDataset --data-root data/birds_to_words
+# The published model also pre-trained on cross-task data (CUB captions,
+# NABirds classes); pairs in the ImagePairDataset format join through a
+# ConcatDataset in train_dataloader.
+_base_ = [
+    '../_base_/datasets/birds_to_words.py',
+    '../_base_/models/idc_pcl-pretrainer_resnet101.py',
+    '../_base_/schedules/idc_pcl_pretrain.py'
+]
+data_root = 'data/birds_to_words'
+negatives_file = data_root + '/hard_negatives_train.json'
+pretrain_pipeline = [
+    _base_.load_pair,
+    dict(type='ResizePair', size=_base_.image_size),
+    dict(type='TokenizeCaptions', context_length=80, mode='random'),
+    dict(type='SampleHardNegatives', negatives_file=negatives_file,
+         num_negatives=5),
+    dict(type='PackIDCInputs',
+         meta_keys=('pair_id', 'change_type', 'gt_captions',
+                    'negative_captions')),
+]
+train_dataloader = dict(batch_size=128,
+                        dataset=dict(pipeline=pretrain_pipeline))
+val_dataloader = None
+val_evaluator = None
+test_dataloader = None
+test_evaluator = None
+model = dict(cross_modal=dict(
+    num_layers=2, max_length=80,
+    vocab=dict(_delete_=True,
+               captions_from=dict(type='BirdsToWordsDataset',
+                                  data_root=data_root, split='train'),
+               cache_file='work_dirs/caption_vocab/birds-to-words_train.json')))
+max_iters = 50000
+param_scheduler = [
+    dict(type='LinearLR', start_factor=1e-3, by_epoch=False, begin=0,
+         end=2000),
+    dict(type='PolyLR', power=1.0, eta_min=0.0, by_epoch=False, begin=2000,
+         end=max_iters),
+]
+train_cfg = dict(max_iters=max_iters)

@@ -1,0 +1,352 @@
+"""Hard negative captions for IDC-PCL's fine-grained difference aligning.
+
+Three kinds, made from a data set's own training captions, offline and for
+any language the captions use (no tagger, no download):
+
+- **retrieve**: the most TF-IDF-similar other captions of the corpus,
+  leaving out the caption's paraphrases (every reference of every pair the
+  caption describes) and captions that only add, drop or swap for a
+  synonym some words (the content words of one a subsequence of the
+  other's: a more or less detailed description of the same change);
+- **replace**: one content word swapped for another word *of its kind*.
+  Word kinds come from the slots words fill in the corpus: two words are of
+  one kind when the distributions of their left and right neighbours are
+  alike (cosine similarity of the neighbour counts), and a swap is made only
+  where both new bigrams occur in the corpus. Words that alternate between
+  the references of the same pairs (``big``/``large``, ``cube``/``block``)
+  are synonyms, not negatives, and are never swapped for each other.
+  Content words: those in at most ``max_df`` of the captions;
+- **confuse**: the roles swapped. Configured role words (``animal1`` <->
+  ``animal2``) are exchanged; without them, the first two different words
+  of one kind in the caption trade places (``the red cube changed to
+  blue`` -> ``the blue cube changed to red``, or the object and its
+  landmark).
+
+Replace and confuse change words in place: punctuation, spacing and every
+other word are kept (the negative keeps the caption's form). Everything is
+deterministic for a given ``seed``.
+"""
+import json
+import math
+import os
+import os.path as osp
+import random
+import re
+import warnings
+from collections import Counter, defaultdict
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+
+import torch
+
+__all__ = ['HardNegativeGenerator', 'load_hard_negatives', 'KINDS',
+           'DEFAULT_ROLE_PAIRS']
+
+KINDS = ('retrieve', 'replace', 'confuse')
+#: Role words swapped by ``confuse`` (Birds-to-Words names the two birds so).
+DEFAULT_ROLE_PAIRS = (('animal1', 'animal2'), )
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
+_START, _END = '<s>', '</s>'
+
+
+def word_spans(caption: str) -> List[Tuple[int, int, str]]:
+    """``(start, end, lower-cased word)`` of every word of a caption."""
+    return [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(caption)]
+
+
+def _nested(a: Sequence[str], b: Sequence[str],
+            synonyms: Set[frozenset] = frozenset()) -> bool:
+    """Whether one word sequence is a subsequence of the other, a word
+    matching itself or a synonym (greedy matching)."""
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    i = 0
+    for w in long:
+        if i < len(short) and (w == short[i] or frozenset((w, short[i])) in synonyms):
+            i += 1
+    return i == len(short)
+
+
+def _replace_spans(caption: str, edits: Dict[Tuple[int, int], str]) -> str:
+    """``caption`` with the spans of ``edits`` replaced (the case of the
+    original word's first letter kept)."""
+    out, last = [], 0
+    for (start, end), word in sorted(edits.items()):
+        old = caption[start:end]
+        if old[:1].isupper():
+            word = word[:1].upper() + word[1:]
+        out += [caption[last:start], word]
+        last = end
+    return ''.join(out + [caption[last:]])
+
+
+class HardNegativeGenerator:
+    """Fit on a training set's captions, then make negatives of each kind.
+
+    Args:
+        captions_by_pair (Sequence[Sequence[str]]): The reference captions
+            of each training pair.
+        role_pairs (Sequence[tuple]): Words swapped by ``confuse``.
+            Defaults to ``(('animal1', 'animal2'),)``.
+        max_df (float): Words in more than this share of the unique captions
+            are function words: never replaced. Defaults to 0.3.
+        min_count (int): Words seen fewer times are never replaced or used
+            as replacements. Defaults to 2.
+        min_similarity (float): Cosine similarity of the neighbour counts
+            above which two words are of one kind. Defaults to 0.8.
+        synonym_threshold (float): Two words are synonyms when, among the
+            pairs whose references mention either, at least this share has
+            one reference with only the first and another with only the
+            second. Defaults to 0.28 (on CLEVR-Change-style captions,
+            synonyms alternate in 0.5-0.7 of such pairs, other words of one
+            kind in at most 0.25).
+        seed (int): Seed of the random choices. Defaults to 0.
+    """
+
+    def __init__(self,
+                 captions_by_pair: Sequence[Sequence[str]],
+                 role_pairs: Sequence[Tuple[str, str]] = DEFAULT_ROLE_PAIRS,
+                 max_df: float = 0.3,
+                 min_count: int = 2,
+                 min_similarity: float = 0.8,
+                 synonym_threshold: float = 0.28,
+                 seed: int = 0):
+        self.role_of = {}
+        for a, b in role_pairs:
+            self.role_of[a.lower()], self.role_of[b.lower()] = b.lower(), a.lower()
+        self.max_df = max_df
+        self.min_count = min_count
+        self.min_similarity = min_similarity
+        self.synonym_threshold = synonym_threshold
+        self.seed = seed
+        pairs = [list(dict.fromkeys(p)) for p in captions_by_pair if p]
+        if not pairs:
+            raise ValueError('HardNegativeGenerator: no captions to fit on')
+        self._fit(pairs)
+
+    # --------------------------------------------------------------- fitting
+    def _fit(self, pairs: List[List[str]]) -> None:
+        self.captions = list(dict.fromkeys(c for p in pairs for c in p))
+        self.index = {c: i for i, c in enumerate(self.captions)}
+        words = {c: [w for _, _, w in word_spans(c)] for c in self.captions}
+        self.words = words
+        # paraphrases: every reference of every pair a caption describes
+        pairs_of = defaultdict(list)
+        for k, p in enumerate(pairs):
+            for c in p:
+                pairs_of[c].append(k)
+        self._pairs, self._pairs_of = pairs, pairs_of
+
+        counts, df = Counter(), Counter()
+        self.bigrams: Set[Tuple[str, str]] = set()
+        left, right = defaultdict(Counter), defaultdict(Counter)
+        for p in pairs:
+            for c in p:
+                counts.update(words[c])
+        for c in self.captions:
+            seq = [_START] + words[c] + [_END]
+            df.update(set(words[c]))
+            for a, b in zip(seq, seq[1:]):
+                self.bigrams.add((a, b))
+            for a, b, n in zip(seq, seq[1:], seq[2:]):
+                left[b][a] += 1
+                right[b][n] += 1
+        num = len(self.captions)
+        self.function_words = {w for w in df if df[w] / num > self.max_df}
+        self.content = sorted(
+            w for w in counts
+            if counts[w] >= self.min_count and df[w] / num <= self.max_df
+            and w not in self.role_of)
+        self.kind_of = self._word_kinds(left, right)
+        self.synonyms = self._synonyms(pairs, words)
+        self._fit_tfidf(words, df)
+
+    def _word_kinds(self, left, right) -> Dict[str, List[str]]:
+        """Each content word's words of the same kind, most similar first."""
+        def vector(w):
+            v = {('L', k): x for k, x in left[w].items()}
+            v.update({('R', k): x for k, x in right[w].items()})
+            norm = math.sqrt(sum(x * x for x in v.values())) or 1.0
+            return {k: x / norm for k, x in v.items()}
+
+        vectors = {w: vector(w) for w in self.content}
+        kinds = {}
+        for w in self.content:
+            vw = vectors[w]
+            sims = []
+            for o in self.content:
+                if o == w:
+                    continue
+                vo = vectors[o]
+                s = sum(x * vo.get(k, 0.0) for k, x in vw.items())
+                if s >= self.min_similarity:
+                    sims.append((-s, o))
+            kinds[w] = [o for _, o in sorted(sims)]
+        return kinds
+
+    def _synonyms(self, pairs, words) -> Set[frozenset]:
+        """Same-kind word pairs that alternate between references of the
+        same pairs (see ``synonym_threshold``)."""
+        candidates = {frozenset((w, o)) for w, os_ in self.kind_of.items() for o in os_}
+        mention, alternate = Counter(), Counter()
+        for p in pairs:
+            sets = [set(words[c]) for c in p]
+            present = set().union(*sets)
+            for cand in candidates:
+                a, b = tuple(cand)
+                if a not in present and b not in present:
+                    continue
+                mention[cand] += 1
+                if any(a in s and b not in s for s in sets) and \
+                        any(b in s and a not in s for s in sets):
+                    alternate[cand] += 1
+        return {c for c in candidates
+                if alternate[c] >= self.synonym_threshold * mention[c] > 0}
+
+    def _fit_tfidf(self, words, df) -> None:
+        vocab = {w: i for i, w in enumerate(sorted(df))}
+        num = len(self.captions)
+        idf = torch.tensor([math.log(num / df[w]) + 1.0 for w in sorted(df)])
+        rows, cols, vals = [], [], []
+        for i, c in enumerate(self.captions):
+            for w, n in Counter(words[c]).items():
+                rows.append(i)
+                cols.append(vocab[w])
+                vals.append(n * float(idf[vocab[w]]))
+        matrix = torch.sparse_coo_tensor([rows, cols], vals, (num, len(vocab)),
+                                         check_invariants=True).coalesce()
+        norms = torch.zeros(num).index_add_(0, matrix.indices()[0],
+                                            matrix.values() ** 2).sqrt().clamp(min=1e-12)
+        values = matrix.values() / norms[matrix.indices()[0]]
+        self._vocab, self._idf = vocab, idf
+        with warnings.catch_warnings():  # torch: "CSR support is in beta"
+            warnings.simplefilter('ignore', UserWarning)
+            self._tfidf_csr = torch.sparse_coo_tensor(
+                matrix.indices(), values, matrix.shape,
+                check_invariants=True).coalesce().to_sparse_csr()  # [U, V]
+
+    # ------------------------------------------------------------- negatives
+    def paraphrases(self, caption: str) -> Set[str]:
+        """The caption and every reference of the pairs it describes."""
+        found = {caption}
+        for k in self._pairs_of.get(caption, ()):
+            found.update(self._pairs[k])
+        return found
+
+    def retrieve_many(self, captions: Sequence[str], k: int,
+                      chunk: int = 256) -> List[List[str]]:
+        """The ``k`` most TF-IDF-similar other captions of each caption
+        (its paraphrases left out), best first."""
+        results = []
+        for start in range(0, len(captions), chunk):
+            part = captions[start:start + chunk]
+            queries = torch.stack([self._query(c) for c in part])  # [q, V]
+            scores = (self._tfidf_csr @ queries.t()).t()  # [q, U]
+            for row, caption in zip(scores, part):
+                for p in self.paraphrases(caption):
+                    row[self.index[p]] = -1.0
+                best = row.topk(min(4 * k, len(row))).indices.tolist()
+                words = self._content_words(caption)
+                near = [self.captions[j] for j in best if row[j] > -1.0 and
+                        not _nested(words, self._content_words(self.captions[j]),
+                                    self.synonyms)]
+                results.append(near[:k])
+        return results
+
+    def _content_words(self, caption: str) -> List[str]:
+        return [w for w in self.words[caption] if w not in self.function_words]
+
+    def _query(self, caption: str) -> torch.Tensor:
+        """The L2-normalised TF-IDF vector ``[V]`` of a caption."""
+        q = torch.zeros(len(self._vocab))
+        for w, n in Counter(self.words[caption]).items():
+            q[self._vocab[w]] = n * self._idf[self._vocab[w]]
+        return q / q.norm().clamp(min=1e-12)
+
+    def replace(self, caption: str, k: int, rng: random.Random) -> List[str]:
+        """Up to ``k`` different captions, each with one content word
+        swapped for a word of its kind (see the module docstring)."""
+        spans = word_spans(caption)
+        seq = [_START] + [w for _, _, w in spans] + [_END]
+        options = []
+        for i, (start, end, w) in enumerate(spans):
+            for o in self.kind_of.get(w, ()):
+                if frozenset((w, o)) in self.synonyms:
+                    continue
+                if (seq[i], o) in self.bigrams and (o, seq[i + 2]) in self.bigrams:
+                    options.append(((start, end), o))
+        rng.shuffle(options)
+        out = []
+        for span, o in options:
+            negative = _replace_spans(caption, {span: o})
+            if negative not in out and negative != caption:
+                out.append(negative)
+            if len(out) == k:
+                break
+        return out
+
+    def confuse(self, caption: str) -> List[str]:
+        """The caption with its roles swapped (at most one), or nothing."""
+        spans = word_spans(caption)
+        roles = {(s, e): self.role_of[w] for s, e, w in spans if w in self.role_of}
+        if roles:
+            negative = _replace_spans(caption, roles)
+            return [negative] if negative != caption else []
+        for i, (s1, e1, w1) in enumerate(spans):
+            kind = set(self.kind_of.get(w1, ()))
+            for s2, e2, w2 in spans[i + 1:]:
+                if w2 != w1 and w2 in kind and frozenset((w1, w2)) not in self.synonyms:
+                    return [_replace_spans(caption, {(s1, e1): w2, (s2, e2): w1})]
+        return []
+
+    def generate(self, num_retrieve: int = 3, num_replace: int = 3,
+                 progress: Optional[Iterable] = None) -> Dict[str, Dict[str, List[str]]]:
+        """Negatives of every caption: ``{caption: {kind: [negative, ...]}}``.
+
+        ``progress``: called with the number of captions done after each
+        chunk (a progress bar's ``update``).
+        """
+        rng = random.Random(self.seed)
+        out = {}
+        chunk = 256
+        for start in range(0, len(self.captions), chunk):
+            part = self.captions[start:start + chunk]
+            retrieved = self.retrieve_many(part, num_retrieve)
+            for caption, near in zip(part, retrieved):
+                out[caption] = dict(retrieve=near,
+                                    replace=self.replace(caption, num_replace, rng),
+                                    confuse=self.confuse(caption))
+            if progress is not None:
+                progress(len(part))
+        return out
+
+    def word_classes(self) -> Dict[str, List[str]]:
+        """The kinds found: ``{word: [words of its kind, not synonyms]}``."""
+        return {w: [o for o in os_ if frozenset((w, o)) not in self.synonyms]
+                for w, os_ in self.kind_of.items() if os_}
+
+
+def load_hard_negatives(path: str) -> Dict[str, Dict[str, List[str]]]:
+    """Read a file written by ``tools/dataset_converters/make_hard_negatives.py``:
+    ``{caption: {kind: [negative, ...]}}``."""
+    if not osp.isfile(path):
+        raise FileNotFoundError(
+            f'hard negatives file not found: {path} (write it with '
+            'tools/dataset_converters/make_hard_negatives.py)')
+    with open(path, encoding='utf-8') as f:
+        try:
+            content = json.load(f)
+        except json.JSONDecodeError as e:
+            raise ValueError(f'{path}: not valid JSON ({e})') from e
+    negatives = content.get('negatives') if isinstance(content, dict) else None
+    if not isinstance(negatives, dict):
+        raise ValueError(f'{path}: expected an object with key "negatives" '
+                         '({caption: {kind: [negative, ...]}})')
+    return negatives
+
+
+def save_hard_negatives(path: str, negatives: dict, meta: dict) -> None:
+    """Write ``{"meta": ..., "negatives": ...}`` atomically."""
+    os.makedirs(osp.dirname(osp.abspath(path)), exist_ok=True)
+    tmp = f'{path}.tmp{os.getpid()}'
+    with open(tmp, 'w', encoding='utf-8') as f:
+        json.dump(dict(meta=meta, negatives=negatives), f, ensure_ascii=False)
+    os.replace(tmp, path)

@@ -1,0 +1,86 @@
+"""Pick the hard negative captions of the caption a sample trains on."""
+from typing import Optional, Sequence
+
+import numpy as np
+from mmcv.transforms import BaseTransform
+
+from mmidc.registry import TRANSFORMS
+from ..hard_negatives import KINDS, load_hard_negatives
+
+
+@TRANSFORMS.register_module()
+class SampleHardNegatives(BaseTransform):
+    """Add ``negative_captions``: ``num_negatives`` hard negatives of the
+    caption ``TokenizeCaptions`` chose (``caption_index``), for IDC-PCL's
+    FDA task.
+
+    The negatives come from a file written by
+    ``tools/dataset_converters/make_hard_negatives.py``. They are drawn
+    kind by kind in turn (retrieve, replace, confuse; each kind's list
+    shuffled), and when the caption has too few, filled up with random
+    captions of the file (easy negatives), so every sample has the same
+    number. Put it after ``TokenizeCaptions`` and add
+    ``'negative_captions'`` to ``PackIDCInputs``' ``meta_keys``.
+
+    Required keys: ``gt_captions``, ``caption_index``. Added key:
+    ``negative_captions`` (list of str).
+
+    Args:
+        negatives_file (str): The file of hard negatives.
+        num_negatives (int): ``K``. Defaults to 5 (the published model's).
+        kinds (Sequence[str], optional): Kinds used. Defaults to all.
+    """
+
+    def __init__(self, negatives_file: str, num_negatives: int = 5,
+                 kinds: Optional[Sequence[str]] = None):
+        kinds = tuple(kinds or KINDS)
+        unknown = set(kinds) - set(KINDS)
+        if unknown:
+            raise ValueError(f'SampleHardNegatives: unknown kinds '
+                             f'{sorted(unknown)}; expected some of {KINDS}')
+        if num_negatives < 1:
+            raise ValueError(f'num_negatives must be >= 1, got {num_negatives}')
+        self.negatives_file = negatives_file
+        self.num_negatives = num_negatives
+        self.kinds = kinds
+        self._negatives = None
+        self._pool = None
+
+    def _load(self):
+        if self._negatives is None:
+            self._negatives = load_hard_negatives(self.negatives_file)
+            self._pool = list(self._negatives)
+        return self._negatives
+
+    def transform(self, results: dict) -> dict:
+        negatives = self._load()
+        index = results.get('caption_index', -1)
+        if index is None or index < 0:
+            raise KeyError('SampleHardNegatives needs the caption_index of '
+                           "one caption: put TokenizeCaptions (mode 'random' "
+                           "or 'first') before it")
+        caption = results['gt_captions'][index]
+        if caption not in negatives:
+            raise KeyError(f'{self.negatives_file}: no hard negatives for the '
+                           f'caption {caption!r} (pair '
+                           f'{results.get("pair_id")!r}); the file was written '
+                           'for another split or data set: write it again')
+        lists = [list(negatives[caption].get(k, [])) for k in self.kinds]
+        for options in lists:
+            np.random.shuffle(options)
+        chosen = []
+        while len(chosen) < self.num_negatives and any(lists):
+            for options in lists:
+                if options and len(chosen) < self.num_negatives:
+                    chosen.append(options.pop(0))
+        while len(chosen) < self.num_negatives:  # easy negatives
+            other = self._pool[np.random.randint(len(self._pool))]
+            if other != caption or len(self._pool) == 1:
+                chosen.append(other)
+        results['negative_captions'] = chosen
+        return results
+
+    def __repr__(self) -> str:
+        return (f'{self.__class__.__name__}(negatives_file='
+                f'{self.negatives_file!r}, num_negatives={self.num_negatives}, '
+                f'kinds={self.kinds})')

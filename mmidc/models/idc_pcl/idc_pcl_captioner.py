@@ -1,0 +1,182 @@
+"""IDC-PCL fine-tuning: the pre-trained transformers as a captioner."""
+from typing import Dict, List, Optional
+
+import torch
+from mmengine.logging import print_log
+from torch import nn
+
+from mmidc.registry import MODELS
+from ..clip4idc.clip4idc_captioner import CLIP4IDCCaptioner
+from ..utils.checkpoint_pattern import resolve_checkpoint
+from .idc_pcl_base import SHARED_MODULES, IDCPCLBase
+from .masking import mask_caption_tokens
+
+__all__ = ['IDCPCLCaptioner']
+
+
+@MODELS.register_module()
+class IDCPCLCaptioner(IDCPCLBase):
+    """Caption the difference between two images with IDC-PCL's trunk.
+
+    Training (UniLM's sequence-to-sequence fine-tuning): the caption
+    ``[BOS] w_1 .. w_M [EOS]`` follows the visual tokens under the seq2seq
+    mask (visual tokens read only visual tokens, caption position ``i``
+    reads the visual tokens and positions ``<= i``); ``mask_prob`` of the
+    caption tokens after ``[BOS]`` are masked (BERT's 80/10/10) and
+    predicted (``loss_caption``, ``accuracy``). With ``distractor_loss``,
+    a linear judge on the ``[IMG1]`` and ``[IMG2]`` outputs (which do not
+    read the caption) tells change pairs from no-change pairs
+    (``loss_distractor``; pairs of ``change_type`` ``'unknown'`` do not
+    count).
+
+    Modes of ``forward(inputs, data_samples, mode)``:
+
+    - ``'loss'``: the losses above.
+    - ``'predict'``: decodes with ``decode_cfg`` (greedy or beam search,
+      with a key/value cache) and sets ``pred_caption`` (str) and
+      ``pred_score`` (float, mean log-probability per token) on each data
+      sample, as :class:`CLIP4IDCCaptioner` does.
+    - ``'tensor'``: the visual tokens ``[B, Tv, H]`` that decoding reads.
+
+    ``init_from`` loads a pre-training checkpoint (:class:`IDCPCLPretrainer`;
+    a path or a glob pattern, newest match) when the runner initialises the
+    weights (``init_weights``), so that a later ``load_from``/``resume``
+    overrides it and building the model for testing or inference reads no
+    file. Every parameter of the shared modules (feature encoder, token
+    embedding, ``F_sing``, ``F_pair``, ``F_cross``) must be in it: a missing
+    one is a ``KeyError`` naming it; the pre-training heads are ignored.
+
+    Args:
+        feature_encoder, cross_modal, hidden, token_embedding,
+            single_image_encoder, pair_encoder, data_preprocessor: see
+            :class:`IDCPCLBase`.
+        mask_prob (float): Share of caption tokens masked in training.
+            Defaults to 0.15 (the published fine-tuning).
+        caption_loss (dict): Defaults to ``MaskedLMLoss``.
+        distractor_loss (dict, optional): ``DistractorJudgingLoss`` config;
+            None: no judge. Defaults to None.
+        decode_cfg (dict, optional): ``strategy`` (``'greedy'`` or
+            ``'beam'``), ``beam_size`` (3), ``length_penalty`` (1.0),
+            ``max_length`` (``F_cross``'s). Defaults to greedy.
+        init_from (str, optional): Pre-training checkpoint.
+        init_cfg (dict, optional): MMEngine init config.
+    """
+
+    def __init__(self,
+                 feature_encoder: dict,
+                 cross_modal: dict,
+                 hidden: int = 512,
+                 token_embedding: Optional[dict] = None,
+                 single_image_encoder: Optional[dict] = None,
+                 pair_encoder: Optional[dict] = None,
+                 data_preprocessor: Optional[dict] = None,
+                 mask_prob: float = 0.15,
+                 caption_loss: Optional[dict] = None,
+                 distractor_loss: Optional[dict] = None,
+                 decode_cfg: Optional[dict] = None,
+                 init_from: Optional[str] = None,
+                 init_cfg: Optional[dict] = None):
+        super().__init__(feature_encoder, cross_modal, hidden, token_embedding,
+                         single_image_encoder, pair_encoder, data_preprocessor,
+                         init_cfg)
+        if not 0.0 < mask_prob <= 1.0:
+            raise ValueError(f'mask_prob must be in (0, 1], got {mask_prob}')
+        self.mask_prob = mask_prob
+        self.decode_cfg = self._check_decode_cfg(decode_cfg or {})
+        self.caption_loss = MODELS.build(caption_loss or dict(type='MaskedLMLoss'))
+        self.distractor_loss = (MODELS.build(distractor_loss)
+                                if distractor_loss is not None else None)
+        self.distractor_head = (nn.Linear(2 * hidden, 2)
+                                if distractor_loss is not None else None)
+        self.init_from = init_from
+
+    # the same decoding options as CLIP4IDC's captioner
+    _check_decode_cfg = staticmethod(CLIP4IDCCaptioner._check_decode_cfg)
+
+    # ------------------------------------------------------------- weights
+    def init_weights(self):
+        super().init_weights()
+        if self.init_from is not None:
+            self.load_pretrained(self.init_from)
+
+    def load_pretrained(self, path: str) -> None:
+        """Load the shared modules from a pre-training checkpoint (see the
+        class docstring)."""
+        from mmidc.apis.model_loading import read_checkpoint
+        path = resolve_checkpoint(path)
+        state, _ = read_checkpoint(path)
+        own = self.state_dict()
+        wanted = [k for k in own if k.split('.', 1)[0] in SHARED_MODULES]
+        missing = [k for k in wanted if k not in state]
+        if missing:
+            raise KeyError(f'init_from={path!r}: no {missing[0]!r} in the '
+                           f'checkpoint ({len(missing)} shared keys missing; '
+                           'a pre-training run of another architecture?)')
+        self.load_state_dict({k: state[k] for k in wanted}, strict=False)
+        print_log(f'IDC-PCL captioner initialised from {path} '
+                  f'({len(wanted)} tensors)', logger='current')
+
+    # -------------------------------------------------------------- forward
+    def forward(self, inputs: torch.Tensor, data_samples: Optional[list] = None,
+                mode: str = 'tensor'):
+        if mode == 'loss':
+            return self.loss(inputs, data_samples)
+        if mode == 'predict':
+            return self.predict(inputs, data_samples)
+        if mode == 'tensor':
+            return self.visual_tokens(self.extract_feat(inputs))
+        raise ValueError(f'mode={mode!r}: expected loss, predict or tensor')
+
+    def loss(self, inputs: torch.Tensor, data_samples: list) -> Dict:
+        cm = self.cross_modal
+        tokens = self.stack_text_tokens(data_samples, inputs.device)  # [B, L]
+        ids, valid = cm.caption_ids(tokens)  # [B, L'] each
+        maskable = valid.clone()
+        maskable[:, 0] = False  # [BOS] is given, never predicted
+        masked, targets = mask_caption_tokens(ids, maskable, self.mask_prob,
+                                              cm.mask_id, (2, cm.num_words))
+        visual = self.visual_tokens(self.extract_feat(inputs))  # [B, Tv, H]
+        hidden = cm(visual, masked, valid, 'seq2seq')  # [B, Tv + L', H]
+        text = hidden[:, visual.shape[1]:]  # [B, L', H]
+        chosen = targets != -100
+        logits = cm.word_logits(text[chosen])  # [M, V]
+        losses = dict(loss_caption=self.caption_loss(logits, targets[chosen]))
+        losses['accuracy'] = (logits.argmax(-1) == targets[chosen]).float().mean().detach()
+        if self.distractor_loss is not None:
+            img1, img2 = self.image_token_outputs(hidden)  # [B, H] each
+            judge = self.distractor_head(torch.cat([img1, img2], -1))  # [B, 2]
+            labels = torch.tensor([self.distractor_label(ds) for ds in data_samples],
+                                  device=judge.device)
+            losses['loss_distractor'] = self.distractor_loss(judge, labels)
+        return losses
+
+    @staticmethod
+    def distractor_label(data_sample) -> int:
+        """1 for a change pair, 0 for a no-change pair, -100 when unknown."""
+        change_type = data_sample.get('change_type', 'unknown')
+        if change_type == 'unknown':
+            return -100
+        return 0 if change_type == 'none' else 1
+
+    def generate(self, inputs: torch.Tensor):
+        """Decode with ``decode_cfg``: a ``CaptionDecodeOutput``."""
+        visual = self.visual_tokens(self.extract_feat(inputs))  # [B, Tv, H]
+        cfg = self.decode_cfg
+        if cfg['strategy'] == 'beam':
+            return self.cross_modal.beam_search(visual, cfg['beam_size'],
+                                                cfg['length_penalty'],
+                                                cfg['max_length'])
+        return self.cross_modal.greedy_decode(visual, cfg['max_length'])
+
+    def predict(self, inputs: torch.Tensor,
+                data_samples: Optional[list] = None) -> List:
+        out = self.generate(inputs)
+        captions = self.cross_modal.decode_text(out.tokens)
+        if data_samples is None:
+            from mmpretrain.structures import DataSample
+            data_samples = [DataSample() for _ in captions]
+        for ds, caption, score in zip(data_samples, captions,
+                                      out.mean_logprob.tolist()):
+            ds.set_field(caption, 'pred_caption')
+            ds.set_field(float(score), 'pred_score')
+        return data_samples

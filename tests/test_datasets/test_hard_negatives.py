@@ -1,0 +1,140 @@
+"""Hard negative captions: each kind differs from its positive and keeps its
+form; word kinds and synonyms come from the captions themselves."""
+import random
+
+import numpy as np
+import pytest
+from tests.helpers.pair_trees import make_birds_to_words_tree
+
+from mmidc.datasets import BirdsToWordsDataset
+from mmidc.datasets.hard_negatives import (HardNegativeGenerator, _nested,
+                                           word_spans)
+
+SIZES = (('big', 'large'), ('small', 'tiny'))
+COLOURS = ('red', 'blue', 'green', 'gray', 'cyan', 'purple')
+MATERIALS = (('rubber', 'matte'), ('metal', 'shiny'))
+SHAPES = (('cube', 'block'), ('sphere', 'ball'), ('cylinder', ))
+
+
+def clevr_style_pairs(num_pairs=300, seed=0):
+    """CLEVR-Change-style references: each pair names one object with
+    synonyms varying between its references."""
+    rng = random.Random(seed)
+    pairs = []
+    for _ in range(num_pairs):
+        size, material, shape = (rng.choice(SIZES), rng.choice(MATERIALS),
+                                 rng.choice(SHAPES))
+        colour, new = rng.sample(COLOURS, 2)
+        kind = rng.choice(('color', 'add', 'drop'))
+        refs = []
+        for _ in range(4):
+            obj = (f'{rng.choice(size)} {colour} {rng.choice(material)} '
+                   f'{rng.choice(shape)}')
+            if kind == 'color':
+                refs.append(f'the {obj} changed to {new}')
+            elif kind == 'add':
+                refs.append(f'the {obj} has appeared')
+            else:
+                refs.append(f'the {obj} has disappeared')
+        pairs.append(refs)
+    pairs += [['there is no change', 'nothing has changed',
+               'the scene remains the same']] * 50
+    return pairs
+
+
+def words(caption):
+    return [w for _, _, w in word_spans(caption)]
+
+
+def skeleton(caption):
+    """Everything but the words: punctuation and spacing."""
+    spans = word_spans(caption)
+    out, last = [], 0
+    for start, end, _ in spans:
+        out.append(caption[last:start])
+        last = end
+    return out + [caption[last:]]
+
+
+@pytest.fixture(scope='module')
+def clevr_generator():
+    return HardNegativeGenerator(clevr_style_pairs(), seed=0)
+
+
+@pytest.fixture(scope='module')
+def bird_generator(tmp_path_factory):
+    root = str(tmp_path_factory.mktemp('birds'))
+    make_birds_to_words_tree(root, num_pairs=120, seed=3)
+    ds = BirdsToWordsDataset(root, split='train')
+    pairs = [ds.get_data_info(i)['gt_captions'] for i in range(len(ds))]
+    return HardNegativeGenerator(pairs, min_similarity=0.5, seed=0)
+
+
+def test_word_kinds_and_synonyms_come_from_the_captions(clevr_generator):
+    g = clevr_generator
+    assert set(g.kind_of['red']) >= {'blue', 'green', 'gray'}
+    assert 'cube' in g.kind_of['sphere'] and 'red' not in g.kind_of['sphere']
+    for a, b in (('big', 'large'), ('cube', 'block'), ('rubber', 'matte')):
+        assert frozenset((a, b)) in g.synonyms, (a, b)
+    for a, b in (('big', 'small'), ('red', 'blue'), ('rubber', 'metal')):
+        assert frozenset((a, b)) not in g.synonyms, (a, b)
+    assert 'the' not in g.content  # a function word: in most captions
+
+
+@pytest.mark.parametrize('corpus', ['clevr', 'bird'])
+def test_negatives_differ_and_keep_their_form(corpus, clevr_generator, bird_generator):
+    g = clevr_generator if corpus == 'clevr' else bird_generator
+    negatives = g.generate(num_retrieve=3, num_replace=3)
+    counts = dict(retrieve=0, replace=0, confuse=0)
+    for caption, kinds in negatives.items():
+        ws = words(caption)
+        for negative in kinds['replace']:  # one word of its kind swapped
+            counts['replace'] += 1
+            assert negative != caption
+            assert skeleton(negative) == skeleton(caption)
+            nws = words(negative)
+            diff = [i for i, (a, b) in enumerate(zip(ws, nws)) if a != b]
+            assert len(nws) == len(ws) and len(diff) == 1
+            old, new = ws[diff[0]], nws[diff[0]]
+            assert new in g.kind_of[old]
+            assert frozenset((old, new)) not in g.synonyms
+        for negative in kinds['confuse']:  # the same words, roles swapped
+            counts['confuse'] += 1
+            assert negative != caption
+            assert skeleton(negative) == skeleton(caption)
+            assert sorted(words(negative)) == sorted(ws) or \
+                {'animal1', 'animal2'} & set(ws)
+        paraphrases = g.paraphrases(caption)
+        for negative in kinds['retrieve']:  # another caption of the corpus
+            counts['retrieve'] += 1
+            assert negative in g.index and negative not in paraphrases
+            assert not _nested(g._content_words(caption), g._content_words(negative),
+                               g.synonyms)
+    assert min(counts.values()) > 20, counts
+
+
+def test_confuse_swaps_roles_and_attribute_values(clevr_generator, bird_generator):
+    assert clevr_generator.confuse('the small red rubber cube changed to blue') == \
+        ['the small blue rubber cube changed to red']
+    assert bird_generator.confuse('Animal1 has a longer beak than animal2.') == \
+        ['Animal2 has a longer beak than animal1.']
+    assert clevr_generator.confuse('there is no change') == []
+
+
+def test_deterministic_for_a_seed():
+    pairs = clevr_style_pairs(120, seed=1)
+    a = HardNegativeGenerator(pairs, seed=5).generate()
+    b = HardNegativeGenerator(pairs, seed=5).generate()
+    c = HardNegativeGenerator(pairs, seed=6).generate()
+    assert a == b
+    assert a != c  # another seed picks other replacements
+    assert {k: v['retrieve'] for k, v in a.items()} == \
+        {k: v['retrieve'] for k, v in c.items()}
+
+
+def test_no_captions_is_an_error():
+    with pytest.raises(ValueError, match='no captions'):
+        HardNegativeGenerator([[], []])
+    np.testing.assert_equal(_nested(['a', 'b', 'c'], ['a', 'c']), True)
+    np.testing.assert_equal(_nested(['a', 'b'], ['b', 'a']), False)
+    np.testing.assert_equal(_nested(['x', 'b'], ['a', 'y', 'b'], {frozenset('xy')}), True)

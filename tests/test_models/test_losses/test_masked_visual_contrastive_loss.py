@@ -1,0 +1,42 @@
+import math
+
+import pytest
+import torch
+
+from mmidc.models.losses import MaskedVisualContrastiveLoss
+
+
+def cos(a, b):
+    dot = sum(x * y for x, y in zip(a, b))
+    return dot / math.sqrt(sum(x * x for x in a)) / math.sqrt(sum(y * y for y in b))
+
+
+def test_matches_hand_computation():
+    P = [[1.0, 0.0], [1.0, 1.0]]       # predictions at 2 masked positions
+    T = [[2.0, 0.5], [0.0, 1.0]]       # their original features
+    N = [[-1.0, 0.0], [0.5, 2.0], [3.0, -1.0]]  # unmasked features
+    tau = 0.5
+    expected = 0.0
+    for i, p in enumerate(P):
+        scores = [cos(p, c) / tau for c in T + N]  # own original at index i
+        expected -= scores[i] - math.log(sum(math.exp(s) for s in scores))
+    expected /= len(P)
+    loss = MaskedVisualContrastiveLoss(temperature=tau)(
+        torch.tensor(P), torch.tensor(T), torch.tensor(N))
+    assert loss.item() == pytest.approx(expected, rel=1e-6)
+
+
+def test_perfect_reconstruction_beats_a_wrong_one():
+    loss = MaskedVisualContrastiveLoss(temperature=0.1)
+    T = torch.eye(4)[:2]
+    N = torch.eye(4)[2:]
+    assert loss(T.clone(), T, N) < loss(T.flip(0), T, N)
+
+
+def test_no_masked_position_and_bad_input():
+    loss = MaskedVisualContrastiveLoss()
+    assert loss(torch.zeros(0, 3), torch.zeros(0, 3), torch.ones(2, 3)).item() == 0.0
+    with pytest.raises(ValueError, match='differ in shape'):
+        loss(torch.zeros(2, 3), torch.zeros(3, 3), torch.ones(2, 3))
+    with pytest.raises(ValueError, match='temperature'):
+        MaskedVisualContrastiveLoss(temperature=0)

@@ -1,0 +1,153 @@
+"""Write the hard negative captions of a training split (IDC-PCL's FDA task).
+
+From a data set type and root::
+
+    python tools/dataset_converters/make_hard_negatives.py \
+        --dataset-type CLEVRChangeDataset --data-root data/clevr_change \
+        --split train
+
+or from a config (its training data set)::
+
+    python tools/dataset_converters/make_hard_negatives.py CONFIG
+
+The file goes next to the annotations (``hard_negatives_<split>.json`` in
+the folder of the data set's annotation file) unless ``--out`` is given:
+``{"meta": {...}, "negatives": {caption: {"retrieve": [...], "replace":
+[...], "confuse": [...]}}}``. The pre-training pipeline reads it with
+``dict(type='SampleHardNegatives', negatives_file=...)``. The same
+arguments and ``--seed`` give the same file.
+"""
+import argparse
+import copy
+import os.path as osp
+import random
+import sys
+import time
+
+from mmengine.config import Config, DictAction
+from mmengine.registry import init_default_scope
+from mmengine.utils import ProgressBar
+
+import mmidc  # noqa: F401  (registers the data sets)
+from mmidc.datasets.hard_negatives import (DEFAULT_ROLE_PAIRS, KINDS,
+                                           HardNegativeGenerator,
+                                           save_hard_negatives)
+from mmidc.registry import DATASETS
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(
+        description='Write the hard negative captions of a training split')
+    parser.add_argument('config', nargs='?', help='config whose '
+                        'train_dataloader data set to use')
+    parser.add_argument('--dataset-type', help='registered data set type, '
+                        'e.g. CLEVRChangeDataset (instead of a config)')
+    parser.add_argument('--data-root', help='data set root (with --dataset-type)')
+    parser.add_argument('--split', default='train', help='split (with '
+                        '--dataset-type)')
+    parser.add_argument('--out', help='output file (default: '
+                        'hard_negatives_<split>.json next to the annotations)')
+    parser.add_argument('--seed', type=int, default=0)
+    parser.add_argument('--num-retrieve', type=int, default=3,
+                        help='retrieved negatives per caption')
+    parser.add_argument('--num-replace', type=int, default=3,
+                        help='word-replaced negatives per caption')
+    parser.add_argument('--role-pairs', nargs='*', default=None,
+                        metavar='A:B', help='role words swapped by confuse '
+                        '(default: animal1:animal2)')
+    parser.add_argument('--max-df', type=float, default=0.3)
+    parser.add_argument('--min-similarity', type=float, default=0.8)
+    parser.add_argument('--synonym-threshold', type=float, default=0.28)
+    parser.add_argument('--show', type=int, default=5, help='print this many '
+                        'negatives of each kind')
+    parser.add_argument('--cfg-options', nargs='+', action=DictAction,
+                        help='override config settings, key=value')
+    args = parser.parse_args(argv)
+    if (args.config is None) == (args.dataset_type is None):
+        parser.error('give either a CONFIG or --dataset-type and --data-root')
+    if args.dataset_type and not args.data_root:
+        parser.error('--dataset-type needs --data-root')
+    return args
+
+
+def build_dataset(args):
+    init_default_scope('mmidc')
+    if args.config:
+        cfg = Config.fromfile(args.config)
+        if args.cfg_options:
+            cfg.merge_from_dict(args.cfg_options)
+        dataset_cfg = copy.deepcopy(cfg.train_dataloader.dataset)
+        while 'dataset' in dataset_cfg:  # wrappers
+            dataset_cfg = dataset_cfg['dataset']
+    else:
+        dataset_cfg = dict(type=args.dataset_type, data_root=args.data_root,
+                           split=args.split)
+    dataset_cfg['pipeline'] = []
+    return DATASETS.build(dataset_cfg)
+
+
+def role_pairs(values):
+    if values is None:
+        return DEFAULT_ROLE_PAIRS
+    pairs = []
+    for value in values:
+        a, sep, b = value.partition(':')
+        if not sep or not a or not b:
+            raise SystemExit(f'--role-pairs: expected A:B, got {value!r}')
+        pairs.append((a, b))
+    return tuple(pairs)
+
+
+def default_out(dataset) -> str:
+    folder = osp.dirname(dataset.ann_file) or dataset.data_root
+    split = getattr(dataset, 'split', 'train')
+    return osp.join(folder, f'hard_negatives_{split}.json')
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    dataset = build_dataset(args)
+    captions_by_pair = [dataset.get_data_info(i)['gt_captions']
+                        for i in range(len(dataset))]
+    out = args.out or default_out(dataset)
+    t0 = time.time()
+    generator = HardNegativeGenerator(
+        captions_by_pair, role_pairs=role_pairs(args.role_pairs),
+        max_df=args.max_df, min_similarity=args.min_similarity,
+        synonym_threshold=args.synonym_threshold, seed=args.seed)
+    print(f'{len(generator.captions)} unique captions of {len(dataset)} '
+          f'pairs; {len(generator.content)} content words, '
+          f'{sum(1 for v in generator.word_classes().values() if v)} with '
+          'words of their kind', flush=True)
+    bar = ProgressBar(len(generator.captions))
+    negatives = generator.generate(args.num_retrieve, args.num_replace,
+                                   progress=bar.update)
+    bar.file.write('\n')
+    counts = {k: sum(1 for v in negatives.values() if v[k]) for k in KINDS}
+    meta = dict(source=f'{type(dataset).__name__} {dataset.data_root} '
+                f'({getattr(dataset, "split", "")})',
+                seed=args.seed, num_captions=len(negatives),
+                captions_with=counts, role_pairs=generator.role_of,
+                max_df=args.max_df, min_similarity=args.min_similarity,
+                synonym_threshold=args.synonym_threshold,
+                synonyms=sorted(sorted(s) for s in generator.synonyms),
+                word_classes=generator.word_classes())
+    save_hard_negatives(out, negatives, meta)
+    print(f'wrote {out} in {time.time() - t0:.0f} s; captions with a '
+          + ', '.join(f'{k} negative: {n}' for k, n in counts.items()))
+    show(negatives, args.show, args.seed)
+
+
+def show(negatives, num, seed):
+    rng = random.Random(seed)
+    for kind in KINDS:
+        having = [c for c, v in negatives.items() if v[kind]]
+        if not having or num <= 0:
+            continue
+        print(f'\n{kind}:')
+        for caption in rng.sample(having, min(num, len(having))):
+            print(f'  {caption}\n    -> {negatives[caption][kind][0]}')
+
+
+if __name__ == '__main__':
+    sys.exit(main())
