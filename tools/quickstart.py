@@ -52,8 +52,7 @@ def parse_args(argv=None):
                    help='scenes to generate (default: the config\'s)')
     p.add_argument('--workers', type=int, default=2)
     p.add_argument('--caption-config', default=CAPTION_CFG,
-                   help='captioning config (stage 4 and the tests), e.g. '
-                   'the 10-epoch variant of the default')
+                   help='captioning config (stage 4 and the tests)')
     p.add_argument('--adapt-options', nargs='+', default=[],
                    metavar='KEY=VALUE',
                    help='override settings of the adaptation config')
