@@ -19,14 +19,12 @@ test_dataloader = val_dataloader
 val_evaluator = dict(_delete_=True, type='RetrievalMetric')
 test_evaluator = val_evaluator
 
-# Two epochs of the max-pooled retriever: with them the adapted encoder
-# captions better than random weights (with the mean-pooled one it did not,
-# docs/from_scratch.md), and they fit the 20-minute budget. Raise them for a
-# real adaptation run.
+# Two epochs: the recipe's adaptation budget, sized for the quickstart's
+# minutes. Raise them for a real adaptation run.
 max_epochs = 2
-# From random weights, contrastive training at 2e-3 (our earlier rate) collapses
-# both towers to one vector within ~30 steps (loss pinned at 2 ln 32, gradient
-# norm -> 0); at 3e-4 the loss leaves chance in the second epoch.
+# 3e-4: the recipe's adaptation rate. From random weights, contrastive
+# training at 2e-3 collapses both towers to one vector within ~30 steps
+# (loss pinned at 2 ln 32, gradient norm -> 0).
 optim_wrapper = dict(optimizer=dict(lr=3e-4))
 param_scheduler = [
     dict(type='LinearLR', start_factor=0.02, by_epoch=False, begin=0,

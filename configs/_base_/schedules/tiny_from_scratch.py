@@ -6,10 +6,8 @@ optim_wrapper = dict(
     type='OptimWrapper',
     # fused: one kernel for all parameters (about 20% faster CPU steps, see
     # docs/benchmark.md); needs torch >= 2.4 on CPU.
-    # 5e-4: the rate of the measured quickstart run (docs/from_scratch.md).
-    # Earlier runs at 2e-3 (with the plain patch-conv tiny ViT) learned the
-    # caption language but never looked at the images: the loss was the same
-    # with shuffled image tokens.
+    # 5e-4: the tiny configs' default rate; the from-scratch CLIP4IDC
+    # recipe sets its own per stage (docs/from_scratch.md).
     optimizer=dict(type='AdamW', lr=5e-4, weight_decay=0.05, fused=True),
     clip_grad=dict(max_norm=1.0))
 param_scheduler = [

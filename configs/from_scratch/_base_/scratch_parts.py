@@ -1,5 +1,5 @@
 # The components that let CLIP4IDC's tiny model learn from random weights on
-# a CPU budget (docs/from_scratch.md has what each one changes, measured).
+# a CPU budget (docs/from_scratch.md explains what each one addresses).
 # The recipe's configs compose them onto the paper's tiny architecture.
 
 # Pair encoder: a convolutional stem instead of the single patch conv (the
