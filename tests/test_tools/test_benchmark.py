@@ -111,7 +111,10 @@ def test_quick_run_writes_tables_and_json(tool, tmp_path, capsys):
             row['achieved_gflops'] / row['peak_gflops'], abs=1e-3)
     assert {r['variant'] for r in result['variants']} == {'baseline', 'fused', 'no-dropout'}
     assert {r['source'] for r in result['loader']} == {'png', 'cache'}
-    assert all(r['steady_pairs_per_s_per_core'] >= 0 for r in result['loader'])
+    for row in result['loader']:  # per core = steady rate / max(1, workers)
+        steady = row['steady_pairs_per_s'] or 0
+        assert row['steady_pairs_per_s_per_core'] == pytest.approx(
+            steady / max(1, row['workers']), abs=0.051)
     assert [r['batch'] for r in result['inference']] == [1, 4]
     assert all(r['same_tokens'] for r in result['inference'])
     assert result['vocab']['restricted']['ids'] < result['vocab']['full']['ids']
@@ -128,11 +131,19 @@ def test_quick_e2e_and_cli_rows(tool, tmp_path):
                '--out', str(out), '--write-docs', str(doc)])
     result = json.loads(out.read_text())
     assert [r['source'] for r in result['e2e']] == ['png', 'cache']
-    for row in result['e2e']:
-        assert row['pairs_per_s'] > 0 and 0 <= row['data_share'] <= 1
-        assert row['step_pairs_per_s'] > 0 and row['iters'] > 0
+    for row in result['e2e']:  # the derived columns agree with the timings
+        assert row['pairs_per_s'] == pytest.approx(row['batch'] / row['iter_s'],
+                                                   rel=0.01, abs=0.051)
+        assert row['data_share'] == pytest.approx(row['data_s'] / row['iter_s'],
+                                                  abs=0.01)
+        assert row['step_pairs_per_s'] == pytest.approx(row['batch'] / row['step_s'],
+                                                        rel=0.01, abs=0.051)
+        assert row['overhead_share'] == pytest.approx(
+            1 - row['step_s'] / row['iter_s'], abs=2e-3)
     (cli, ) = result['cli']
-    assert cli['pairs'] == 8 and cli['cli_pairs_per_s'] > 0 and cli['model_pairs_per_s'] > 0
+    assert cli['pairs'] == 8
+    assert cli['cli_over_model'] == pytest.approx(
+        cli['cli_pairs_per_s'] / cli['model_pairs_per_s'], abs=2e-3)
     captions = (tmp_path / 'cli' / 'tiny_captions.jsonl').read_text().splitlines()
     assert len(captions) == 8 and all('caption' in json.loads(c) for c in captions)
     text = doc.read_text()
@@ -142,4 +153,5 @@ def test_quick_e2e_and_cli_rows(tool, tmp_path):
 def test_open_clip_peer_step(lib):
     row = lib.peer.clip_train_step_time('ViT-B-32', batch_size=2, device='cpu',
                                         dtype='fp32', steps=1)
-    assert row['batch'] == 2 and row['step_s'] > 0 and row['gflop_per_step'] > 0
+    assert row['batch'] == 2
+    assert row['pairs_per_s'] == pytest.approx(2 / row['step_s'], rel=0.01, abs=0.051)
