@@ -35,6 +35,8 @@ import subprocess
 import sys
 import time
 
+from mmengine.config import Config
+
 ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 DATA_ROOT = 'data/synthetic_clevr_change'
 CFG = 'configs/idc_pcl/idc-pcl-{stage}_tiny_synthetic-clevr-change.py'
@@ -146,10 +148,13 @@ def run_one(row, seed, args):
            f'randomness.seed={seed}', f'model.init_from={init_from}'],
           args.threads, record)
     best = newest(osp.join(ROOT, cap_dir, 'best_CIDEr_*.pth'))
+    # the synthetic set's evaluators: IDCMetric (predictions saved), caption truth
+    evaluators = Config.fromfile(osp.join(ROOT, cfg)).test_evaluator
+    assert evaluators[0]['type'] == 'IDCMetric', evaluators
     test_dir = osp.join(base, 'test')
     stage('test', test_dir,
           [py, 'tools/test.py', cfg, best, '--work-dir', test_dir,
-           '--cfg-options', f'test_evaluator.output_dir={test_dir}'],
+           '--cfg-options', f'test_evaluator.0.output_dir={test_dir}'],
           args.threads, record)
     with open(osp.join(ROOT, test_dir, 'test_scores.json')) as f:
         record['test_scores'] = json.load(f)
