@@ -206,15 +206,29 @@ def mean_sd(values):
     return f'{statistics.mean(values):.2f} ± {statistics.stdev(values):.2f}'
 
 
+def caption_truth(run_dir):
+    """Share (x100) of the run's test captions entirely true of the scene
+    graph, graded from its predictions file (``CaptionTruthMetric``'s
+    checker)."""
+    from mmidc.evaluation.metrics.caption_truth import (grade_records,
+                                                        truth_scores)
+    (predictions, ) = glob.glob(osp.join(run_dir, 'test', 'predictions_*.json'))
+    with open(predictions) as f:
+        records = json.load(f)
+    return truth_scores(records, grade_records(records, DATA_ROOT))['total']
+
+
 def summarise(work_dir):
     records = []
     for path in sorted(glob.glob(osp.join(ROOT, work_dir, '*', 'seed*',
                                           'result.json'))):
         with open(path) as f:
             records.append(json.load(f))
+        records[-1]['test_truth'] = caption_truth(osp.dirname(path))
     lines = ['| row | seeds | val CIDEr | test CIDEr total | ' +
-             ' | '.join(SUBSETS[1:]) + ' | wall min / run | CPU min / run |',
-             '|' + '---|' * (len(SUBSETS) + 5)]
+             ' | '.join(SUBSETS[1:]) + ' | test captions true % | '
+             'wall min / run | CPU min / run |',
+             '|' + '---|' * (len(SUBSETS) + 6)]
     for row in ROWS:
         runs = [r for r in records if r['row'] == row]
         if not runs:
@@ -227,7 +241,9 @@ def summarise(work_dir):
         seeds = ','.join(str(r['seed']) for r in runs)
         lines.append(f'| {LABELS[row]} | {seeds} | '
                      f'{mean_sd([r["val_CIDEr"] for r in runs])} | ' +
-                     ' | '.join(cells) + f' | {wall:.1f} | {cpu:.1f} |')
+                     ' | '.join(cells) +
+                     f' | {mean_sd([r["test_truth"] for r in runs])}'
+                     f' | {wall:.1f} | {cpu:.1f} |')
     table = '\n'.join(lines)
     with open(osp.join(ROOT, work_dir, 'summary.md'), 'w') as f:
         f.write(table + '\n')
