@@ -215,7 +215,8 @@ def caption_truth(run_dir):
     (predictions, ) = glob.glob(osp.join(run_dir, 'test', 'predictions_*.json'))
     with open(predictions) as f:
         records = json.load(f)
-    return truth_scores(records, grade_records(records, DATA_ROOT))['total']
+    return truth_scores(records, grade_records(
+        records, osp.join(ROOT, DATA_ROOT)))['total']
 
 
 def summarise(work_dir):
