@@ -209,10 +209,10 @@ def mean_sd(values):
 def caption_truth(run_dir):
     """Share (x100) of the run's test captions entirely true of the scene
     graph, graded from its predictions file (``CaptionTruthMetric``'s
-    checker)."""
+    checker; the newest, where a test stage that ran again left two)."""
     from mmidc.evaluation.metrics.caption_truth import (grade_records,
                                                         truth_scores)
-    (predictions, ) = glob.glob(osp.join(run_dir, 'test', 'predictions_*.json'))
+    predictions = newest(osp.join(run_dir, 'test', 'predictions_*.json'))
     with open(predictions) as f:
         records = json.load(f)
     return truth_scores(records, grade_records(
