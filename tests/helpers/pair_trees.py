@@ -236,3 +236,22 @@ def write_tsv(path: str, rows: Sequence[Sequence[str]]) -> None:
     os.makedirs(osp.dirname(path), exist_ok=True)
     with open(path, 'w', encoding='utf-8') as f:
         f.write(''.join('\t'.join(r) + '\n' for r in rows))
+
+
+def make_synthetic_change_pairs(root: str, num_scenes: int, seed: int
+                                ) -> List[Tuple[str, str, List[str]]]:
+    """A tiny set of the synthetic generator (48x32 px, with its scene
+    graphs) under ``root``; returns ``(pair_id, change_type, references)``
+    of each change pair, ``pair_id`` as ``'000003.png'`` (its distractor is
+    ``'000003.png_n'``, type ``'none'``)."""
+    from mmidc.datasets.synthetic import generate_dataset
+    generate_dataset(root, num_scenes, seed=seed, image_size=(48, 32),
+                     progress=False)
+    captions = read_json(osp.join(root, 'change_captions.json'))
+    types = {name: t for t, names in read_json(
+        osp.join(root, 'type_mapping.json')).items() for name in names}
+    pairs = []
+    for image, refs in sorted(captions.items()):
+        pair_id = image.split('_')[-1]  # 'CLEVR_default_000003.png'
+        pairs.append((pair_id, types[pair_id], refs))
+    return pairs

@@ -2,26 +2,19 @@
 (its numbers against CaptionTruthMetric's: tests/test_evaluation/
 test_metrics/test_caption_truth_metric.py)."""
 import json
-import os.path as osp
 import re
 
 import pytest
 
-from mmidc.datasets.synthetic import generate_dataset
 from tests.helpers import load_tool
+from tests.helpers.pair_trees import make_synthetic_change_pairs
 
 
 def test_references_are_true_and_wrong_captions_are_caught(tmp_path, capsys):
     root = str(tmp_path / 'synth')
-    generate_dataset(root, 6, seed=5, image_size=(48, 32), progress=False)
-    with open(osp.join(root, 'change_captions.json')) as f:
-        captions = json.load(f)
-    with open(osp.join(root, 'type_mapping.json')) as f:
-        types = {name: t for t, names in json.load(f).items() for name in names}
+    pairs = make_synthetic_change_pairs(root, 6, seed=5)
     records = []
-    for image, refs in captions.items():
-        pair_id = image.split('_')[-1]  # '000003.png'
-        change_type = types[pair_id]
+    for pair_id, change_type, refs in pairs:
         # a reference (true) for the change pair, a no-change sentence for
         # the distractor (true), and the same two swapped (wrong type)
         records.append(dict(pair_id=pair_id, prediction=refs[0],
@@ -41,10 +34,9 @@ def test_references_are_true_and_wrong_captions_are_caught(tmp_path, capsys):
     assert re.search(r'\ncolor +1( +100\.0){4}\n', out)
 
     records = []
-    for image, refs in captions.items():
-        pair_id = image.split('_')[-1]
+    for pair_id, change_type, refs in pairs:
         records.append(dict(pair_id=pair_id, prediction='nothing has changed',
-                            change_type=types[pair_id]))
+                            change_type=change_type))
         records.append(dict(pair_id=pair_id + '_n', prediction=refs[0],
                             change_type='none'))
     path.write_text(json.dumps(records))

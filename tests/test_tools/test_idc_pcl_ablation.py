@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
-from mmidc.datasets.synthetic import generate_dataset
 from tests.helpers import REPO, load_tool
+from tests.helpers.pair_trees import make_synthetic_change_pairs
 
 PRE = 'configs/idc_pcl/idc-pcl-pretrain_tiny_synthetic-clevr-change.py'
 CAP = 'configs/idc_pcl/idc-pcl-caption_tiny_synthetic-clevr-change.py'
@@ -24,7 +24,8 @@ NODE_CAP = ('configs/idc_pcl/'
 #: task-weight options), as the paper's Table 4 rows read
 ROW_COMMANDS = {
     'no-pretraining': (None, CAP, None),
-    'mlm': (PRE, CAP, ['model.task_weights.mvcl=0', 'model.task_weights.fda=0']),
+    'mlm': (PRE, CAP,
+            ['model.task_weights.mvcl=0', 'model.task_weights.fda=0']),
     'mlm-mvcl': (PRE, CAP, ['model.task_weights.fda=0']),
     'mlm-mvcl-fda': (PRE, CAP, []),
     'no-diff-encoder': (NODE_PRE, NODE_CAP, []),
@@ -51,17 +52,9 @@ def cells(line):
 
 def synthetic_pairs(root):
     """4 generated scenes: (pair id, change type, a reference) of each change
-    pair (its distractor is ``<pair id>_n``)."""
-    generate_dataset(root, 4, seed=5, image_size=(48, 32), progress=False)
-    with open(osp.join(root, 'change_captions.json')) as f:
-        captions = json.load(f)
-    with open(osp.join(root, 'type_mapping.json')) as f:
-        types = {name: t for t, names in json.load(f).items() for name in names}
-    pairs = []
-    for image, refs in sorted(captions.items()):
-        pair_id = image.split('_')[-1]  # 'CLEVR_default_000003.png'
-        pairs.append((pair_id, types[pair_id], refs[0]))
-    return pairs
+    pair."""
+    return [(pair_id, change_type, refs[0]) for pair_id, change_type, refs
+            in make_synthetic_change_pairs(root, 4, seed=5)]
 
 
 def predictions(pairs, false_change=(), false_distractor=()):
