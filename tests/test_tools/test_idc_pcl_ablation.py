@@ -213,14 +213,15 @@ class StageRecorder:
             self._touch(osp.join(work, 'best_CIDEr_epoch_2.pth'), 1e9 + 2)
             self._touch(osp.join(work, 'epoch_3.pth'), 1e9 + 3)
             # an earlier, interrupted run's log, then this run's: training
-            # lines and two validations
+            # lines and three validations, the best after epoch 2
             for stamp, lines in (
                     ('20250101_000000', [{'CIDEr': 99.0, 'step': 1}]),
                     ('20260101_000000', [{'loss': 2.0, 'step': 10},
                                          {'CIDEr': 10.0, 'step': 1},
                                          {'loss': 1.0, 'step': 20},
                                          {'CIDEr': 12.5, 'color/CIDEr': 3.0,
-                                          'step': 2}])):
+                                          'step': 2},
+                                         {'CIDEr': 11.0, 'step': 3}])):
                 folder = osp.join(work, stamp, 'vis_data')
                 os.makedirs(folder)
                 with open(osp.join(folder, 'scalars.json'), 'w') as f:
@@ -286,7 +287,8 @@ def test_run_one_commands_and_resume(tool, tmp_path, monkeypatch, row):
     assert result == record
     assert result['row'] == row and result['seed'] == 3
     assert result['test_scores'] == StageRecorder.SCORES
-    assert result['val_CIDEr'] == 12.5  # the newest log's last validation
+    # the tested checkpoint's (epoch 2) validation, not the last (epoch 3)
+    assert result['val_CIDEr'] == 12.5
     assert osp.normpath(osp.join(REPO, result['checkpoint'])) == best
     stages = ['caption', 'test'] if pre_cfg is None else [
         'pretrain', 'caption', 'test']

@@ -29,6 +29,7 @@ import glob
 import json
 import os
 import os.path as osp
+import re
 import resource
 import statistics
 import subprocess
@@ -158,7 +159,7 @@ def run_one(row, seed, args):
           args.threads, record)
     with open(osp.join(ROOT, test_dir, 'test_scores.json')) as f:
         record['test_scores'] = json.load(f)
-    record['val_CIDEr'] = last_val_cider(osp.join(ROOT, cap_dir))
+    record['val_CIDEr'] = selected_val_cider(osp.join(ROOT, cap_dir), best)
     record['checkpoint'] = osp.relpath(best, ROOT)
     with open(osp.join(ROOT, base, 'result.json'), 'w') as f:
         json.dump(record, f, indent=1)
@@ -179,15 +180,20 @@ def git_commit():
         return None
 
 
-def last_val_cider(work_dir):
-    """The CIDEr of the last validation in a run's scalars.json."""
-    value = None
+def selected_val_cider(work_dir, checkpoint):
+    """The val CIDEr of the tested checkpoint ``best_CIDEr_epoch_N.pth``:
+    the validation after epoch N in the run's newest scalars.json that has
+    it (a resumed run logs into a new folder)."""
+    match = re.search(r'epoch_(\d+)\.pth$', checkpoint)
+    if match is None:
+        raise ValueError(f'{checkpoint}: not a best_CIDEr_epoch_N.pth file')
+    epoch, value = int(match.group(1)), None
     for path in sorted(glob.glob(osp.join(work_dir, '*', 'vis_data',
                                           'scalars.json'))):
         with open(path) as f:
             for line in f:
                 entry = json.loads(line)
-                if 'CIDEr' in entry:
+                if 'CIDEr' in entry and entry.get('step') == epoch:
                     value = entry['CIDEr']
     return value
 
@@ -226,6 +232,10 @@ def summarise(work_dir):
         with open(path) as f:
             records.append(json.load(f))
         records[-1]['test_truth'] = caption_truth(osp.dirname(path))
+        caption_dir = osp.join(osp.dirname(path), 'caption')
+        if osp.isdir(caption_dir):  # the tested checkpoint's val score
+            records[-1]['val_CIDEr'] = selected_val_cider(
+                caption_dir, records[-1]['checkpoint'])
     lines = ['| row | seeds | val CIDEr | test CIDEr total | ' +
              ' | '.join(SUBSETS[1:]) + ' | test captions true % | '
              'wall min / run | CPU min / run |',
