@@ -147,7 +147,9 @@ class CaptionScorer:
                     f'{wanted!r} was not found or is not executable. '
                     f'{INSTALL_HINT} Or score BLEU, ROUGE-L and CIDEr '
                     f'without Java: java=False (e.g. --cfg-options '
-                    f'val_evaluator.java=False test_evaluator.java=False) or '
+                    f'val_evaluator.java=False test_evaluator.java=False; '
+                    f'where a config lists several evaluators, index them: '
+                    f'val_evaluator.0.java=False) or '
                     f'metrics={JAVA_FREE_METRICS!r}; docs/evaluation.md.')
             self.java = find_java(java)
         if tokenizer == 'auto':

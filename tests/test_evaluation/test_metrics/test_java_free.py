@@ -10,6 +10,7 @@ import json
 import os.path as osp
 
 import pytest
+from mmengine.config import Config
 
 from mmidc.datasets.synthetic.generator import generate_scene
 from mmidc.evaluation import IDCMetric
@@ -18,7 +19,7 @@ from mmidc.evaluation.metrics.caption_scorer import (JAVA_FREE_METRICS,
 from mmidc.evaluation.metrics.python_ptb_tokenizer import (PythonPTBTokenizer,
                                                            tokenize_sentence)
 from mmidc.utils.java import find_java
-from tests.helpers import load_tool
+from tests.helpers import REPO, load_tool
 from tests.helpers.idc_pairs import PAIRS, data_samples
 from tests.helpers.tiny_run import captioner_config, run_train, write_tiny_config
 
@@ -112,6 +113,7 @@ def test_meteor_without_java_names_the_way_out(tmp_path, monkeypatch):
     message = str(err.value)
     assert missing in message and 'apt-get install' in message
     assert 'val_evaluator.java=False' in message and 'docs/evaluation.md' in message
+    assert 'val_evaluator.0.java=False' in message
     with pytest.raises(ValueError, match='tokenizer'):
         CaptionScorer(tokenizer='nltk')
 
@@ -162,3 +164,19 @@ def test_tokenizer_difference_tool(tmp_path, capsys):
     assert result['pairs'] == len(PAIRS)
     assert all(row['difference'] == 0 for row in result['rows'])
     assert 'largest absolute difference: 0.0000' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize('config, option', [
+    ('configs/clip4idc/clip4idc-caption_vit-b32_clevr-change.py', 'val_evaluator.java'),
+    ('configs/from_scratch/clip4idc-caption_tiny_synthetic-clevr-change.py',
+     'val_evaluator.0.java')])
+def test_the_named_option_reaches_the_caption_metric(config, option):
+    """The two forms the message names: a single evaluator, and a list of
+    evaluators (the synthetic set's) indexed by position."""
+    cfg = Config.fromfile(str(REPO / config))
+    cfg.merge_from_dict({option: False})
+    evaluators = cfg.val_evaluator
+    if not isinstance(evaluators, (list, tuple)):
+        evaluators = [evaluators]
+    (metric, ) = [e for e in evaluators if e['type'] == 'IDCMetric']
+    assert metric['java'] is False
