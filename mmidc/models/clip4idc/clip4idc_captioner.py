@@ -7,6 +7,7 @@ from mmengine.logging import print_log
 from mmengine.model import BaseModel
 
 from ..utils.checkpoint_pattern import resolve_checkpoint
+from ..utils.data_preprocessor import build_data_preprocessor
 from mmidc.registry import MODELS
 from ..utils.open_clip_utils import load_clip_state_dict, load_tower_weights, vision_state_dict
 
@@ -89,11 +90,9 @@ class CLIP4IDCCaptioner(BaseModel):
                  decode_cfg: Optional[dict] = None,
                  init_backbone_from: Optional[str] = None,
                  init_cfg: Optional[dict] = None):
-        if data_preprocessor is None:
-            data_preprocessor = dict(type='IDCDataPreprocessor')
-        if isinstance(data_preprocessor, dict):  # mmidc scope, not mmengine's
-            data_preprocessor = MODELS.build(data_preprocessor)
-        super().__init__(data_preprocessor=data_preprocessor, init_cfg=init_cfg)
+        super().__init__(
+            data_preprocessor=build_data_preprocessor(data_preprocessor),
+            init_cfg=init_cfg)
         self.decode_cfg = self._check_decode_cfg(decode_cfg or {})
         self.backbone = MODELS.build(backbone)
         width = self.backbone.output_dim

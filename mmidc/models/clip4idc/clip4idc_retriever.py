@@ -7,6 +7,7 @@ import torch.nn.functional as F
 from mmengine.model import BaseModel
 
 from mmidc.registry import MODELS
+from ..utils.data_preprocessor import build_data_preprocessor
 from ..utils.open_clip_utils import load_clip_state_dict
 
 __all__ = ['CLIP4IDCRetriever']
@@ -64,12 +65,9 @@ class CLIP4IDCRetriever(BaseModel):
                  data_preprocessor: Optional[dict] = None,
                  pretrained: Optional[str] = None,
                  init_cfg: Optional[dict] = None):
-        if data_preprocessor is None:
-            data_preprocessor = dict(type='IDCDataPreprocessor')
-        if isinstance(data_preprocessor, dict):
-            data_preprocessor = MODELS.build(data_preprocessor)
-        super().__init__(data_preprocessor=data_preprocessor,
-                         init_cfg=init_cfg)
+        super().__init__(
+            data_preprocessor=build_data_preprocessor(data_preprocessor),
+            init_cfg=init_cfg)
         state = None
         if pretrained is not None:
             arch = backbone.get('arch', 'ViT-B-32') \

@@ -8,6 +8,7 @@ from mmengine.model import BaseModel
 
 from mmidc.registry import MODELS
 from ..clip4idc.clip4idc_captioner import CLIP4IDCCaptioner
+from ..utils.data_preprocessor import build_data_preprocessor
 
 __all__ = ['IDCPCLBase']
 
@@ -55,11 +56,9 @@ class IDCPCLBase(BaseModel):
                  pair_encoder: Optional[dict] = None,
                  data_preprocessor: Optional[dict] = None,
                  init_cfg: Optional[dict] = None):
-        if data_preprocessor is None:
-            data_preprocessor = dict(type='IDCDataPreprocessor')
-        if isinstance(data_preprocessor, dict):  # mmidc scope, not mmengine's
-            data_preprocessor = MODELS.build(data_preprocessor)
-        super().__init__(data_preprocessor=data_preprocessor, init_cfg=init_cfg)
+        super().__init__(
+            data_preprocessor=build_data_preprocessor(data_preprocessor),
+            init_cfg=init_cfg)
         self.hidden = hidden
         self.feature_encoder = MODELS.build(feature_encoder)
         token_embedding = copy.deepcopy(token_embedding or dict(type='PairTokenEmbedding'))

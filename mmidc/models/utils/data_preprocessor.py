@@ -7,7 +7,7 @@ from mmengine.model import BaseDataPreprocessor
 
 from mmidc.registry import MODELS
 
-__all__ = ['IDCDataPreprocessor']
+__all__ = ['IDCDataPreprocessor', 'build_data_preprocessor']
 
 CLIP_MEAN = (122.770938, 116.7460125, 104.09373615)
 CLIP_STD = (68.5005327, 66.6321579, 70.32316305)
@@ -114,3 +114,12 @@ class IDCDataPreprocessor(BaseDataPreprocessor):
         return dict(inputs=inputs,
                     data_samples=self.samples_to_device(
                         data.get('data_samples')))
+
+
+def build_data_preprocessor(cfg=None):
+    """An algorithm's data preprocessor: ``IDCDataPreprocessor`` by default;
+    a config dict is built in mmidc's registry (MMEngine's ``BaseModel``
+    would look it up in its own); a module passes through."""
+    if cfg is None:
+        cfg = dict(type='IDCDataPreprocessor')
+    return MODELS.build(cfg) if isinstance(cfg, dict) else cfg
