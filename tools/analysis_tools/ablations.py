@@ -396,6 +396,8 @@ def main(argv=None):
                      f'{[r["name"] for r in rows]}')
         rows = [r for r in rows if r['name'] in args.rows]
     meta = dict(
+        # before the table is first written (rewriting it dirties the tree)
+        commit=commit_info(),
         select=args.select,
         adapt_options=[*COMMON_ADAPT_OPTIONS, *args.adapt_options],
         caption_options=[*COMMON_CAPTION_OPTIONS, *args.caption_options],
@@ -431,7 +433,7 @@ def main(argv=None):
             if result is not None:
                 results.append(result)
             if results:  # the table so far, after every run
-                meta.update(machine=machine_info(), commit=commit_info(),
+                meta.update(machine=machine_info(),
                             written=datetime.datetime.now().isoformat(
                                 timespec='seconds'))
                 os.makedirs(osp.dirname(osp.abspath(args.out)),
