@@ -15,6 +15,11 @@ only some names moved::
 ``NEW.pth`` loads into the model of the matching configs/from_scratch/
 config (``tools/test.py CONFIG NEW.pth``) and gives the same outputs.
 Optimizer and scheduler states are not carried over.
+
+A new run from the same seed does not start from 0.x's initial weights: the
+components draw them in another order (module by module instead of inside the
+caption head), and ``ChangeSummaryNeck`` keeps PyTorch's default
+initialisation of its change scorer (0.x drew it from N(0, 0.02)).
 """
 import argparse
 import re
