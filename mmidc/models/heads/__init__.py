@@ -3,4 +3,3 @@ from .contrastive_adaptation_head import *  # noqa: F401,F403
 from .transformer_caption_head import *  # noqa: F401,F403
 from .bert_caption_head import *  # noqa: F401,F403
 from .bag_of_words_head import *  # noqa: F401,F403
-from .gated_prior_caption_head import *  # noqa: F401,F403

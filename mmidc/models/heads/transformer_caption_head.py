@@ -329,15 +329,8 @@ class TransformerCaptionHead(BaseModule):
             x = layer(x, cross_kv[i], None if caches is None else caches[i])
         logits = self.output_logits(x)  # [B, t, V]
         if logit_bias is not None:
-            logits = self.bias_logits(logits, logit_bias, x)
+            logits = logits + logit_bias[:, None].to(logits.dtype)  # [B, 1, V] over t
         return logits
-
-    def bias_logits(self, logits: torch.Tensor, logit_bias: torch.Tensor,
-                    hidden: torch.Tensor) -> torch.Tensor:
-        """``logits`` ``[B, t, V]`` plus ``logit_bias`` ``[B, V]`` at every
-        position. ``hidden``: the last decoder layer's output ``[B, t, H]``,
-        for variants that weigh the bias per position."""
-        return logits + logit_bias[:, None].to(logits.dtype)  # [B, 1, V] over t
 
     def embed_tokens(self, tokens: torch.Tensor, start: int = 0) -> torch.Tensor:
         """The decoder's input ``[B, t, H]`` for compact ``tokens`` ``[B, t]``
