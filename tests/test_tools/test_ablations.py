@@ -19,7 +19,7 @@ def ablations():
 
 def _result(row, seed, cider, wall=60.0, adapt=None, truth=50.0):
     scores = {'CIDEr': cider, 'color/CIDEr': cider / 2,
-              'truth/total': truth}
+              'truth/total': truth, 'val/CIDEr': cider + 1}
     if adapt is not None:
         scores.update({'adapt/p2t/R@1': adapt, 'adapt/t2p/R@1': adapt / 2})
     return dict(row=row, seed=seed, scores=scores, wall_s=wall)
@@ -65,7 +65,8 @@ def test_summary_and_report(ablations):
     lines = report.splitlines()
     header = next(line for line in lines if line.startswith('| row | seeds'))
     columns = [c.strip() for c in header.strip('|').split('|')]
-    assert columns[:3] == ['row', 'seeds', 'CIDEr-D']
+    assert columns[:5] == ['row', 'seeds', 'val CIDEr-D', 'val true %',
+                           'CIDEr-D']
     assert columns[-1] == 'wall / run'
 
     def cells(prefix):
@@ -76,6 +77,8 @@ def test_summary_and_report(ablations):
     a = cells('| (a) recipe')
     assert a['seeds'] == '0 2'
     assert a['CIDEr-D'] == f'115.00 ± {math.sqrt(50):.2f}'
+    assert a['val CIDEr-D'] == f'116.00 ± {math.sqrt(50):.2f}'
+    assert a['val true %'] == '-'
     assert a['color'] == f'57.50 ± {math.sqrt(50) / 2:.2f}'
     assert a['true %'] == f'65.00 ± {math.sqrt(50):.2f}'
     assert a['R@1 p2t'] == f'25.00 ± {math.sqrt(50):.2f}'
@@ -149,6 +152,45 @@ def test_run_options_and_resuming(ablations, tmp_path):
     other['caption']['options'][-1] = 'default_hooks.checkpoint.save_best=CIDEr'
     with pytest.raises(SystemExit, match='other settings'):
         ablations.finished_result(str(tmp_path), other)
+
+
+def test_val_columns_read_the_tested_epoch(ablations, tmp_path):
+    caption = tmp_path / 'caption'
+
+    def scalars(stamp, entries):
+        folder = caption / stamp / 'vis_data'
+        folder.mkdir(parents=True)
+        (folder / 'scalars.json').write_text(
+            '\n'.join(json.dumps(e) for e in entries))
+
+    scalars('20260101_000000', [
+        dict(loss=3.0, step=10),  # a training line: no CIDEr
+        dict(CIDEr=80.0, **{'truth/total': 40.0}, step=1),
+        dict(CIDEr=90.0, **{'truth/total': 45.0}, step=2),
+        dict(CIDEr=95.0, **{'truth/total': 50.0}, step=3)])
+    # resumed after epoch 2: epoch 3 validated again in a newer folder
+    scalars('20260102_000000', [
+        dict(CIDEr=96.0, **{'truth/total': 51.0}, step=3),
+        dict(CIDEr=91.0, step=4)])
+    best = str(caption / 'best_CIDEr_epoch_3.pth')
+    assert ablations.selected_val_scores(str(caption), best) == {
+        'val/CIDEr': 96.0, 'val/truth/total': 51.0}
+    assert ablations.selected_val_scores(
+        str(caption), str(caption / 'best_CIDEr_epoch_2.pth')) == {
+        'val/CIDEr': 90.0, 'val/truth/total': 45.0}
+    assert ablations.selected_val_scores(
+        str(caption), str(caption / 'epoch_4.pth')) == {'val/CIDEr': 91.0}
+    assert ablations.selected_val_scores(
+        str(caption), str(caption / 'epoch_9.pth')) == {}
+    with pytest.raises(ValueError, match='epoch_N'):
+        ablations.selected_val_scores(str(caption), str(caption / 'x.pth'))
+    # a result recorded without the val columns gets them when read
+    plan = dict(adapt=None, caption=dict(config='c.py', options=['a=1']))
+    recorded = dict(row='r', seed=0, plan=plan, checkpoint=best,
+                    scores={'CIDEr': 100.0}, wall_s=1.0)
+    (tmp_path / 'result.json').write_text(json.dumps(recorded))
+    assert ablations.finished_result(str(tmp_path), plan)['scores'] == {
+        'CIDEr': 100.0, 'val/CIDEr': 96.0, 'val/truth/total': 51.0}
 
 
 def _tiny_batch():

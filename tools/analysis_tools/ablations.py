@@ -27,12 +27,14 @@ time per row, the commit and the command.
 """
 import argparse
 import datetime
+import glob
 import importlib.util
 import json
 import math
 import os
 import os.path as osp
 import platform
+import re
 import shlex
 import subprocess
 import sys
@@ -80,7 +82,8 @@ ROW_KEYS = {'name', 'label', 'adapt', 'adapt_options', 'caption_options',
             'adapt_config', 'caption_config'}
 
 #: Columns of the tables: (result key, header).
-COLUMNS = (('CIDEr', 'CIDEr-D'), ('color/CIDEr', 'color'),
+COLUMNS = (('val/CIDEr', 'val CIDEr-D'), ('val/truth/total', 'val true %'),
+           ('CIDEr', 'CIDEr-D'), ('color/CIDEr', 'color'),
            ('material/CIDEr', 'material'), ('add/CIDEr', 'add'),
            ('drop/CIDEr', 'drop'), ('move/CIDEr', 'move'),
            ('distractor/CIDEr', 'distractor'), ('truth/total', 'true %'),
@@ -202,6 +205,7 @@ def train_and_test(row, seed, args, quickstart, run_dir):
         plan['caption']['config'], plan['caption']['options'], captioner,
         osp.join(run_dir, 'test'), log=log)
     scores.update(caption_scores)
+    scores.update(selected_val_scores(caption_dir, captioner))
     result = dict(row=row['name'], seed=seed, plan=plan, scores=scores,
                   checkpoint=captioner, wall_s=time.time() - start,
                   loadavg_start=list(load_start),
@@ -211,6 +215,26 @@ def train_and_test(row, seed, args, quickstart, run_dir):
     with open(osp.join(run_dir, 'result.json'), 'w') as f:
         json.dump(result, f, indent=1)
     return result
+
+
+def selected_val_scores(caption_dir, checkpoint):
+    """The validation of the tested checkpoint (``..._epoch_N.pth``: the
+    validation after epoch N in the newest of the run's scalars.json files
+    that has it; a resumed run logs into a new folder) as ``val/<key>``
+    scores, the keys the tables read (empty if none is found)."""
+    match = re.search(r'epoch_(\d+)\.pth$', checkpoint)
+    if match is None:
+        raise ValueError(f'{checkpoint}: not a ..._epoch_N.pth checkpoint')
+    epoch, found = int(match.group(1)), {}
+    for path in sorted(glob.glob(osp.join(caption_dir, '*', 'vis_data',
+                                          'scalars.json'))):
+        with open(path) as f:
+            for line in f:
+                entry = json.loads(line)
+                if 'CIDEr' in entry and entry.get('step') == epoch:
+                    found = entry
+    return {f'val/{key}': found[key] for key in ('CIDEr', 'truth/total')
+            if key in found}
 
 
 def finished_result(run_dir, plan):
@@ -228,6 +252,9 @@ def finished_result(run_dir, plan):
         sys.exit(f'{path}: this run was made with other settings than the '
                  f'row now has ({result["plan"]} vs {plan}): delete '
                  f'{run_dir} or choose another --work-dir')
+    if 'val/CIDEr' not in result['scores']:  # recorded before the val columns
+        result['scores'].update(selected_val_scores(
+            osp.join(run_dir, 'caption'), result['checkpoint']))
     return result
 
 
@@ -320,6 +347,8 @@ def format_report(rows, results, meta):
         'stage). Each run validates every epoch and keeps the checkpoint '
         f'best on the val split (adaptation: `rsum`; captioning: '
         f'`{meta["select"]}`), then scores it once on the test split. '
+        '"val": the validation of the chosen checkpoint (what choices between '
+        'rows are made on); every other column: the test split. '
         'Mean ± sample standard deviation over the seeds; x100; CIDEr-D; '
         '"true %": captions entirely true of the scene graph '
         '(`CaptionTruthMetric`); R@1: retrieval on the test split after the '
