@@ -27,14 +27,12 @@ time per row, the commit and the command.
 """
 import argparse
 import datetime
-import glob
 import importlib.util
 import json
 import math
 import os
 import os.path as osp
 import platform
-import re
 import shlex
 import subprocess
 import sys
@@ -218,21 +216,10 @@ def train_and_test(row, seed, args, quickstart, run_dir):
 
 
 def selected_val_scores(caption_dir, checkpoint):
-    """The validation of the tested checkpoint (``..._epoch_N.pth``: the
-    validation after epoch N in the newest of the run's scalars.json files
-    that has it; a resumed run logs into a new folder) as ``val/<key>``
-    scores, the keys the tables read (empty if none is found)."""
-    match = re.search(r'epoch_(\d+)\.pth$', checkpoint)
-    if match is None:
-        raise ValueError(f'{checkpoint}: not a ..._epoch_N.pth checkpoint')
-    epoch, found = int(match.group(1)), {}
-    for path in sorted(glob.glob(osp.join(caption_dir, '*', 'vis_data',
-                                          'scalars.json'))):
-        with open(path) as f:
-            for line in f:
-                entry = json.loads(line)
-                if 'CIDEr' in entry and entry.get('step') == epoch:
-                    found = entry
+    """The validation of the tested checkpoint as ``val/<key>`` scores, the
+    keys the tables read (:func:`checkpoint_validation`)."""
+    from mmidc.utils.run_logs import checkpoint_validation
+    found = checkpoint_validation(caption_dir, checkpoint)
     return {f'val/{key}': found[key] for key in ('CIDEr', 'truth/total')
             if key in found}
 
@@ -369,7 +356,7 @@ def format_report(rows, results, meta):
         'Options common to every row: adaptation '
         + ' '.join(f'`{o}`' for o in meta['adapt_options']) + '; captioning '
         + ' '.join(f'`{o}`' for o in meta['caption_options'])
-        + f'; seeds via `randomness.seed`.',
+        + '; seeds via `randomness.seed`.',
         '',
         '## Machine and command',
         '',

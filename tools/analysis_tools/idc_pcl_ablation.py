@@ -29,7 +29,6 @@ import glob
 import json
 import os
 import os.path as osp
-import re
 import resource
 import statistics
 import subprocess
@@ -181,21 +180,10 @@ def git_commit():
 
 
 def selected_val_cider(work_dir, checkpoint):
-    """The val CIDEr of the tested checkpoint ``best_CIDEr_epoch_N.pth``:
-    the validation after epoch N in the run's newest scalars.json that has
-    it (a resumed run logs into a new folder)."""
-    match = re.search(r'epoch_(\d+)\.pth$', checkpoint)
-    if match is None:
-        raise ValueError(f'{checkpoint}: not a best_CIDEr_epoch_N.pth file')
-    epoch, value = int(match.group(1)), None
-    for path in sorted(glob.glob(osp.join(work_dir, '*', 'vis_data',
-                                          'scalars.json'))):
-        with open(path) as f:
-            for line in f:
-                entry = json.loads(line)
-                if 'CIDEr' in entry and entry.get('step') == epoch:
-                    value = entry['CIDEr']
-    return value
+    """The val CIDEr of the tested checkpoint ``best_CIDEr_epoch_N.pth``
+    (:func:`checkpoint_validation`), or None."""
+    from mmidc.utils.run_logs import checkpoint_validation
+    return checkpoint_validation(work_dir, checkpoint).get('CIDEr')
 
 
 def cider(scores, subset):
