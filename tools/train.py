@@ -11,6 +11,7 @@ Speed options (docs/benchmark.md): --image-cache reads pre-resized images
 import argparse
 import os
 
+import torch.distributed as dist
 from mmengine.config import Config, DictAction
 from mmengine.runner import Runner
 
@@ -106,6 +107,11 @@ def main():
     else:
         runner = Runner.from_cfg(cfg)
     runner.train()
+    # Leave the process group before the interpreter exits: a rank whose
+    # communication threads still run at exit can abort (std::terminate)
+    # after a finished run, failing the launcher.
+    if dist.is_available() and dist.is_initialized():
+        dist.destroy_process_group()
 
 
 if __name__ == '__main__':
