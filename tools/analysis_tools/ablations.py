@@ -385,14 +385,18 @@ def machine_info():
             f'{platform.machine()}; load average now {load}')
 
 
-def commit_info():
+def commit_info(table=None):
+    """HEAD's short hash, marked when tracked files other than ``table``
+    (the report this command rewrites) have uncommitted changes."""
+    exclude = [f':(exclude){osp.relpath(osp.abspath(table), ROOT)}'] if table else []
     try:
         commit = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'],
                                 cwd=ROOT, capture_output=True, text=True,
                                 check=True).stdout.strip()
         dirty = subprocess.run(['git', 'status', '--porcelain',
-                                '--untracked-files=no'], cwd=ROOT,
-                               capture_output=True, text=True).stdout.strip()
+                                '--untracked-files=no', '--', '.', *exclude],
+                               cwd=ROOT, capture_output=True,
+                               text=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return 'unknown (no git)'
     return commit + (' with uncommitted changes' if dirty else '')
@@ -412,8 +416,7 @@ def main(argv=None):
                      f'{[r["name"] for r in rows]}')
         rows = [r for r in rows if r['name'] in args.rows]
     meta = dict(
-        # before the table is first written (rewriting it dirties the tree)
-        commit=commit_info(),
+        commit=commit_info(args.out),
         select=args.select,
         adapt_options=[*COMMON_ADAPT_OPTIONS, *args.adapt_options],
         caption_options=[*COMMON_CAPTION_OPTIONS, *args.caption_options],
