@@ -8,11 +8,13 @@ import math
 import os
 import os.path as osp
 import sys
+from pathlib import Path
 
 import pytest
 
 from tests.helpers import REPO, load_tool
 from tests.helpers.pair_trees import make_synthetic_change_pairs
+from tests.helpers.run_logs import write_scalars
 
 PRE = 'configs/idc_pcl/idc-pcl-pretrain_tiny_synthetic-clevr-change.py'
 CAP = 'configs/idc_pcl/idc-pcl-caption_tiny_synthetic-clevr-change.py'
@@ -222,10 +224,7 @@ class StageRecorder:
                                          {'CIDEr': 12.5, 'color/CIDEr': 3.0,
                                           'step': 2},
                                          {'CIDEr': 11.0, 'step': 3}])):
-                folder = osp.join(work, stamp, 'vis_data')
-                os.makedirs(folder)
-                with open(osp.join(folder, 'scalars.json'), 'w') as f:
-                    f.write(''.join(json.dumps(x) + '\n' for x in lines))
+                write_scalars(Path(work), stamp, lines)
         else:
             assert cmd[1] == 'tools/test.py', cmd
             with open(osp.join(work, 'test_scores.json'), 'w') as f:
