@@ -1,7 +1,10 @@
 """Birds-to-Words (Forbes et al., EMNLP 2019), read as distributed."""
 import csv
+import logging
+import os
 import os.path as osp
-from typing import Dict, List, Optional, Tuple
+from collections import defaultdict
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from urllib.parse import unquote, urlparse
 
 from mmengine.logging import print_log
@@ -15,16 +18,164 @@ BIRDS_TO_WORDS_COLUMNS = (
     'img2ObservationURL', 'img2ImgURL', 'img2Species', 'img2Selection',
     'split', 'annN', 'description')
 
+#: The default ``image_name``: host and path in one file name, unique for
+#: the distributed URLs (many end in ``<photo id>/medium.jpg``).
+DEFAULT_IMAGE_NAME = '{flat}'
+IMAGE_NAME_FIELDS = ('host', 'path', 'basename', 'stem', 'ext', 'parent',
+                     'flat')
+
 
 def url_fields(url: str) -> Dict[str, str]:
-    """The parts of an image URL that ``image_name`` may use."""
+    """The parts of an image URL that ``image_name`` may use.
+
+    ``flat`` is the host (with ``_<port>`` when the URL names one) and the
+    path, ``/`` replaced by ``_``:
+    ``https://static.inaturalist.org/photos/123/medium.jpg?456`` gives
+    ``static.inaturalist.org_photos_123_medium.jpg``. The query is never
+    part of a name.
+    """
     parsed = urlparse(url)
     path = unquote(parsed.path).lstrip('/')
     parts = [p for p in path.split('/') if p]
     basename = parts[-1] if parts else ''
     stem, ext = osp.splitext(basename)
+    try:
+        port = parsed.port
+    except ValueError:
+        port = None
+    host = (parsed.hostname or '') + (f'_{port}' if port else '')
+    flat = '_'.join([host] + parts) if host else '_'.join(parts)
     return dict(host=parsed.netloc, path=path, basename=basename, stem=stem,
-                ext=ext, parent=parts[-2] if len(parts) > 1 else '')
+                ext=ext, parent=parts[-2] if len(parts) > 1 else '',
+                flat=flat)
+
+
+def check_image_name(image_name: str) -> None:
+    """Raise ``ValueError`` when ``image_name`` is not a template of the
+    URL fields."""
+    try:
+        image_file_name('https://host/a/b.jpg', image_name)
+    except (KeyError, IndexError, ValueError, AttributeError) as e:
+        raise ValueError(f'image_name={image_name!r} is not a template of '
+                         f'the fields {", ".join(IMAGE_NAME_FIELDS)} '
+                         f'({e!r})') from None
+
+
+def image_file_name(url: str, image_name: str = DEFAULT_IMAGE_NAME) -> str:
+    """The file of an image URL under the image folder: the loader's
+    naming, and the names ``download_birds_to_words.py`` writes.
+
+    Args:
+        url (str): ``img1ImgURL`` or ``img2ImgURL``.
+        image_name (str): ``str.format`` template of :func:`url_fields`.
+            Defaults to :data:`DEFAULT_IMAGE_NAME`.
+    """
+    return image_name.format(**url_fields(url))
+
+
+def _same_image(url1: str, url2: str) -> bool:
+    """URLs that differ only in the query (iNaturalist's ``?<n>``) or the
+    fragment name one image."""
+    a, b = urlparse(url1), urlparse(url2)
+    return a._replace(query='', fragment='') == b._replace(query='',
+                                                           fragment='')
+
+
+def map_image_files(urls: Iterable[Tuple[str, str]], image_name: str,
+                    source: str) -> Dict[str, str]:
+    """Map every image URL to its file name, checking the names.
+
+    Args:
+        urls: ``(where, url)``; ``where`` (e.g. ``'line 3 img1ImgURL'``)
+            is named in errors.
+        image_name (str): The naming template.
+        source (str): The TSV, named in errors.
+
+    Returns:
+        dict[str, str]: URL -> file name, relative to the image folder.
+
+    Raises:
+        ValueError: a URL gives an empty, absolute or ``..`` name, or two
+            different images map to one file (URLs differing only in the
+            query are one image).
+    """
+    file_of, url_of = {}, {}
+    for where, url in urls:
+        if url in file_of:
+            continue
+        name = image_file_name(url, image_name)
+        parts = name.replace('\\', '/').split('/')
+        if not name or osp.isabs(name) or '..' in parts:
+            raise ValueError(f'{source}: {where} {url!r} gives the file name '
+                             f'{name!r} with image_name={image_name!r}; '
+                             'expected a non-empty path inside the image '
+                             'folder')
+        other = url_of.get(name)
+        if other is not None and not _same_image(other, url):
+            raise ValueError(
+                f'{source}: the image URLs {other!r} and {url!r} ({where}) '
+                f'both map to the file {name!r} with '
+                f'image_name={image_name!r}; set image_name to your '
+                "download layout, e.g. '{flat}' or '{host}/{path}'")
+        file_of[url] = name
+        url_of.setdefault(name, url)
+    return file_of
+
+
+#: Leading bytes of the image formats PIL reads that photos come in.
+_SIGNATURES = {b'\xff\xd8\xff': 'JPEG', b'\x89PNG\r\n\x1a\n': 'PNG',
+               b'GIF87a': 'GIF', b'GIF89a': 'GIF', b'BM': 'BMP'}
+
+
+def image_file_problem(path: str) -> Optional[str]:
+    """A cheap check of an image file (its size, first bytes and, for JPEG
+    and PNG, its end marker; no decoding): what is wrong with it, or None.
+
+    Finds empty files, error pages saved as images and truncated
+    downloads. Reads at most a few KiB per file.
+    """
+    try:
+        size = os.path.getsize(path)
+        with open(path, 'rb') as f:
+            head = f.read(16)
+            f.seek(max(0, size - 1024))
+            tail = f.read()
+    except OSError as e:
+        return f'unreadable ({e.strerror or e})'
+    if size == 0:
+        return 'empty file'
+    kind = next((k for sig, k in _SIGNATURES.items() if head.startswith(sig)),
+                None)
+    if kind is None and head[:4] == b'RIFF' and head[8:12] == b'WEBP':
+        kind = 'WEBP'
+    if kind is None:
+        return f'not an image file (starts with {head[:8]!r})'
+    if kind == 'JPEG' and b'\xff\xd9' not in tail:
+        return 'truncated JPEG (no end-of-image marker)'
+    if kind == 'PNG' and b'IEND' not in tail:
+        return 'truncated PNG (no IEND chunk)'
+    return None
+
+
+def missing_files(paths: Sequence[str]) -> set:
+    """The paths of ``paths`` that are not files (one ``listdir`` per
+    folder)."""
+    by_dir = defaultdict(set)
+    for path in set(paths):
+        by_dir[path.rpartition(os.sep)[0]].add(path)
+    missing = set()
+    for folder, group in by_dir.items():
+        try:
+            present = set(os.listdir(folder or '.'))
+        except (FileNotFoundError, NotADirectoryError):
+            present = set()
+        missing.update(p for p in group if p.rpartition(os.sep)[2] not in present)
+    return missing
+
+
+def is_blank_description(description: str) -> bool:
+    """Empty, or only spaces and punctuation (no letter or digit)."""
+    return not any(ch.isalnum() for ch in description)
 
 
 @DATASETS.register_module()
@@ -41,25 +192,38 @@ class BirdsToWordsDataset(ImagePairDataset):
                                   description
         images/                   the photos, downloaded by the user
 
-    The images are URLs (``img1ImgURL``, ``img2ImgURL``). A URL maps to
-    ``images/<the URL's last path component>`` by default, the layout other
-    public loaders expect; ``image_name`` is a ``str.format`` template for
-    other download layouts, with the fields ``host``, ``path`` (the URL path
-    without its leading ``/``), ``basename``, ``stem``, ``ext`` and
+    The images are URLs (``img1ImgURL``, ``img2ImgURL``).
+    ``tools/dataset_converters/download_birds_to_words.py`` downloads them
+    in this loader's naming. A URL maps to ``images/<host>_<path with / as
+    _>`` by default (``image_name='{flat}'``:
+    ``https://static.inaturalist.org/photos/123/medium.jpg?456`` is
+    ``images/static.inaturalist.org_photos_123_medium.jpg``; the query is
+    dropped), unique for the distributed URLs, many of which end in
+    ``medium.jpg``. ``image_name`` is a ``str.format`` template for other
+    download layouts, with the fields ``flat``, ``host``, ``path`` (the URL
+    path without its leading ``/``), ``basename``, ``stem``, ``ext`` and
     ``parent`` (the path component before the basename). For example
     ``'{host}/{path}'`` is the layout of ``wget --force-directories``, and
-    ``'{parent}_{basename}'`` names ``.../photos/123/medium.jpg``
-    ``123_medium.jpg``. Two different URLs that map to one file are an error
-    naming both.
+    ``'{parent}{ext}'`` names ``.../photos/123/medium.jpg`` ``123.jpg``.
+    Two different images (URLs that differ in more than the query) that map
+    to one file are an error naming both.
 
     The rows of one pair (same ``img1ImgURL`` and ``img2ImgURL``, up to five
     annotations ``annN``) become one sample whose ``gt_captions`` are their
     descriptions in ``annN`` order. ``pair_id`` is ``<file1 stem>_<file2
     stem>``; ``change_type`` is ``unknown`` (no distractors). Empty
-    descriptions are dropped and counted in the log; a pair left with none,
-    a row with another number of columns, an unknown split, or a pair in
-    two splits is an error naming the file and line. A missing image fails
-    when the data set is built, naming the file.
+    descriptions and descriptions of only punctuation are dropped and
+    counted in the log; a pair left with none, a row with another number of
+    columns, an unknown split, or a pair in two splits is an error naming
+    the file and line.
+
+    The images of the split's pairs are checked when the data set is built:
+    a missing image is an error naming the file, or, with
+    ``skip_missing_images=True``, its pairs are left out and counted in the
+    log (photos deleted from iNaturalist cannot be downloaded). Each image
+    also gets a cheap check of its size, first bytes and end marker
+    (:func:`image_file_problem`): an empty, non-image or truncated file is
+    an ``OSError`` naming it (``verify_images=True`` decodes every image).
 
     Args:
         data_root (str): The Birds-to-Words root folder.
@@ -70,7 +234,9 @@ class BirdsToWordsDataset(ImagePairDataset):
         data_prefix (dict, optional): ``img_path``: the image folder
             relative to ``data_root``. Defaults to ``dict(img_path='images')``.
         image_name (str): Template of an image's file name under the image
-            folder. Defaults to ``'{basename}'``.
+            folder. Defaults to ``'{flat}'``.
+        skip_missing_images (bool): Leave out the pairs whose images are
+            missing (logged) instead of failing. Defaults to False.
         **kwargs: Other arguments of :class:`ImagePairDataset`.
     """
 
@@ -81,19 +247,19 @@ class BirdsToWordsDataset(ImagePairDataset):
                  split: str = 'train',
                  ann_file: str = 'birds-to-words-v1.0.tsv',
                  data_prefix: Optional[dict] = None,
-                 image_name: str = '{basename}',
+                 image_name: str = DEFAULT_IMAGE_NAME,
+                 skip_missing_images: bool = False,
                  **kwargs):
         if split not in self.SPLITS:
             raise ValueError(f'BirdsToWordsDataset: unknown split "{split}"; '
                              f'valid splits: {", ".join(self.SPLITS)}')
         try:
-            image_name.format(**url_fields('https://host/a/b.jpg'))
-        except (KeyError, IndexError, ValueError) as e:
-            raise ValueError(f'BirdsToWordsDataset: image_name={image_name!r} '
-                             f'is not a template of the fields host, path, '
-                             f'basename, stem, ext, parent ({e!r})') from None
+            check_image_name(image_name)
+        except ValueError as e:
+            raise ValueError(f'BirdsToWordsDataset: {e}') from None
         self.split = split
         self.image_name = image_name
+        self.skip_missing_images = skip_missing_images
         super().__init__(ann_file=ann_file, data_root=data_root,
                          data_prefix=data_prefix or dict(img_path='images'),
                          **kwargs)
@@ -124,30 +290,15 @@ class BirdsToWordsDataset(ImagePairDataset):
 
     def image_file(self, url: str) -> str:
         """The file name of an image URL under the image folder."""
-        return self.image_name.format(**url_fields(url))
+        return image_file_name(url, self.image_name)
 
     def parse_annotations(self) -> List[dict]:
         rows = self.read_rows()
         # URL -> file, over every split: a clash anywhere is an error
-        file_of, url_of = {}, {}
-        for line_no, row in rows:
-            for key in ('img1ImgURL', 'img2ImgURL'):
-                url = row[key]
-                if url in file_of:
-                    continue
-                name = self.image_file(url)
-                if not name:
-                    raise ValueError(f'{self.ann_file}: line {line_no} {key} '
-                                     f'{url!r} gives an empty file name with '
-                                     f'image_name={self.image_name!r}')
-                if name in url_of:
-                    raise ValueError(
-                        f'{self.ann_file}: the image URLs {url_of[name]!r} and '
-                        f'{url!r} (line {line_no}) both map to the file '
-                        f'{name!r} with image_name={self.image_name!r}; set '
-                        "image_name to your download layout, e.g. "
-                        "'{parent}_{basename}' or '{host}/{path}'")
-                file_of[url], url_of[name] = name, url
+        file_of = map_image_files(
+            ((f'line {line_no} {key}', row[key]) for line_no, row in rows
+             for key in ('img1ImgURL', 'img2ImgURL')),
+            self.image_name, self.ann_file)
         pairs: Dict[Tuple[str, str], dict] = {}
         num_empty = 0
         for line_no, row in rows:
@@ -164,7 +315,7 @@ class BirdsToWordsDataset(ImagePairDataset):
                     f'{pair["line"]} ({key[0]}, {key[1]}) in split '
                     f'"{row["split"]}", that line in "{pair["split"]}"')
             description = row['description'].strip()
-            if not description:
+            if is_blank_description(description):
                 num_empty += 1
                 continue
             try:
@@ -192,6 +343,40 @@ class BirdsToWordsDataset(ImagePairDataset):
                 pair_id=f'{stem1}_{stem2}',
                 change_type='unknown'))
         if num_empty:
-            print_log(f'{self.ann_file}: dropped {num_empty} empty '
-                      'descriptions', logger='current')
+            print_log(f'{self.ann_file}: dropped {num_empty} empty or '
+                      'punctuation-only descriptions', logger='current')
+        return self.check_pair_images(data_list)
+
+    def check_pair_images(self, data_list: List[dict]) -> List[dict]:
+        """The split's pairs, each image checked: missing ones skipped (with
+        ``skip_missing_images``; otherwise :meth:`validate_data_list` fails
+        naming the first), present ones given :func:`image_file_problem`.
+
+        Raises:
+            OSError: an image file fails the cheap check (naming it).
+        """
+        paths = [e[k] for e in data_list for k in ('img1_path', 'img2_path')]
+        missing = missing_files(paths)
+        if missing and self.skip_missing_images:
+            kept = [e for e in data_list
+                    if e['img1_path'] not in missing
+                    and e['img2_path'] not in missing]
+            if not kept:
+                raise FileNotFoundError(
+                    f'{self.annotation_source()}: the images of all '
+                    f'{len(data_list)} pairs are missing (e.g. '
+                    f'{sorted(missing)[0]}); download them with '
+                    'tools/dataset_converters/download_birds_to_words.py')
+            print_log(f'{self.annotation_source()}: skipped '
+                      f'{len(data_list) - len(kept)} of {len(data_list)} '
+                      f'pairs whose images are missing ({len(missing)} '
+                      f'images, e.g. {sorted(missing)[0]})',
+                      logger='current', level=logging.WARNING)
+            data_list = kept
+        for path in sorted(set(paths) - missing):
+            problem = image_file_problem(path)
+            if problem:
+                raise OSError(f'corrupt image: {path} ({problem}; named in '
+                              f'{self.annotation_source()}); delete it and '
+                              'download it again')
         return data_list

@@ -2,10 +2,11 @@
 
 Used by the tests (small images) and to measure the loader (480x320).
 """
+import io
 import json
 import os
 import os.path as osp
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from PIL import Image, ImageDraw
@@ -184,18 +185,40 @@ def bird_style_description(rng, facts) -> str:
     return ' '.join(sentences)
 
 
+def birds_to_words_url(photo: int, url_style: str = 'unique',
+                       base_url: str = 'https://static.example.org') -> str:
+    """A photo's image URL: ``<base_url>/photos/<photo>.jpg`` (``unique``),
+    ``<base_url>/photos/<photo>/medium.jpg`` (``medium``) or, as the real
+    TSV has them, ``<base_url>/photos/<photo>/medium.jpg?<n>``
+    (``inaturalist``)."""
+    if url_style == 'medium':
+        return f'{base_url}/photos/{photo}/medium.jpg'
+    if url_style == 'inaturalist':
+        return f'{base_url}/photos/{photo}/medium.jpg?{1500000000 + photo}'
+    assert url_style == 'unique', url_style
+    return f'{base_url}/photos/{photo}.jpg'
+
+
 def make_birds_to_words_tree(root: str, num_pairs: int = 6, seed: int = 0,
                              size: Tuple[int, int] = (40, 30),
-                             url_style: str = 'unique') -> List[list]:
+                             url_style: str = 'unique',
+                             base_url: str = 'https://static.example.org',
+                             image_name: Optional[str] = None,
+                             write_images: bool = True) -> List[list]:
     """Birds-to-Words as distributed: ``birds-to-words-v1.0.tsv`` (header
     and 11 tab-separated columns, up to five annotation rows per pair) and
-    the photos under ``images/<the URL's last path component>``.
+    the photos under ``images/`` in the loader's naming (``image_name``:
+    its default when None).
 
     Pairs are split train/val/test as 4:1:1 (in turn); pair 0 has an empty
-    description among its rows. ``url_style='medium'`` ends every URL in
-    ``<photo id>/medium.jpg`` (names that clash under the default mapping;
-    the files are then written as ``<photo id>_medium.jpg``).
+    description among its rows. Photo ``1000 + 2k + i`` is image ``i`` of
+    pair ``k``; :func:`birds_to_words_url` gives its URL (``url_style``,
+    ``base_url``). ``write_images=False`` writes only the TSV (the images
+    of a download test are served instead).
     """
+    from mmidc.datasets.birds_to_words import (DEFAULT_IMAGE_NAME,
+                                               image_file_name)
+    image_name = image_name or DEFAULT_IMAGE_NAME
     rng = np.random.default_rng(seed)
     os.makedirs(osp.join(root, 'images'), exist_ok=True)
     rows = [list(BIRDS_TO_WORDS_HEADER)]
@@ -204,13 +227,11 @@ def make_birds_to_words_tree(root: str, num_pairs: int = 6, seed: int = 0,
         urls = []
         for i in (1, 2):
             photo = 1000 + 2 * k + i
-            if url_style == 'medium':
-                url = f'https://static.example.org/photos/{photo}/medium.jpg'
-                name = f'{photo}_medium.jpg'
-            else:
-                url = f'https://static.example.org/photos/{photo}.jpg'
-                name = f'{photo}.jpg'
-            scene_image(size, photo, mode='RGB').save(osp.join(root, 'images', name))
+            url = birds_to_words_url(photo, url_style, base_url)
+            if write_images:
+                path = osp.join(root, 'images', image_file_name(url, image_name))
+                os.makedirs(osp.dirname(path), exist_ok=True)
+                bird_photo(photo, size).save(path)
             urls.append(url)
         facts = []
         for _ in range(3):
@@ -230,6 +251,18 @@ def make_birds_to_words_tree(root: str, num_pairs: int = 6, seed: int = 0,
                          str(ann), description])
     write_tsv(osp.join(root, 'birds-to-words-v1.0.tsv'), rows)
     return rows
+
+
+def bird_photo(photo: int, size: Tuple[int, int] = (40, 30)) -> Image.Image:
+    """The generated photo of number ``photo`` (RGB)."""
+    return scene_image(size, photo, mode='RGB')
+
+
+def jpeg_bytes(image: Image.Image) -> bytes:
+    """An image encoded as JPEG."""
+    buffer = io.BytesIO()
+    image.save(buffer, format='JPEG')
+    return buffer.getvalue()
 
 
 def write_tsv(path: str, rows: Sequence[Sequence[str]]) -> None:
