@@ -9,9 +9,11 @@ _base_ = [
     '../_base_/models/idc_pcl-captioner_resnet101.py',
     '../_base_/schedules/idc_pcl_finetune.py'
 ]
-data_root = 'data/birds_to_words'
+data_root = 'data/birds_to_words'  # the bases read their own: set per loader
 pretrain_work_dir = 'work_dirs/idc-pcl-pretrain_resnet101_birds-to-words'
-train_dataloader = dict(batch_size=128)
+train_dataloader = dict(batch_size=128, dataset=dict(data_root=data_root))
+val_dataloader = dict(dataset=dict(data_root=data_root))
+test_dataloader = dict(dataset=dict(data_root=data_root))
 model = dict(
     init_from=pretrain_work_dir + '/iter_*.pth',
     distractor_loss=None,
@@ -19,7 +21,8 @@ model = dict(
         num_layers=2, max_length=80,
         vocab=dict(_delete_=True,
                    captions_from=dict(type='BirdsToWordsDataset',
-                                      data_root=data_root, split='train'),
+                                      data_root=data_root, split='train',
+                                      skip_missing_images=True),
                    cache_file='work_dirs/caption_vocab/birds-to-words_train.json')))
 optim_wrapper = dict(optimizer=dict(weight_decay=1e-4))
 max_iters = 20000

@@ -3,7 +3,7 @@
 # 2 layers and 80 caption tokens (the published bird settings). FDA's hard
 # negatives (confuse swaps animal1 and animal2): write them once with
 #   python tools/dataset_converters/make_hard_negatives.py \
-#       --dataset-type BirdsToWordsDataset --data-root data/birds_to_words
+#       configs/idc_pcl/idc-pcl-pretrain_resnet101_birds-to-words.py
 # The published model also pre-trained on cross-task data (CUB captions,
 # NABirds classes); pairs in the ImagePairDataset format join through a
 # ConcatDataset in train_dataloader.
@@ -12,7 +12,7 @@ _base_ = [
     '../_base_/models/idc_pcl-pretrainer_resnet101.py',
     '../_base_/schedules/idc_pcl_pretrain.py'
 ]
-data_root = 'data/birds_to_words'
+data_root = 'data/birds_to_words'  # the bases read their own: set per loader
 negatives_file = data_root + '/hard_negatives_train.json'
 pretrain_pipeline = [
     _base_.load_pair,
@@ -25,7 +25,8 @@ pretrain_pipeline = [
                     'negative_captions')),
 ]
 train_dataloader = dict(batch_size=128,
-                        dataset=dict(pipeline=pretrain_pipeline))
+                        dataset=dict(data_root=data_root,
+                                     pipeline=pretrain_pipeline))
 val_dataloader = None
 val_evaluator = None
 test_dataloader = None
@@ -34,7 +35,8 @@ model = dict(cross_modal=dict(
     num_layers=2, max_length=80,
     vocab=dict(_delete_=True,
                captions_from=dict(type='BirdsToWordsDataset',
-                                  data_root=data_root, split='train'),
+                                  data_root=data_root, split='train',
+                                  skip_missing_images=True),
                cache_file='work_dirs/caption_vocab/birds-to-words_train.json')))
 max_iters = 50000
 param_scheduler = [

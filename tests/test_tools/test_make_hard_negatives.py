@@ -1,12 +1,14 @@
 """tools/dataset_converters/make_hard_negatives.py, run in-process."""
 import filecmp
 import json
+import os
 import os.path as osp
 import sys
 
 import pytest
 
 from tests.helpers import load_tool
+from mmidc.datasets import BirdsToWordsDataset
 from tests.helpers.pair_trees import make_birds_to_words_tree
 
 
@@ -54,3 +56,36 @@ def test_writes_next_to_the_annotations_with_progress_same_for_a_seed(
     assert not filecmp.cmp(written, other, shallow=False)
     with pytest.raises(SystemExit, match='A:B'):
         tool.main(args + ['--role-pairs', 'before'])
+
+
+def test_dataset_options_reach_the_data_set(tool, tmp_path, capsys):
+    root = str(tmp_path / 'birds')
+    # a download in another layout: images/<photo id>.jpg
+    make_birds_to_words_tree(root, num_pairs=12, seed=1, url_style='medium',
+                             image_name='{parent}{ext}')
+    os.remove(osp.join(root, 'images', '1003.jpg'))  # a dead photo
+    args = ['--dataset-type', 'BirdsToWordsDataset', '--data-root', root,
+            '--show', '0', '--min-similarity', '0.5']
+    with pytest.raises(FileNotFoundError, match='images/'):
+        tool.main(args)
+    with pytest.raises(FileNotFoundError, match='1003.jpg'):
+        tool.main(args + ['--dataset-options', 'image_name={parent}{ext}'])
+    out = str(tmp_path / 'negatives.json')
+    tool.main(args + ['--out', out, '--dataset-options',
+                      'image_name={parent}{ext}', 'skip_missing_images=True'])
+    with open(out) as f:
+        content = json.load(f)
+    # the 7 train pairs left (of 8): pair 1's captions are not there
+    dataset = BirdsToWordsDataset(root, image_name='{parent}{ext}',
+                                  skip_missing_images=True)
+    assert len(dataset) == 7
+    captions = {c for i in range(7)
+                for c in dataset.get_data_info(i)['gt_captions']}
+    assert set(content['negatives']) == captions
+    # dotted keys, as in --cfg-options
+    os.rename(osp.join(root, 'images'), osp.join(root, 'photos'))
+    tool.main(args + ['--out', out, '--dataset-options',
+                      'image_name={parent}{ext}', 'skip_missing_images=True',
+                      'data_prefix.img_path=photos'])
+    with pytest.raises(SystemExit, match='image_nam.*--dataset-options'):
+        tool.main(args + ['--dataset-options', 'image_nam=x'])

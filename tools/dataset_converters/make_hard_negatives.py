@@ -10,6 +10,10 @@ or from a config (its training data set)::
 
     python tools/dataset_converters/make_hard_negatives.py CONFIG
 
+``--dataset-options key=value ...`` sets the data set's own arguments in
+either form, e.g. ``image_name='{parent}{ext}' skip_missing_images=True``
+for a Birds-to-Words download in another layout.
+
 The file goes next to the annotations (``hard_negatives_<split>.json`` in
 the folder of the data set's annotation file) unless ``--out`` is given:
 ``{"meta": {...}, "negatives": {caption: {"retrieve": [...], "replace":
@@ -62,6 +66,10 @@ def parse_args(argv=None):
                         'negatives of each kind')
     parser.add_argument('--cfg-options', nargs='+', action=DictAction,
                         help='override config settings, key=value')
+    parser.add_argument('--dataset-options', nargs='+', action=DictAction,
+                        default={}, metavar='KEY=VALUE',
+                        help="the data set's own arguments, e.g. "
+                        'skip_missing_images=True')
     args = parser.parse_args(argv)
     if (args.config is None) == (args.dataset_type is None):
         parser.error('give either a CONFIG or --dataset-type and --data-root')
@@ -82,8 +90,19 @@ def build_dataset(args):
     else:
         dataset_cfg = dict(type=args.dataset_type, data_root=args.data_root,
                            split=args.split)
+    # dotted keys (data_prefix.img_path=...) as in --cfg-options
+    options = Config(dict(dataset=dataset_cfg))
+    options.merge_from_dict({f'dataset.{key}': value for key, value
+                             in args.dataset_options.items()})
+    dataset_cfg = options.dataset.to_dict()
     dataset_cfg['pipeline'] = []
-    return DATASETS.build(dataset_cfg)
+    try:
+        return DATASETS.build(dataset_cfg)
+    except TypeError as e:  # an argument the data set does not take
+        if not args.dataset_options:
+            raise
+        raise SystemExit(f'{dataset_cfg["type"]}: {e} (from --dataset-options '
+                         f'{" ".join(args.dataset_options)})') from None
 
 
 def role_pairs(values):
