@@ -22,6 +22,8 @@ NODE_PRE = ('configs/idc_pcl/'
             'idc-pcl-nodiffenc-pretrain_tiny_synthetic-clevr-change.py')
 NODE_CAP = ('configs/idc_pcl/'
             'idc-pcl-nodiffenc-caption_tiny_synthetic-clevr-change.py')
+NOJUDGE_CAP = ('configs/idc_pcl/'
+               'idc-pcl-nodistractor-caption_tiny_synthetic-clevr-change.py')
 #: row -> (pre-training config or None, fine-tuning config, the pre-training
 #: task-weight options), as the paper's Table 4 rows read
 ROW_COMMANDS = {
@@ -31,6 +33,7 @@ ROW_COMMANDS = {
     'mlm-mvcl': (PRE, CAP, ['model.task_weights.fda=0']),
     'mlm-mvcl-fda': (PRE, CAP, []),
     'no-diff-encoder': (NODE_PRE, NODE_CAP, []),
+    'no-distractor': (PRE, NOJUDGE_CAP, []),
 }
 TYPES = ('color', 'material', 'add', 'drop', 'move', 'distractor')
 
@@ -38,6 +41,24 @@ TYPES = ('color', 'material', 'add', 'drop', 'move', 'distractor')
 @pytest.fixture
 def tool():
     return load_tool('tools/analysis_tools/idc_pcl_ablation.py')
+
+
+def test_rows_are_the_papers_table_4(tool):
+    assert list(tool.ROWS) == list(ROW_COMMANDS)
+    assert tool.LABELS['no-distractor'] == (
+        'MLM + MVCL + FDA, w/o distractor judging')
+
+
+def test_the_no_distractor_row_differs_only_in_the_judge():
+    """Its fine-tuning config is the full recipe's without the distractor
+    judge; everything else (data, schedule, model) the same."""
+    from mmengine.config import Config
+    full = Config.fromfile(str(REPO / CAP)).to_dict()
+    no_judge = Config.fromfile(str(REPO / NOJUDGE_CAP)).to_dict()
+    assert full['model']['distractor_loss'] == dict(type='DistractorJudgingLoss')
+    assert no_judge['model'].pop('distractor_loss') is None
+    full['model'].pop('distractor_loss')
+    assert no_judge == full
 
 
 def two(a, b):

@@ -11,6 +11,7 @@ Rows (each: pre-training, if any, then fine-tuning, then the test split):
     mlm-mvcl         MLM + MVCL (8 : 1)
     mlm-mvcl-fda     MLM + MVCL + FDA (8 : 1 : 2), the full recipe
     no-diff-encoder  the full recipe without F_sing and F_pair
+    no-distractor    the full recipe, fine-tuned without the distractor judge
 
 Every run of a row and seed: ``tools/train.py`` (pre-training), then
 ``tools/train.py`` (fine-tuning; the checkpoint is chosen on val by CIDEr-D),
@@ -41,6 +42,7 @@ ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 DATA_ROOT = 'data/synthetic_clevr_change'
 CFG = 'configs/idc_pcl/idc-pcl-{stage}_tiny_synthetic-clevr-change.py'
 NODE_CFG = 'configs/idc_pcl/idc-pcl-nodiffenc-{stage}_tiny_synthetic-clevr-change.py'
+NOJUDGE_CFG = 'configs/idc_pcl/idc-pcl-nodistractor-caption_tiny_synthetic-clevr-change.py'
 
 #: row -> (pre-training config or None, fine-tuning config, pre-training
 #: --cfg-options)
@@ -50,6 +52,7 @@ ROWS = {
     'mlm-mvcl': (CFG, CFG, ['model.task_weights.fda=0']),
     'mlm-mvcl-fda': (CFG, CFG, []),
     'no-diff-encoder': (NODE_CFG, NODE_CFG, []),
+    'no-distractor': (CFG, NOJUDGE_CFG, []),
 }
 LABELS = {
     'no-pretraining': 'no pre-training',
@@ -57,6 +60,7 @@ LABELS = {
     'mlm-mvcl': 'MLM + MVCL',
     'mlm-mvcl-fda': 'MLM + MVCL + FDA',
     'no-diff-encoder': 'MLM + MVCL + FDA, w/o difference encoder',
+    'no-distractor': 'MLM + MVCL + FDA, w/o distractor judging',
 }
 SUBSETS = ('total', 'color', 'material', 'add', 'drop', 'move', 'distractor')
 
