@@ -42,6 +42,10 @@ def parse_args(argv=None):
         '--tokenizer', default='auto', choices=['auto', 'ptb', 'python'],
         help="PTB (Java) or the Java-free Python tokenizer (default: PTB "
         "when Java is found)")
+    parser.add_argument(
+        '--java-timeout', type=float, default=600.,
+        help='seconds the PTB tokenizer may run, and METEOR may take for one '
+        'answer, before the Java process is killed (default: 600)')
     return parser.parse_args(argv)
 
 
@@ -56,7 +60,9 @@ def main(argv=None) -> dict:
                  'of {"pair_id", "prediction", "references", "change_type"}')
     per_type = not args.no_per_type
     scorer = CaptionScorer(metrics=args.metrics, java=args.java,
-                           tokenizer=args.tokenizer)
+                           tokenizer=args.tokenizer,
+                           meteor_timeout=args.java_timeout,
+                           tokenizer_timeout=args.java_timeout)
     scores = scorer.score(records, per_type=per_type, source=args.predictions)
     print(f'{args.predictions}: {len(records)} pairs '
           '(scores x100, CIDEr = CIDEr-D)')
