@@ -43,8 +43,10 @@ class ImagePairDataset(BaseDataset):
     The annotations are validated when the data set is built (``full_init``),
     not mid-epoch: every image must exist (and decode, with
     ``verify_images=True``), caption lists must be non-empty with no empty
-    string, pair ids unique and change types in :data:`CHANGE_TYPES`. Each
-    error names the file and the key or record index.
+    string, pair ids unique and change types in :data:`CHANGE_TYPES`; an
+    empty split, a file that is not UTF-8 and a field of the wrong type
+    (:mod:`~mmidc.datasets.annotation_checks`) are errors too. Each error
+    names the file and the key or record index.
 
     Args:
         ann_file (str): The JSON or JSONL annotation file, relative to

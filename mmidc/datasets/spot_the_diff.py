@@ -25,7 +25,8 @@ class SpotTheDiffDataset(ImagePairDataset):
     ``unknown``. Some records hold empty sentences (``""``): they are dropped
     and their count is logged. A pair left with no sentence at all is
     **dropped** and its ``img_id`` logged as a warning (never silently kept
-    or dropped). Missing images raise at build time.
+    or dropped); a split left with no pair raises. Missing images raise at
+    build time.
 
     Args:
         data_root (str): The Spot-the-Diff root folder.
