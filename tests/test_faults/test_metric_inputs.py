@@ -185,6 +185,19 @@ def test_the_eval_tool_takes_a_java_timeout(tmp_path):
                    '--metrics', 'Bleu', '--java-timeout', '1'])
 
 
+def test_the_eval_tool_names_a_bad_predictions_file(tmp_path):
+    tool = load_tool('tools/analysis_tools/eval_captions.py')
+    predictions = tmp_path / 'predictions.json'
+    predictions.write_bytes(json.dumps([dict(
+        pair_id='a', prediction='caf\u00e9', references=['a cube moved'])],
+        ensure_ascii=False).encode('latin-1'))
+    with pytest.raises(ValueError, match='predictions.json: not UTF-8'):
+        tool.main([str(predictions), '--metrics', 'CIDEr'])
+    predictions.write_text('[{"pair_id": "a",')
+    with pytest.raises(ValueError, match='predictions.json: not valid JSON'):
+        tool.main([str(predictions), '--metrics', 'CIDEr'])
+
+
 @pytest.mark.parametrize('option', ['tokenizer_timeout', 'meteor_timeout'])
 @pytest.mark.parametrize('value', [0, -5, 'abc', None])
 def test_timeouts_must_be_positive(option, value):

@@ -15,6 +15,7 @@ import json
 import os.path as osp
 import sys
 
+from mmidc.datasets.annotation_checks import load_json
 from mmidc.evaluation.metrics.caption_scorer import (METRIC_GROUPS,
                                                      CaptionScorer,
                                                      format_score_table,
@@ -53,8 +54,7 @@ def main(argv=None) -> dict:
     args = parse_args(argv)
     if not osp.isfile(args.predictions):
         sys.exit(f'eval_captions: no such file: {args.predictions}')
-    with open(args.predictions) as f:
-        records = json.load(f)
+    records = load_json(args.predictions)  # names the file when not UTF-8
     if not isinstance(records, list):
         sys.exit(f'eval_captions: {args.predictions} must hold a JSON list '
                  'of {"pair_id", "prediction", "references", "change_type"}')
