@@ -1,5 +1,6 @@
 """Birds-to-Words (Forbes et al., EMNLP 2019), read as distributed."""
 import csv
+import io
 import logging
 import os
 import os.path as osp
@@ -10,6 +11,7 @@ from urllib.parse import unquote, urlparse
 from mmengine.logging import print_log
 
 from mmidc.registry import DATASETS
+from .annotation_checks import read_text
 from .image_pair_dataset import ImagePairDataset
 
 #: The columns of ``birds-to-words-v1.0.tsv``, in order.
@@ -272,7 +274,7 @@ class BirdsToWordsDataset(ImagePairDataset):
         if not osp.isfile(self.ann_file):
             raise FileNotFoundError(f'annotation file not found: {self.ann_file}')
         rows = []
-        with open(self.ann_file, encoding='utf-8', newline='') as f:
+        with io.StringIO(read_text(self.ann_file), newline='') as f:
             reader = csv.reader(f, delimiter='\t', quoting=csv.QUOTE_NONE)
             for line_no, fields in enumerate(reader, start=1):
                 if not fields or fields == ['']:

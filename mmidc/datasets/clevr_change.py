@@ -3,8 +3,8 @@ import os.path as osp
 from typing import Dict, List
 
 from mmidc.registry import DATASETS
-from .image_pair_dataset import (ImagePairDataset, check_images_exist,
-                                 load_json)
+from .annotation_checks import caption_list, load_json
+from .image_pair_dataset import ImagePairDataset, check_images_exist
 
 #: The semantic change types named in ``type_mapping.json``.
 CLEVR_CHANGE_TYPES = ('color', 'material', 'add', 'drop', 'move')
@@ -74,10 +74,14 @@ class CLEVRChangeDataset(ImagePairDataset):
 
     def parse_annotations(self) -> List[dict]:
         root = self.data_root
-        splits = load_json(osp.join(root, 'splits.json'))
+        splits_file = osp.join(root, 'splits.json')
+        splits = self._load_splits(splits_file)
         if self.split not in splits:
-            raise ValueError(f'{osp.join(root, "splits.json")}: no key '
-                             f'"{self.split}" (has: {", ".join(splits)})')
+            raise ValueError(f'{splits_file}: no key "{self.split}" (has: '
+                             f'{", ".join(splits)})')
+        if not splits[self.split]:
+            raise ValueError(f'{splits_file}: split "{self.split}" is empty; '
+                             'a data set needs at least one scene')
         change_file = osp.join(root, 'change_captions.json')
         no_change_file = osp.join(root, 'no_change_captions.json')
         change_captions = load_json(change_file)
@@ -88,8 +92,7 @@ class CLEVRChangeDataset(ImagePairDataset):
         images, sc_images, nsc_images = (osp.join(root, folder) for folder in
                                          ('images', 'sc_images', 'nsc_images'))
         data_list = []
-        for scene in splits[self.split]:
-            name = f'{int(scene):06d}'
+        for name in splits[self.split]:
             key = f'CLEVR_default_{name}.png'
             if name not in type_of:
                 raise ValueError(
@@ -126,27 +129,61 @@ class CLEVRChangeDataset(ImagePairDataset):
                  if 'distractor_path' in e], source)
 
     def _captions(self, captions: dict, file: str, key: str) -> List[str]:
+        if not isinstance(captions, dict):
+            raise ValueError(f'{file}: expected an object {{"<image name>": '
+                             f'[caption, ...]}}, got {type(captions).__name__}')
         if key not in captions:
             raise ValueError(f'{file}: no key "{key}" (a scene of split '
                              f'"{self.split}")')
-        if not captions[key]:
+        sentences = caption_list(captions[key], file, key)
+        if not sentences:
             raise ValueError(f'{file}: key "{key}" has an empty caption list')
-        return list(captions[key])
+        return sentences
+
+    @staticmethod
+    def _load_splits(file: str) -> Dict[str, List[str]]:
+        """``splits.json`` with every scene index as a zero-padded name
+        (``'000123'``)."""
+        splits = load_json(file)
+        if not isinstance(splits, dict):
+            raise ValueError(f'{file}: expected an object {{"train": [int, '
+                             f'...], ...}}, got {type(splits).__name__}')
+        names = {}
+        for split, indices in splits.items():
+            if isinstance(indices, str) or not isinstance(indices, list):
+                raise ValueError(f'{file}: key "{split}" must be a list of '
+                                 f'scene indices, got '
+                                 f'{type(indices).__name__} {indices!r:.60}')
+            names[split] = []
+            for k, index in enumerate(indices):
+                if isinstance(index, bool) or not (
+                        isinstance(index, int) or
+                        (isinstance(index, str) and index.isdigit())):
+                    raise ValueError(f'{file}: key "{split}" item {k} is '
+                                     f'{index!r:.60}, not a scene index '
+                                     '(an int)')
+                names[split].append(f'{int(index):06d}')
+        return names
 
     def _load_type_mapping(self, splits: dict) -> Dict[str, str]:
         """Map zero-padded scene names (``'000123'``) to change types."""
         file = osp.join(self.data_root, 'type_mapping.json')
         mapping = load_json(file)
-        in_splits = {
-            f'{int(s):06d}'
-            for indices in splits.values() for s in indices
-        }
+        in_splits = {name for names in splits.values() for name in names}
+        if not isinstance(mapping, dict):
+            raise ValueError(f'{file}: expected an object {{"<change type>": '
+                             f'["NNNNNN.png", ...]}}, got '
+                             f'{type(mapping).__name__}')
         type_of = {}
         for change_type, names in mapping.items():
             if change_type not in CLEVR_CHANGE_TYPES:
                 raise ValueError(f'{file}: unknown change type key '
                                  f'"{change_type}" (expected '
                                  f'{", ".join(CLEVR_CHANGE_TYPES)})')
+            if isinstance(names, str) or not isinstance(names, list):
+                raise ValueError(f'{file}: key "{change_type}" must be a '
+                                 f'list of scene file names, got '
+                                 f'{type(names).__name__} {names!r:.60}')
             for entry in names:
                 stem, ext = osp.splitext(str(entry))
                 if ext != '.png' or not stem.isdigit():

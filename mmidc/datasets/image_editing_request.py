@@ -5,7 +5,9 @@ from typing import List, Optional
 from mmengine.logging import print_log
 
 from mmidc.registry import DATASETS
-from .image_pair_dataset import ImagePairDataset, load_json
+from .annotation_checks import (caption_list, check_record, load_json,
+                                str_field)
+from .image_pair_dataset import ImagePairDataset
 
 
 @DATASETS.register_module()
@@ -61,22 +63,23 @@ class ImageEditingRequestDataset(ImagePairDataset):
         img_dir = self.data_prefix['img_path']
         data_list, num_empty = [], 0
         for index, record in enumerate(records):
-            for key in ('img0', 'img1', 'sents', 'uid'):
-                if key not in record:
-                    raise ValueError(f'{self.ann_file}: record {index} has '
-                                     f'no key "{key}"')
-            sentences = [s for s in record['sents'] if s.strip()]
-            num_empty += len(record['sents']) - len(sentences)
+            where = f'{self.ann_file}: record {index}'
+            check_record(record, where, ('img0', 'img1', 'sents', 'uid'))
+            img0, img1 = (str_field(record[key], where, key)
+                          for key in ('img0', 'img1'))
+            uid = str_field(record['uid'], where, 'uid', allow_int=True)
+            given = caption_list(record['sents'], where, 'sents')
+            sentences = [s for s in given if s.strip()]
+            num_empty += len(given) - len(sentences)
             if not sentences:
-                raise ValueError(f'{self.ann_file}: record {index} (uid '
-                                 f'"{record["uid"]}") has no non-empty '
+                raise ValueError(f'{where} (uid "{uid}") has no non-empty '
                                  f'sentence in "sents"')
             data_list.append(
                 dict(
-                    img1_path=osp.join(img_dir, record['img0']),
-                    img2_path=osp.join(img_dir, record['img1']),
+                    img1_path=osp.join(img_dir, img0),
+                    img2_path=osp.join(img_dir, img1),
                     gt_captions=sentences,
-                    pair_id=str(record['uid']),
+                    pair_id=uid,
                     change_type='unknown'))
         if num_empty:
             print_log(f'{self.ann_file}: dropped {num_empty} empty sentences',

@@ -10,6 +10,11 @@ from mmengine.logging import print_log
 from PIL import Image
 
 from mmidc.registry import DATASETS
+from .annotation_checks import (caption_list, check_not_empty, check_record,
+                                load_json, read_text, str_field)
+
+__all__ = ['CHANGE_TYPES', 'ImagePairDataset', 'read_pair_records',
+           'load_json', 'check_images_exist', 'verify_images']
 
 #: Every change type a data sample may carry. ``none`` marks no-change
 #: (distractor) pairs, ``unknown`` data sets that do not label the change.
@@ -38,8 +43,10 @@ class ImagePairDataset(BaseDataset):
     The annotations are validated when the data set is built (``full_init``),
     not mid-epoch: every image must exist (and decode, with
     ``verify_images=True``), caption lists must be non-empty with no empty
-    string, pair ids unique and change types in :data:`CHANGE_TYPES`. Each
-    error names the file and the key or record index.
+    string, pair ids unique and change types in :data:`CHANGE_TYPES`; an
+    empty split, a file that is not UTF-8 and a field of the wrong type
+    (:mod:`~mmidc.datasets.annotation_checks`) are errors too. Each error
+    names the file and the key or record index.
 
     Args:
         ann_file (str): The JSON or JSONL annotation file, relative to
@@ -78,6 +85,7 @@ class ImagePairDataset(BaseDataset):
     def load_data_list(self) -> List[dict]:
         """Parse the annotations, then validate them (fail fast)."""
         data_list = self.parse_annotations()
+        check_not_empty(data_list, self.annotation_source())
         self.validate_data_list(data_list, source=self.annotation_source())
         return data_list
 
@@ -91,25 +99,21 @@ class ImagePairDataset(BaseDataset):
         img_dir = self.data_prefix.get('img_path', '')
         data_list = []
         for index, (where, record) in enumerate(records):
-            if not isinstance(record, dict):
-                raise ValueError(f'{self.ann_file}: {where} must be an object '
-                                 f'with keys img1, img2, captions; got '
-                                 f'{type(record).__name__}')
-            for key in ('img1', 'img2', 'captions'):
-                if key not in record:
-                    raise ValueError(f'{self.ann_file}: {where} has no key '
-                                   f'"{key}" (required: img1, img2, captions)')
-            captions = record['captions']
-            if isinstance(captions, str) or not isinstance(captions, list):
-                raise ValueError(f'{self.ann_file}: {where} key "captions" '
-                                 f'must be a list of strings')
+            where = f'{self.ann_file}: {where}'
+            check_record(record, where, ('img1', 'img2', 'captions'))
+            img1, img2 = (str_field(record[key], where, key)
+                          for key in ('img1', 'img2'))
             data_list.append(
                 dict(
-                    img1_path=osp.join(img_dir, record['img1']),
-                    img2_path=osp.join(img_dir, record['img2']),
-                    gt_captions=list(captions),
-                    pair_id=str(record.get('pair_id', index)),
-                    change_type=record.get('change_type', 'unknown')))
+                    img1_path=osp.join(img_dir, img1),
+                    img2_path=osp.join(img_dir, img2),
+                    gt_captions=caption_list(record['captions'], where,
+                                             'captions'),
+                    pair_id=str_field(record.get('pair_id', index), where,
+                                      'pair_id', allow_int=True),
+                    change_type=str_field(
+                        record.get('change_type', 'unknown'), where,
+                        'change_type')))
         return data_list
 
     # ------------------------------------------------------------------
@@ -172,40 +176,27 @@ def read_pair_records(ann_file: str) -> List[Tuple[str, object]]:
         FileNotFoundError: ``ann_file`` does not exist.
         ValueError: invalid JSON (naming the line) or not a JSON list.
     """
-    if not osp.isfile(ann_file):
-        raise FileNotFoundError(f'annotation file not found: {ann_file}')
-    with open(ann_file, encoding='utf-8') as f:
-        if ann_file.endswith('.jsonl'):
-            records = []
-            for line_no, line in enumerate(f, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    records.append((f'line {line_no}', json.loads(line)))
-                except json.JSONDecodeError as e:
-                    raise ValueError(f'{ann_file}: line {line_no} is not '
-                                     f'valid JSON ({e.msg})') from e
-            return records
-        try:
-            loaded = json.load(f)
-        except json.JSONDecodeError as e:
-            raise ValueError(f'{ann_file}: not valid JSON ({e}); use a '
-                             f'.jsonl extension for one record a line')
+    text = read_text(ann_file)
+    if ann_file.endswith('.jsonl'):
+        records = []
+        for line_no, line in enumerate(text.split('\n'), start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append((f'line {line_no}', json.loads(line)))
+            except json.JSONDecodeError as e:
+                raise ValueError(f'{ann_file}: line {line_no} is not '
+                                 f'valid JSON ({e.msg})') from e
+        return records
+    try:
+        loaded = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f'{ann_file}: not valid JSON ({e}); use a '
+                         f'.jsonl extension for one record a line')
     if not isinstance(loaded, list):
         raise ValueError(f'{ann_file}: expected a JSON list of records, '
                          f'got {type(loaded).__name__}')
     return [(f'record {i}', r) for i, r in enumerate(loaded)]
-
-
-def load_json(path: str):
-    """Load a JSON file, naming it when it is absent or malformed."""
-    if not osp.isfile(path):
-        raise FileNotFoundError(f'annotation file not found: {path}')
-    with open(path, encoding='utf-8') as f:
-        try:
-            return json.load(f)
-        except json.JSONDecodeError as e:
-            raise ValueError(f'{path}: not valid JSON ({e})') from e
 
 
 def check_images_exist(paths: Sequence[str], source: str) -> None:
@@ -216,7 +207,7 @@ def check_images_exist(paths: Sequence[str], source: str) -> None:
     """
     by_dir = defaultdict(set)
     for path in dict.fromkeys(paths):  # unique, in order
-        folder, _, name = path.rpartition(os.sep)
+        folder, name = osp.split(path)  # '/a.png' -> '/', not '.'
         by_dir[folder].add(name)
     for folder, names in by_dir.items():
         try:

@@ -5,7 +5,9 @@ from typing import List
 from mmengine.logging import print_log
 
 from mmidc.registry import DATASETS
-from .image_pair_dataset import ImagePairDataset, load_json
+from .annotation_checks import (caption_list, check_record, load_json,
+                                str_field)
+from .image_pair_dataset import ImagePairDataset
 
 
 @DATASETS.register_module()
@@ -23,7 +25,8 @@ class SpotTheDiffDataset(ImagePairDataset):
     ``unknown``. Some records hold empty sentences (``""``): they are dropped
     and their count is logged. A pair left with no sentence at all is
     **dropped** and its ``img_id`` logged as a warning (never silently kept
-    or dropped). Missing images raise at build time.
+    or dropped); a split left with no pair raises. Missing images raise at
+    build time.
 
     Args:
         data_root (str): The Spot-the-Diff root folder.
@@ -53,13 +56,13 @@ class SpotTheDiffDataset(ImagePairDataset):
         img_dir = self.data_prefix['img_path']
         data_list, num_empty, no_sentence = [], 0, []
         for index, record in enumerate(records):
-            for key in ('img_id', 'sentences'):
-                if key not in record:
-                    raise ValueError(f'{self.ann_file}: record {index} has '
-                                     f'no key "{key}"')
-            img_id = str(record['img_id'])
-            sentences = [s for s in record['sentences'] if s.strip()]
-            num_empty += len(record['sentences']) - len(sentences)
+            where = f'{self.ann_file}: record {index}'
+            check_record(record, where, ('img_id', 'sentences'))
+            img_id = str_field(record['img_id'], where, 'img_id',
+                               allow_int=True)
+            given = caption_list(record['sentences'], where, 'sentences')
+            sentences = [s for s in given if s.strip()]
+            num_empty += len(given) - len(sentences)
             if not sentences:
                 no_sentence.append(img_id)
                 continue

@@ -15,6 +15,7 @@ import json
 import os.path as osp
 import sys
 
+from mmidc.datasets.annotation_checks import load_json
 from mmidc.evaluation.metrics.caption_scorer import (METRIC_GROUPS,
                                                      CaptionScorer,
                                                      format_score_table,
@@ -42,6 +43,10 @@ def parse_args(argv=None):
         '--tokenizer', default='auto', choices=['auto', 'ptb', 'python'],
         help="PTB (Java) or the Java-free Python tokenizer (default: PTB "
         "when Java is found)")
+    parser.add_argument(
+        '--java-timeout', type=float, default=600.,
+        help='seconds the PTB tokenizer may run, and METEOR may take for one '
+        'answer, before the Java process is killed (default: 600)')
     return parser.parse_args(argv)
 
 
@@ -49,14 +54,15 @@ def main(argv=None) -> dict:
     args = parse_args(argv)
     if not osp.isfile(args.predictions):
         sys.exit(f'eval_captions: no such file: {args.predictions}')
-    with open(args.predictions) as f:
-        records = json.load(f)
+    records = load_json(args.predictions)  # names the file when not UTF-8
     if not isinstance(records, list):
         sys.exit(f'eval_captions: {args.predictions} must hold a JSON list '
                  'of {"pair_id", "prediction", "references", "change_type"}')
     per_type = not args.no_per_type
     scorer = CaptionScorer(metrics=args.metrics, java=args.java,
-                           tokenizer=args.tokenizer)
+                           tokenizer=args.tokenizer,
+                           meteor_timeout=args.java_timeout,
+                           tokenizer_timeout=args.java_timeout)
     scores = scorer.score(records, per_type=per_type, source=args.predictions)
     print(f'{args.predictions}: {len(records)} pairs '
           '(scores x100, CIDEr = CIDEr-D)')

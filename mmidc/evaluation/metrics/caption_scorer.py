@@ -106,6 +106,13 @@ class CaptionScorer:
             found, the Python tokenizer otherwise (logged).
         meteor_timeout (float): Seconds to wait for one METEOR answer before
             the JVM is killed and an error raised. Defaults to 600.
+        tokenizer_timeout (float): Seconds the PTB tokenizer may run before
+            it is killed and an error raised. Defaults to 600.
+
+    A reference that is empty after tokenisation (``""`` or punctuation
+    only) has no words to match: it is left out of its pair's references
+    (counted in a warning); a pair left with no reference, or an empty list
+    of records, is a ``ValueError`` naming the source.
 
     Java is looked for only when it is needed: by METEOR (always) and by the
     PTB tokenizer. ``java=False`` (or ``metrics=JAVA_FREE_METRICS`` where no
@@ -116,7 +123,14 @@ class CaptionScorer:
                  metrics: Optional[Sequence[str]] = None,
                  java: Union[str, bool, None] = None,
                  tokenizer: str = 'auto',
-                 meteor_timeout: float = 600.):
+                 meteor_timeout: float = 600.,
+                 tokenizer_timeout: float = 600.):
+        for name, value in (('meteor_timeout', meteor_timeout),
+                            ('tokenizer_timeout', tokenizer_timeout)):
+            if (isinstance(value, bool) or not isinstance(value, (int, float))
+                    or not value > 0):
+                raise ValueError(f'{name} must be a positive number of '
+                                 f'seconds, got {value!r}')
         if java is False:  # Java-free scoring
             if tokenizer == 'ptb' or (metrics and 'METEOR' in metrics):
                 raise ValueError(
@@ -165,6 +179,7 @@ class CaptionScorer:
                                      "(tokenizer='python' needs no Java)")
         self.tokenizer = tokenizer
         self.meteor_timeout = meteor_timeout
+        self.tokenizer_timeout = tokenizer_timeout
 
     def score(self, records: Sequence[dict], per_type: bool = True,
               source: str = 'records') -> 'OrderedDict[str, float]':
@@ -172,6 +187,9 @@ class CaptionScorer:
         then ``<subset>/<metric>`` for each subset of
         :func:`change_type_subsets` when ``per_type``."""
         check_records(records, source)
+        if not records:
+            raise ValueError(f'{source}: no predictions to score (an empty '
+                             'list of pairs)')
         subsets = OrderedDict(total=[r['pair_id'] for r in records])
         if per_type:
             subsets.update(change_type_subsets(records))
@@ -182,6 +200,7 @@ class CaptionScorer:
                   if 'METEOR' in self.metrics else None)
         try:
             gts, res = self.tokenize(records)
+            gts = drop_empty_references(gts, source)
             times['tokenize'] = time.time()
             # Per-pair scores do not depend on the rest of a subset.
             meteor_stats = self._meteor_stats(meteor, gts, res)
@@ -234,8 +253,8 @@ class CaptionScorer:
             pid = rec['pair_id']
             captions[('gt', pid)] = [{'caption': c} for c in rec['references']]
             captions[('res', pid)] = [{'caption': rec['prediction']}]
-        tokenizer = (JavaPTBTokenizer(self.java) if self.tokenizer == 'ptb'
-                     else PythonPTBTokenizer())
+        tokenizer = (JavaPTBTokenizer(self.java, self.tokenizer_timeout)
+                     if self.tokenizer == 'ptb' else PythonPTBTokenizer())
         tokens = tokenizer.tokenize(captions)
         gts = {r['pair_id']: tokens[('gt', r['pair_id'])] for r in records}
         res = {r['pair_id']: tokens[('res', r['pair_id'])] for r in records}
@@ -252,6 +271,38 @@ class CaptionScorer:
         stats = meteor.segment_stats([res[pid][0] for pid in pair_ids],
                                      [gts[pid] for pid in pair_ids])
         return dict(zip(pair_ids, stats))
+
+
+def drop_empty_references(gts: Dict[object, List[str]],
+                          source: str = 'records') -> Dict[object, List[str]]:
+    """Leave out the tokenised references that are empty (``""`` or
+    punctuation only: no word to match), with a warning.
+
+    Args:
+        gts (dict): Tokenised references of each pair id.
+        source (str): Named in the warning and the error.
+
+    Raises:
+        ValueError: a pair has no non-empty reference left.
+    """
+    kept, dropped = {}, []
+    for pid, refs in gts.items():
+        words = [r for r in refs if r.strip()]
+        if not words:
+            raise ValueError(
+                f'{source}: every reference of pair {pid!r} is empty or '
+                'punctuation only; a pair needs at least one reference with '
+                'words to be scored')
+        if len(words) < len(refs):
+            dropped.append(pid)
+        kept[pid] = words
+    if dropped:
+        shown = ', '.join(repr(p) for p in dropped[:5])
+        print_log(f'{source}: {len(dropped)} pairs have references that are '
+                  f'empty or punctuation only, left out of scoring (pairs '
+                  f'{shown}{", ..." if len(dropped) > 5 else ""})',
+                  logger='current', level=logging.WARNING)
+    return kept
 
 
 def format_score_table(scores: Dict[str, float],

@@ -1,4 +1,6 @@
 """Caption truth on the synthetic set: is each predicted caption true?"""
+import glob
+import os.path as osp
 from typing import List, Optional, Sequence
 
 from mmengine.evaluator import BaseMetric
@@ -36,6 +38,10 @@ class CaptionTruthMetric(BaseMetric):
     MMEngine's ``BaseMetric.evaluate`` gathers the results of all ranks and
     drops the distributed sampler's padding.
 
+    ``data_root`` is checked when the metric is built (before training):
+    its ``scenes/`` folder must hold scene graphs. An empty list of
+    predictions is a ``ValueError``.
+
     Args:
         data_root (str): The generated synthetic set the pairs are of.
         collect_device (str): ``'cpu'`` or ``'gpu'``. Defaults to ``'cpu'``.
@@ -52,6 +58,15 @@ class CaptionTruthMetric(BaseMetric):
         if not isinstance(data_root, str) or not data_root:
             raise ValueError('CaptionTruthMetric: data_root must name the '
                              f'synthetic set, got {data_root!r}')
+        scenes = osp.join(data_root, 'scenes')
+        if not glob.glob(osp.join(glob.escape(scenes),
+                                  'CLEVR_default_*.json')):
+            raise FileNotFoundError(
+                f'CaptionTruthMetric: no scene graphs in {scenes} '
+                '(CLEVR_default_NNNNNN.json); data_root must be a set made '
+                'by the synthetic generator (mmidc.datasets.synthetic): '
+                'other data sets have no scene graphs to check captions '
+                'against')
         self.data_root = data_root
 
     def process(self, data_batch, data_samples: Sequence[dict]) -> None:
@@ -71,6 +86,9 @@ class CaptionTruthMetric(BaseMetric):
     def compute_metrics(self, results: List[dict]) -> dict:
         """Grade every caption against its scene graph."""
         records = results
+        if not records:
+            raise ValueError('CaptionTruthMetric: no predictions to grade '
+                             '(an empty list of pairs)')
         scores = truth_scores(records, grade_records(records, self.data_root))
         print_log('Caption truth (% of captions; true = entirely true):\n' +
                   format_truth_table(scores, subset_sizes(records)),

@@ -7,6 +7,7 @@ folder, and clear errors (with the JVM's stderr) instead of hangs when the
 Java process dies or stops answering.
 """
 import os
+import re
 import subprocess
 import tempfile
 import threading
@@ -19,6 +20,10 @@ from pycocoevalcap.tokenizer import ptbtokenizer as _ptb_module
 from pycocoevalcap.tokenizer.ptbtokenizer import (PUNCTUATIONS,
                                                   STANFORD_CORENLP_3_4_1_JAR,
                                                   PTBTokenizer)
+
+#: Every character ``str.splitlines`` ends a line at (also U+0085 NEL and the
+#: Unicode line / paragraph separators, which Java ends lines at too).
+_LINE_BREAKS = re.compile('[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]')
 
 _PTB_DIR = os.path.dirname(os.path.abspath(_ptb_module.__file__))
 _METEOR_DIR = os.path.dirname(os.path.abspath(_meteor_module.__file__))
@@ -53,6 +58,12 @@ class _Watchdog:
         self._thread.join()
 
 
+def one_line(text: str) -> str:
+    """``text`` with every line break character replaced by a space, so that
+    a sentence is one line of a line-based Java protocol."""
+    return _LINE_BREAKS.sub(' ', text)
+
+
 def _stderr_tail(stderr_file, limit: int = 2000) -> str:
     """The last ``limit`` characters a process wrote to ``stderr_file``."""
     stderr_file.seek(0)
@@ -68,26 +79,36 @@ class JavaPTBTokenizer(PTBTokenizer):
     tokens are identical; the sentence file goes to the system temp folder
     instead of the (possibly read-only) package folder.
 
+    Line breaks inside a sentence (``\\n``, ``\\r``, U+2028, U+0085, ...)
+    become spaces first: the tokenizer reads one sentence a line, and an
+    extra line would pair every later sentence with the wrong text. Its
+    output must have exactly one line per sentence, or a ``RuntimeError``
+    is raised.
+
     Args:
         java (str): Path of the java binary.
+        timeout (float): Seconds the tokenizer may run before it is killed
+            and a ``RuntimeError`` raised. Defaults to 600.
     """
 
-    def __init__(self, java: str):
+    def __init__(self, java: str, timeout: float = 600.):
         self.java = java
+        self.timeout = timeout
 
     def tokenize(self, captions_for_image: Dict) -> Dict[object, List[str]]:
         """Tokenise ``{key: [{'caption': str}, ...]}`` into
         ``{key: [tokenised str, ...]}`` (keys in input order)."""
         keys = [k for k, caps in captions_for_image.items() for _ in caps]
         sentences = [
-            c['caption'].replace('\n', ' ').replace('\r', ' ')
+            one_line(c['caption'])
             for caps in captions_for_image.values() for c in caps
         ]
         lines = self._run_jar('\n'.join(sentences))
-        if len(lines) < len(sentences):
+        if len(lines) != len(sentences):
             raise RuntimeError(
-                f'PTB tokenizer returned {len(lines)} lines for '
-                f'{len(sentences)} sentences.')
+                f'PTB tokenizer ({self.java}) returned {len(lines)} lines for '
+                f'{len(sentences)} sentences: the tokens cannot be matched to '
+                'their sentences.')
         tokenized: Dict[object, List[str]] = {}
         for key, line in zip(keys, lines):
             words = [w for w in line.rstrip().split(' ')
@@ -106,7 +127,15 @@ class JavaPTBTokenizer(PTBTokenizer):
                 'edu.stanford.nlp.process.PTBTokenizer', '-preserveLines',
                 '-lowerCase', sentence_file
             ]
-            proc = subprocess.run(cmd, capture_output=True)
+            try:
+                proc = subprocess.run(cmd, capture_output=True,
+                                      timeout=self.timeout)
+            except subprocess.TimeoutExpired:
+                raise RuntimeError(
+                    f'PTB tokenizer ({self.java}) did not finish within '
+                    f'{self.timeout}s and was killed; check the Java runtime '
+                    'or raise the limit (tokenizer_timeout of IDCMetric / '
+                    'CaptionScorer)') from None
         if proc.returncode != 0:
             err = proc.stderr.decode('utf-8', errors='replace')[-2000:]
             raise RuntimeError(f'PTB tokenizer failed ({self.java}, exit '
@@ -154,8 +183,8 @@ class JavaMeteor(Meteor):
     # -- protocol --------------------------------------------------------
     @staticmethod
     def _clean(sentence: str) -> str:
-        # '|||' separates fields and a newline ends a request.
-        sentence = sentence.replace('|||', '').replace('\n', ' ')
+        # '|||' separates fields and a line break ends a request.
+        sentence = one_line(sentence.replace('|||', ''))
         return sentence.replace('  ', ' ')
 
     def _exchange(self, requests: Sequence[str],

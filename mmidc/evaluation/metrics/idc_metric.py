@@ -59,6 +59,11 @@ class IDCMetric(BaseMetric):
             a Python PTB-like tokenizer), ``'ptb'`` or ``'python'``. Without
             Java, score ``metrics=('Bleu', 'ROUGE_L', 'CIDEr')`` (METEOR
             needs Java): see :class:`CaptionScorer` and docs/evaluation.md.
+        tokenizer_timeout (float): Seconds the PTB tokenizer (Java) may run
+            before it is killed and an error raised. Defaults to 600.
+        meteor_timeout (float): Seconds to wait for one answer of the
+            METEOR JVM before it is killed and an error raised. Defaults to
+            600.
         output_dir (str, optional): Where to write the predictions JSON.
             Defaults to the current run's log folder
             (``<work_dir>/<timestamp>``); outside a run nothing is written.
@@ -76,13 +81,17 @@ class IDCMetric(BaseMetric):
                  per_type: bool = True,
                  java: Union[str, bool, None] = None,
                  tokenizer: str = 'auto',
+                 tokenizer_timeout: float = 600.,
+                 meteor_timeout: float = 600.,
                  output_dir: Optional[str] = None,
                  out_file_prefix: Optional[str] = 'predictions',
                  collect_device: str = 'cpu',
                  prefix: Optional[str] = None):
         super().__init__(collect_device=collect_device, prefix=prefix)
         self.scorer = CaptionScorer(metrics=metrics, java=java,
-                                    tokenizer=tokenizer)
+                                    tokenizer=tokenizer,
+                                    meteor_timeout=meteor_timeout,
+                                    tokenizer_timeout=tokenizer_timeout)
         self.per_type = per_type
         self.output_dir = output_dir
         self.out_file_prefix = out_file_prefix

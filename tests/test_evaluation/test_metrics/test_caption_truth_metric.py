@@ -171,6 +171,9 @@ def test_tool_reports_the_metric_values(predictions, capsys):
 
 def test_errors_name_the_file_and_the_key(predictions, tmp_path):
     records, _, root, _ = predictions
+    # a set with one scene graph, not the one of the pair graded
+    (tmp_path / 'scenes').mkdir()
+    (tmp_path / 'scenes' / 'CLEVR_default_000999.json').write_text('{}')
     metric = METRICS.build(dict(type='CaptionTruthMetric',
                                 data_root=str(tmp_path)))
     metric.results = [dict(pair_id='000001.png', prediction='x',
