@@ -2,22 +2,21 @@
 headless Chromium.
 
 FastAPI's TestClient needs httpx, which this environment lacks, so the app
-runs under uvicorn in a thread on 127.0.0.1 and is called with urllib.
+runs under uvicorn in a thread on 127.0.0.1 and is called with urllib
+(tests/helpers/demo_server.py).
 """
 import json
 import os
 import shutil
 import subprocess
-import threading
-import time
-import urllib.error
 import urllib.request
-import uuid
 
 import pytest
 from PIL import Image
 
-from tests.helpers import free_port, load_tool
+from tests.helpers import load_tool
+from tests.helpers.demo_server import post_form, serve
+from tests.helpers.hostile_images import png_bytes
 from tests.helpers.tiny_models import CAPTIONS, square_pair
 
 
@@ -39,8 +38,6 @@ def examples_dir(tmp_path_factory):
 @pytest.fixture(scope='module')
 def server(captioner_files, retriever_files, examples_dir):
     """Base URL of the demo served by uvicorn in a thread."""
-    import uvicorn
-
     from mmidc.apis import IDCInferencer, IDCRetrievalInferencer
     from mmidc.apis.pair_sources import find_example_pairs
     demo = load_tool('tools/demo/app.py')
@@ -50,46 +47,17 @@ def server(captioner_files, retriever_files, examples_dir):
         IDCRetrievalInferencer(*retriever_files, device='cpu'),
         examples, demo.load_candidates(None, examples) + CAPTIONS[2:],
         max_upload_bytes=20_000)
-    port = free_port()
-    uv_server = uvicorn.Server(uvicorn.Config(
-        app, host='127.0.0.1', port=port, log_level='warning'))
-    thread = threading.Thread(target=uv_server.run, daemon=True)
-    thread.start()
-    for _ in range(200):
-        if uv_server.started:
-            break
-        time.sleep(0.05)
-    yield f'http://127.0.0.1:{port}'
-    uv_server.should_exit = True
-    thread.join(timeout=10)
+    with serve(app) as url:
+        yield url
 
 
 def _post(url, fields=(), files=()):
     """multipart/form-data POST; returns (status, json body)."""
-    boundary = uuid.uuid4().hex
-    parts = []
-    for name, value in fields:
-        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; '
-                     f'name="{name}"\r\n\r\n{value}\r\n'.encode())
-    for name, filename, content_type, data in files:
-        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; '
-                     f'name="{name}"; filename="{filename}"\r\nContent-Type: '
-                     f'{content_type}\r\n\r\n'.encode() + data + b'\r\n')
-    body = b''.join(parts) + f'--{boundary}--\r\n'.encode()
-    request = urllib.request.Request(url, data=body, headers={
-        'Content-Type': f'multipart/form-data; boundary={boundary}'})
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as err:
-        return err.code, json.loads(err.read())
+    return post_form(url, fields, files)
 
 
 def _png(array) -> bytes:
-    import io
-    buffer = io.BytesIO()
-    Image.fromarray(array).save(buffer, format='PNG')
-    return buffer.getvalue()
+    return png_bytes(array)
 
 
 def test_page_info_and_example_images(server):
@@ -130,7 +98,7 @@ def test_bad_uploads_get_clear_4xx(server):
     assert status == 413 and 'limit' in body['detail']
     broken = ('before', 'broken.png', 'image/png', b'\x89PNG not really')
     status, body = _post(server + '/api/caption', files=[broken, good])
-    assert status == 422 and 'broken.png' in body['detail']
+    assert status == 400 and 'broken.png' in body['detail']
     wide = ('before', 'wide.png', 'image/png', _png(before[:12]))
     status, body = _post(server + '/api/caption', files=[wide, good])
     assert status == 422 and 'aspect ratios' in body['detail']
