@@ -7,6 +7,7 @@ runs under uvicorn in a thread on 127.0.0.1 and is called with urllib
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import urllib.request
@@ -112,23 +113,70 @@ def _chromium():
     return shutil.which('chromium') or shutil.which('chromium-browser')
 
 
-@pytest.mark.browser
-@pytest.mark.skipif(_chromium() is None and os.environ.get('CI') != 'true',
-                    reason='no chromium / chromium-browser on PATH (Debian: '
-                    'apt-get install chromium; tools/run_tests.sh installs it '
-                    'in CI and as root)')
-def test_page_in_headless_chromium_shows_a_caption(server, tmp_path):
-    """Load ``/?example=0``: the page picks the example, posts it and shows
-    the caption; ``--dump-dom`` returns the DOM after the page settled. In CI
-    a missing Chromium fails the test instead of skipping it."""
+needs_chromium = pytest.mark.skipif(
+    _chromium() is None and os.environ.get('CI') != 'true',
+    reason='no chromium / chromium-browser on PATH (Debian: apt-get install '
+    'chromium; tools/run_tests.sh installs it in CI and as root)')
+
+
+def _dom(url, profile) -> str:
+    """The page's DOM after it settled (headless Chromium ``--dump-dom``).
+    In CI a missing Chromium fails the test instead of skipping it."""
     assert _chromium() is not None, 'CI: no chromium on PATH'
     command = [_chromium(), '--headless', '--no-sandbox', '--disable-gpu',
-               '--disable-dev-shm-usage', f'--user-data-dir={tmp_path / "profile"}',
-               '--virtual-time-budget=30000', '--dump-dom',
-               f'{server}/?example=0']
-    dom = subprocess.run(command, capture_output=True, text=True,
-                         timeout=120).stdout
+               '--disable-dev-shm-usage', f'--user-data-dir={profile}',
+               '--virtual-time-budget=30000', '--dump-dom', url]
+    return subprocess.run(command, capture_output=True, text=True,
+                          timeout=120).stdout
+
+
+def _tag(dom, element_id) -> str:
+    """The opening tag of the element with ``element_id``."""
+    match = re.search(rf'<[a-z]+ [^>]*id="{element_id}"[^>]*>', dom)
+    assert match, f'no element #{element_id} in the page'
+    return match.group(0)
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_page_in_headless_chromium_shows_a_caption(server, tmp_path):
+    """Load ``/?example=0``: the page picks the example, posts it and shows
+    the caption, its score with what the score means, the retrieved captions
+    with what their score means, and the attention figure."""
+    dom = _dom(f'{server}/?example=0', tmp_path / 'profile')
     assert 'id="caption" data-state="done"' in dom, dom[-2000:]
     caption = dom.split('id="caption" data-state="done">', 1)[1].split('<', 1)[0]
     assert caption.strip()
     assert 'src="data:image/png;base64,' in dom  # the attention figure
+    score_help = dom.split(_tag(dom, 'score-help'), 1)[1].split('</p>', 1)[0]
+    assert 'log-probability' in score_help and 'confident' in score_help
+    assert 'hidden' not in _tag(dom, 'score-help')
+    retrieval = dom.split(_tag(dom, 'retrieval-box'), 1)[1].split('</div>', 1)[0]
+    assert 'cosine similarity' in retrieval
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_first_paint_has_no_broken_images_nor_empty_blocks(server, captioner_files,
+                                                          tmp_path):
+    """Opened plainly, the page shows the first example's pair (no
+    broken-image icons) and labelled example buttons; without examples, a
+    placeholder text in each image slot and no Examples block."""
+    dom = _dom(server + '/', tmp_path / 'profile')
+    for side in ('before', 'after'):
+        preview = _tag(dom, f'{side}-preview')
+        assert f'src="/api/examples/0/{side}"' in preview and 'hidden' not in preview
+        assert 'hidden' in _tag(dom, f'{side}-placeholder')
+    assert 'hidden' not in _tag(dom, 'examples-box')
+    examples = dom.split(_tag(dom, 'examples'), 1)[1]
+    assert examples.count('class="label"') == 2 and '>ex1</span>' in examples
+
+    from mmidc.apis import IDCInferencer
+    demo = load_tool('tools/demo/app.py')
+    captioner = IDCInferencer(*captioner_files, device='cpu')
+    with serve(demo.create_app(captioner)) as url:
+        dom = _dom(url + '/', tmp_path / 'profile2')
+    for side in ('before', 'after'):
+        assert 'hidden' in _tag(dom, f'{side}-preview')
+        assert 'hidden' not in _tag(dom, f'{side}-placeholder')
+    assert 'hidden' in _tag(dom, 'examples-box')
