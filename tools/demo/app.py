@@ -3,11 +3,17 @@
     python tools/demo/app.py CONFIG CHECKPOINT \
         [--retrieval-config RCONFIG --retrieval-checkpoint RCKPT] \
         [--examples DIR] [--candidates captions.txt] \
-        [--host 127.0.0.1] [--port 7860] [--device cpu]
+        [--host 127.0.0.1] [--port 7860] [--device cpu] \
+        [--max-upload-mb 10] [--max-megapixels 16] [--max-queue 4]
 
 Then open http://127.0.0.1:7860. Everything is served locally (no CDN, no
 analytics); it binds to 127.0.0.1 unless ``--host`` says otherwise.
 ``?example=N`` in the page's URL captions example N on load.
+
+The model runs on one worker thread, so the server keeps answering while it
+works; at most ``--max-queue`` caption requests are accepted at a time (more
+get a 503). Uploads are refused with a 4xx naming the upload: wrong type
+(415), too many bytes or pixels (413), malformed (400), pair mismatch (422).
 """
 import argparse
 import asyncio
