@@ -180,3 +180,13 @@ def test_first_paint_has_no_broken_images_nor_empty_blocks(server, captioner_fil
         assert 'hidden' in _tag(dom, f'{side}-preview')
         assert 'hidden' not in _tag(dom, f'{side}-placeholder')
     assert 'hidden' in _tag(dom, 'examples-box')
+
+
+def test_command_line_checks_limits(capsys):
+    demo = load_tool('tools/demo/app.py')
+    args = demo.parse_args(['cfg.py', 'ckpt.pth'])
+    assert (args.max_megapixels, args.max_queue) == (16.0, 4)
+    for option in (['--max-queue', '0'], ['--max-megapixels', '0']):
+        with pytest.raises(SystemExit):
+            demo.parse_args(['cfg.py', 'ckpt.pth', *option])
+        assert '--max-queue' in capsys.readouterr().err
