@@ -79,6 +79,15 @@ def decode_options(beam):
     return dict(strategy='greedy') if beam == 1 else dict(strategy='beam', beam_size=beam)
 
 
+def describe_error(err: Exception) -> str:
+    """An error record's text: the message of a bad input (it names the
+    image), type and message of anything else."""
+    from mmidc.apis import ImageInputError
+    if isinstance(err, ImageInputError):
+        return str(err)
+    return f'{type(err).__name__}: {err}'
+
+
 def caption_many(inferencer, pairs, out_file, batch_size, decode, workers=None):
     """Caption ``PairRecord`` s in batches; returns the number that failed.
 
@@ -98,7 +107,7 @@ def caption_many(inferencer, pairs, out_file, batch_size, decode, workers=None):
                 pair = pairs[index]
                 record = dict(pair_id=pair.pair_id, img1=pair.img1, img2=pair.img2)
                 if isinstance(item, Exception):
-                    record['error'] = str(item)
+                    record['error'] = describe_error(item)
                     failed += 1
                 else:
                     samples.append(item)

@@ -12,7 +12,7 @@ from mmengine.dataset import pseudo_collate
 from mmpretrain.apis import BaseInferencer
 
 from mmidc.visualization import PairAttentionVisualizer, cls_attention_maps
-from .image_loading import (DEFAULT_MAX_PIXELS, ImageInput, ImageInputError,
+from .image_loading import (DEFAULT_MAX_PIXELS, ImageInput,
                             check_pair_sizes, describe_image, load_rgb_image)
 from .model_loading import ConfigType, init_model
 from .pair_pipeline import build_image_pipeline
@@ -128,8 +128,9 @@ class BasePairInferencer(BaseInferencer):
         ``prefetch`` batches ahead of the one handed out, so that decoding
         the next batches overlaps the model's work on this one. Each item of
         a batch is ``(index, sample)``, or ``(index, error)`` for a pair
-        whose images cannot be used (an :class:`ImageInputError` or
-        ``OSError``; other errors propagate), in input order.
+        that could not be prepared (usually an :class:`ImageInputError`;
+        any ``Exception``, so that one pair never stops a batch), in input
+        order.
 
         Args:
             pairs (Sequence[tuple]): ``(before, after)`` images.
@@ -149,7 +150,7 @@ class BasePairInferencer(BaseInferencer):
             before, after = pairs[index]
             try:
                 return index, self.prepare_pair(before, after, ids[index])
-            except (ImageInputError, OSError) as err:
+            except Exception as err:  # noqa: B902 (one pair's failure)
                 return index, err
 
         if workers is None:

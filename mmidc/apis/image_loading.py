@@ -9,7 +9,11 @@ at reduced scale (``PIL.Image.draft``) and then shrunk with ``thumbnail``;
 formats that cannot be decoded at reduced scale are refused. Images above
 twice PIL's own ``Image.MAX_IMAGE_PIXELS`` are refused by PIL when opened
 (``DecompressionBombError``); that is reported with the same clear message.
+Malformed files (text-chunk bombs, corrupt chunks) are an
+:class:`ImageDecodeError`, images over a budget an :class:`ImageTooLargeError`
+(both :class:`ImageInputError`), so that a server can answer 400 and 413.
 """
+import struct
 import io
 import logging
 import math
@@ -30,6 +34,22 @@ DEFAULT_MAX_PIXELS = 40_000_000
 
 class ImageInputError(ValueError):
     """An input image is missing, unreadable, too large or mismatched."""
+
+
+class ImageDecodeError(ImageInputError):
+    """An input image's data cannot be decoded (malformed or truncated)."""
+
+
+class ImageTooLargeError(ImageInputError):
+    """An input image has more pixels than allowed."""
+
+
+# What Pillow raises on malformed data besides OSError: ValueError (text and
+# profile chunks over PngImagePlugin.MAX_TEXT_CHUNK, a short tRNS chunk),
+# SyntaxError (broken PNG chunks), struct.error, IndexError, TypeError,
+# EOFError (cut-off headers of some formats).
+_DECODE_ERRORS = (OSError, ValueError, SyntaxError, struct.error, IndexError,
+                  TypeError, EOFError)
 
 
 def describe_image(image: ImageInput, name: Optional[str] = None) -> str:
@@ -91,8 +111,9 @@ def load_rgb_image(image: ImageInput,
             f'{label}: expected a path, bytes, a PIL image or a numpy array')
     try:
         return np.asarray(pil.convert('RGB'))
-    except (OSError, ValueError) as err:  # truncated or corrupt data
-        raise ImageInputError(f'{label}: cannot decode image ({err})') from err
+    except _DECODE_ERRORS as err:  # truncated or corrupt data
+        raise ImageDecodeError(
+            f'{label}: cannot decode image ({_short(err)})') from err
 
 
 def check_pair_sizes(size1: Tuple[int, int],
@@ -142,24 +163,33 @@ def _open_file(source: Union[Path, io.BytesIO], max_pixels: Optional[int],
             warnings.simplefilter('ignore', Image.DecompressionBombWarning)
             pil = Image.open(source)  # reads the header only
     except Image.DecompressionBombError as err:
-        raise ImageInputError(
+        raise ImageTooLargeError(
             f'{label}: refused, the image is too large to decode safely '
-            f'({err})') from err
-    except (UnidentifiedImageError, OSError) as err:
-        raise ImageInputError(
-            f'{label}: not a readable image file ({err})') from err
+            f'(more than {2 * Image.MAX_IMAGE_PIXELS / 1e6:.1f} megapixels, '
+            f'a possible decompression bomb)') from err
+    except UnidentifiedImageError as err:
+        raise ImageDecodeError(
+            f'{label}: not a readable image file (no image format '
+            f'recognised)') from err
+    except _DECODE_ERRORS as err:
+        raise ImageDecodeError(
+            f'{label}: not a readable image file ({_short(err)})') from err
     if max_pixels is None or _area(pil.size) <= max_pixels:
         return pil
     target = _fit_size(pil.size, max_pixels)
     if pil.format != 'JPEG':
-        raise ImageInputError(
+        raise ImageTooLargeError(
             f'{label}: refused, {pil.size[0]}x{pil.size[1]} = '
             f'{_area(pil.size) / 1e6:.1f} megapixels is above the limit of '
             f'{max_pixels / 1e6:.1f} and {pil.format} images cannot be '
             f'decoded at reduced size; downscale it first or raise '
             f'max_pixels.')
-    pil.draft('RGB', target)  # JPEG: decode at 1/2, 1/4 or 1/8 scale
-    pil.thumbnail(target)
+    try:
+        pil.draft('RGB', target)  # JPEG: decode at 1/2, 1/4 or 1/8 scale
+        pil.thumbnail(target)
+    except _DECODE_ERRORS as err:
+        raise ImageDecodeError(
+            f'{label}: cannot decode image ({_short(err)})') from err
     print_log(f'{label}: downscaled to {pil.size[0]}x{pil.size[1]} to stay '
               f'within {max_pixels / 1e6:.1f} megapixels', logger='current')
     return pil
@@ -177,6 +207,11 @@ def _array_to_rgb(array: np.ndarray, label: str) -> np.ndarray:
                 f'{label}: expected uint8 or float values, got {array.dtype}')
         array = (np.clip(array, 0, 1) * 255).round().astype(np.uint8)
     return np.ascontiguousarray(array[..., :3])
+
+
+def _short(err: Exception, limit: int = 120) -> str:
+    text = str(err) or type(err).__name__
+    return text if len(text) <= limit else text[:limit - 3] + '...'
 
 
 def _area(size: Tuple[int, int]) -> int:

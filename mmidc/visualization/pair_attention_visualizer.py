@@ -1,7 +1,8 @@
-"""Draw CLS attention maps of a pair as one labelled PNG grid."""
+"""Draw CLS attention maps of a pair as one labelled PNG grid, the heat maps
+beside the images with colour bars."""
 import textwrap
 from pathlib import Path
-from typing import Dict, Optional, Union
+from typing import Dict, Optional, Tuple, Union
 
 import numpy as np
 from matplotlib import colormaps
@@ -17,31 +18,41 @@ __all__ = ['PairAttentionVisualizer']
 
 @VISUALIZERS.register_module()
 class PairAttentionVisualizer(Visualizer):
-    """Overlay CLIP4IDC's intra/inter CLS attention on a before/after pair.
+    """Draw CLIP4IDC's intra/inter CLS attention of a before/after pair.
 
-    The figure is a grid: columns before / after, rows intra / inter encoder
-    (rows whose maps are None are left out), with labels and the caption as
-    title. Each row's heat maps share one colour scale (its maximum), so the
-    two images of a row compare.
+    The figure is a grid with the caption as title: rows before / after;
+    columns the image as the model saw it, then one heat map per encoder
+    (intra, inter; a kind whose maps are None is left out), side by side
+    with the image rather than over it, so that the image keeps its colours.
+    Each heat-map column shares one colour scale (its maximum), so before
+    and after compare, and has a colour bar below it labelled with the
+    attention values (probability mass per patch).
+
+    After a call, :attr:`layout` maps each part of the figure (``'before'``,
+    ``'before/intra'``, ``'colorbar/inter'``...) to its pixel box ``(top,
+    left, bottom, right)`` and :attr:`scales` each map kind to the value at
+    the top of its colour bar.
 
     Args:
         name (str): instance name. Defaults to ``'pair_attention'``.
         panel_size (int): height in pixels of each image panel; images are
             upscaled to it with their aspect ratio kept. Defaults to 256.
-        alpha (float): heat map opacity. Defaults to 0.5.
-        cmap (str): matplotlib colour map. Defaults to ``'jet'``.
+        alpha (float): heat map opacity over a grey copy of the image (1:
+            the heat map alone). Defaults to 0.85.
+        cmap (str): matplotlib colour map. Defaults to ``'viridis'``
+            (perceptually uniform: equal steps of attention look equal).
         **kwargs: passed to :class:`mmengine.visualization.Visualizer`
             (e.g. ``vis_backends`` to log figures with :meth:`add_image`).
     """
 
-    ROWS = (('intra', 'intra encoder (last block)'),
-            ('inter', 'inter encoder (last block)'))
+    KINDS = (('intra', 'intra encoder (last block)'),
+             ('inter', 'inter encoder (last block)'))
 
     def __init__(self,
                  name: str = 'pair_attention',
                  panel_size: int = 256,
-                 alpha: float = 0.5,
-                 cmap: str = 'jet',
+                 alpha: float = 0.85,
+                 cmap: str = 'viridis',
                  **kwargs) -> None:
         super().__init__(name=name, **kwargs)
         if panel_size < 32:
@@ -53,6 +64,8 @@ class PairAttentionVisualizer(Visualizer):
         self.panel_size = panel_size
         self.alpha = alpha
         self.cmap = colormaps[cmap]
+        self.layout: Dict[str, Tuple[int, int, int, int]] = {}
+        self.scales: Dict[str, float] = {}
 
     def draw_pair_attention(self,
                             img1: np.ndarray,
@@ -73,43 +86,71 @@ class PairAttentionVisualizer(Visualizer):
         Returns:
             np.ndarray: the figure, RGB ``uint8``.
         """
-        rows = [(key, label) for key, label in self.ROWS
-                if maps.get(key) is not None]
-        if not rows:
+        kinds = [(key, label) for key, label in self.KINDS
+                 if maps.get(key) is not None]
+        if not kinds:
             raise ValueError('no attention maps to draw (intra and inter are None)')
         height = self.panel_size
         width = round(img1.shape[1] * height / img1.shape[0])
         panels = [self._resize(img, (width, height)) for img in (img1, img2)]
-        margin, title_h, label_h = 8, 24 + 18 * self._title_lines(caption, width), 22
-        canvas_h = title_h + len(rows) * (label_h + height + margin)
-        canvas_w = 2 * width + 3 * margin
-        canvas = np.full((canvas_h, canvas_w, 3), 255, np.uint8)
-        label_positions, labels = [], []
-        for row, (key, label) in enumerate(rows):
-            top = title_h + row * (label_h + height + margin) + label_h
+        margin, label_h, bar_h, ticks_h = 8, 22, 14, 40
+        title_h = 24 + 18 * self._title_lines(caption, (1 + len(kinds)) * width)
+        bar_top = title_h + 2 * (label_h + height) + margin
+        canvas = np.full((bar_top + bar_h + ticks_h, (1 + len(kinds)) *
+                          (width + margin) + margin, 3), 255, np.uint8)
+        self.layout, self.scales = {}, {}
+        texts, positions, aligns = [], [], []
+
+        def place(name, image, top, left, label):
+            canvas[top:top + image.shape[0], left:left + image.shape[1]] = image
+            self.layout[name] = (top, left, top + image.shape[0],
+                                 left + image.shape[1])
+            if label:
+                texts.append(label)
+                positions.append((left, top - label_h + 3))
+                aligns.append('left')
+
+        for col, (key, label) in enumerate(kinds, start=1):
             heat = upsample_map(maps[key].detach().float().cpu(), (height, width))
-            heat = heat / heat.max().clamp_min(1e-12)  # [2, H, W], row scale
-            for col, side in enumerate(('before', 'after')):
-                left = margin + col * (width + margin)
-                canvas[top:top + height, left:left + width] = self._overlay(
-                    panels[col], heat[col])
-                label_positions.append((left, top - label_h + 3))
-                labels.append(f'{side} - {label}')
+            scale = float(heat.max().clamp_min(1e-12))  # [2, H, W], one scale
+            self.scales[key] = scale
+            left = margin + col * (width + margin)
+            for row, side in enumerate(('before', 'after')):
+                top = title_h + row * (label_h + height) + label_h
+                place(f'{side}/{key}', self._heat_panel(panels[row], heat[row] / scale),
+                      top, left, f'{side} - {label}')
+            ramp = np.linspace(0, 1, width)[None].repeat(bar_h, 0)  # [bar_h, W]
+            place(f'colorbar/{key}', self._colours(ramp), bar_top, left, '')
+            for fraction, align in ((0, 'left'), (0.5, 'center'), (1, 'right')):
+                texts.append(f'{fraction * scale:.3g}')
+                positions.append((left + round(fraction * (width - 1)),
+                                  bar_top + bar_h + 2))
+                aligns.append(align)
+            texts.append('attention per patch')
+            positions.append((left + width // 2, bar_top + bar_h + 20))
+            aligns.append('center')
+        for row, side in enumerate(('before', 'after')):
+            top = title_h + row * (label_h + height) + label_h
+            place(side, panels[row], top, margin, side)
         self.set_image(canvas)
-        self.draw_texts(labels, np.array(label_positions), font_sizes=10,
-                        colors='black')
-        self.draw_texts(self._wrap(caption, width), np.array([[margin, 6]]),
-                        font_sizes=12, colors='black')
+        self.draw_texts(texts, np.array(positions), font_sizes=10,
+                        colors='black', horizontal_alignments=aligns)
+        self.draw_texts(self._wrap(caption, (1 + len(kinds)) * width),
+                        np.array([[margin, 6]]), font_sizes=12, colors='black')
         figure = self.get_image()
         if out_file is not None:
             Path(out_file).parent.mkdir(parents=True, exist_ok=True)
             Image.fromarray(figure).save(out_file, format='PNG')
         return figure
 
-    def _overlay(self, image: np.ndarray, heat: Tensor) -> np.ndarray:
-        colours = self.cmap(heat.numpy())[..., :3] * 255  # [H, W, 3]
-        blended = (1 - self.alpha) * image + self.alpha * colours
-        return blended.clip(0, 255).astype(np.uint8)
+    def _colours(self, values: np.ndarray) -> np.ndarray:
+        """Values in [0, 1] -> RGB uint8 of the colour map."""
+        return (self.cmap(values)[..., :3] * 255).round().astype(np.uint8)
+
+    def _heat_panel(self, image: np.ndarray, heat: Tensor) -> np.ndarray:
+        grey = image.astype(np.float32).mean(-1, keepdims=True)  # [H, W, 1]
+        blended = (1 - self.alpha) * grey + self.alpha * self._colours(heat.numpy())
+        return blended.round().clip(0, 255).astype(np.uint8)
 
     @staticmethod
     def _resize(image: np.ndarray, size_wh) -> np.ndarray:
@@ -121,4 +162,3 @@ class PairAttentionVisualizer(Visualizer):
 
     def _title_lines(self, caption: str, width: int) -> int:
         return max(1, self._wrap(caption, width).count('\n') + 1)
-

@@ -2,22 +2,22 @@
 headless Chromium.
 
 FastAPI's TestClient needs httpx, which this environment lacks, so the app
-runs under uvicorn in a thread on 127.0.0.1 and is called with urllib.
+runs under uvicorn in a thread on 127.0.0.1 and is called with urllib
+(tests/helpers/demo_server.py).
 """
 import json
 import os
+import re
 import shutil
 import subprocess
-import threading
-import time
-import urllib.error
 import urllib.request
-import uuid
 
 import pytest
 from PIL import Image
 
-from tests.helpers import free_port, load_tool
+from tests.helpers import load_tool
+from tests.helpers.demo_server import post_form, serve
+from tests.helpers.hostile_images import png_bytes
 from tests.helpers.tiny_models import CAPTIONS, square_pair
 
 
@@ -39,8 +39,6 @@ def examples_dir(tmp_path_factory):
 @pytest.fixture(scope='module')
 def server(captioner_files, retriever_files, examples_dir):
     """Base URL of the demo served by uvicorn in a thread."""
-    import uvicorn
-
     from mmidc.apis import IDCInferencer, IDCRetrievalInferencer
     from mmidc.apis.pair_sources import find_example_pairs
     demo = load_tool('tools/demo/app.py')
@@ -50,46 +48,17 @@ def server(captioner_files, retriever_files, examples_dir):
         IDCRetrievalInferencer(*retriever_files, device='cpu'),
         examples, demo.load_candidates(None, examples) + CAPTIONS[2:],
         max_upload_bytes=20_000)
-    port = free_port()
-    uv_server = uvicorn.Server(uvicorn.Config(
-        app, host='127.0.0.1', port=port, log_level='warning'))
-    thread = threading.Thread(target=uv_server.run, daemon=True)
-    thread.start()
-    for _ in range(200):
-        if uv_server.started:
-            break
-        time.sleep(0.05)
-    yield f'http://127.0.0.1:{port}'
-    uv_server.should_exit = True
-    thread.join(timeout=10)
+    with serve(app) as url:
+        yield url
 
 
 def _post(url, fields=(), files=()):
     """multipart/form-data POST; returns (status, json body)."""
-    boundary = uuid.uuid4().hex
-    parts = []
-    for name, value in fields:
-        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; '
-                     f'name="{name}"\r\n\r\n{value}\r\n'.encode())
-    for name, filename, content_type, data in files:
-        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; '
-                     f'name="{name}"; filename="{filename}"\r\nContent-Type: '
-                     f'{content_type}\r\n\r\n'.encode() + data + b'\r\n')
-    body = b''.join(parts) + f'--{boundary}--\r\n'.encode()
-    request = urllib.request.Request(url, data=body, headers={
-        'Content-Type': f'multipart/form-data; boundary={boundary}'})
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as err:
-        return err.code, json.loads(err.read())
+    return post_form(url, fields, files)
 
 
 def _png(array) -> bytes:
-    import io
-    buffer = io.BytesIO()
-    Image.fromarray(array).save(buffer, format='PNG')
-    return buffer.getvalue()
+    return png_bytes(array)
 
 
 def test_page_info_and_example_images(server):
@@ -130,7 +99,7 @@ def test_bad_uploads_get_clear_4xx(server):
     assert status == 413 and 'limit' in body['detail']
     broken = ('before', 'broken.png', 'image/png', b'\x89PNG not really')
     status, body = _post(server + '/api/caption', files=[broken, good])
-    assert status == 422 and 'broken.png' in body['detail']
+    assert status == 400 and 'broken.png' in body['detail']
     wide = ('before', 'wide.png', 'image/png', _png(before[:12]))
     status, body = _post(server + '/api/caption', files=[wide, good])
     assert status == 422 and 'aspect ratios' in body['detail']
@@ -144,23 +113,80 @@ def _chromium():
     return shutil.which('chromium') or shutil.which('chromium-browser')
 
 
-@pytest.mark.browser
-@pytest.mark.skipif(_chromium() is None and os.environ.get('CI') != 'true',
-                    reason='no chromium / chromium-browser on PATH (Debian: '
-                    'apt-get install chromium; tools/run_tests.sh installs it '
-                    'in CI and as root)')
-def test_page_in_headless_chromium_shows_a_caption(server, tmp_path):
-    """Load ``/?example=0``: the page picks the example, posts it and shows
-    the caption; ``--dump-dom`` returns the DOM after the page settled. In CI
-    a missing Chromium fails the test instead of skipping it."""
+needs_chromium = pytest.mark.skipif(
+    _chromium() is None and os.environ.get('CI') != 'true',
+    reason='no chromium / chromium-browser on PATH (Debian: apt-get install '
+    'chromium; tools/run_tests.sh installs it in CI and as root)')
+
+
+def _dom(url, profile) -> str:
+    """The page's DOM after it settled (headless Chromium ``--dump-dom``).
+    In CI a missing Chromium fails the test instead of skipping it."""
     assert _chromium() is not None, 'CI: no chromium on PATH'
     command = [_chromium(), '--headless', '--no-sandbox', '--disable-gpu',
-               '--disable-dev-shm-usage', f'--user-data-dir={tmp_path / "profile"}',
-               '--virtual-time-budget=30000', '--dump-dom',
-               f'{server}/?example=0']
-    dom = subprocess.run(command, capture_output=True, text=True,
-                         timeout=120).stdout
+               '--disable-dev-shm-usage', f'--user-data-dir={profile}',
+               '--virtual-time-budget=30000', '--dump-dom', url]
+    return subprocess.run(command, capture_output=True, text=True,
+                          timeout=120).stdout
+
+
+def _tag(dom, element_id) -> str:
+    """The opening tag of the element with ``element_id``."""
+    match = re.search(rf'<[a-z]+ [^>]*id="{element_id}"[^>]*>', dom)
+    assert match, f'no element #{element_id} in the page'
+    return match.group(0)
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_page_in_headless_chromium_shows_a_caption(server, tmp_path):
+    """Load ``/?example=0``: the page picks the example, posts it and shows
+    the caption, its score with what the score means, the retrieved captions
+    with what their score means, and the attention figure."""
+    dom = _dom(f'{server}/?example=0', tmp_path / 'profile')
     assert 'id="caption" data-state="done"' in dom, dom[-2000:]
     caption = dom.split('id="caption" data-state="done">', 1)[1].split('<', 1)[0]
     assert caption.strip()
     assert 'src="data:image/png;base64,' in dom  # the attention figure
+    score_help = dom.split(_tag(dom, 'score-help'), 1)[1].split('</p>', 1)[0]
+    assert 'log-probability' in score_help and 'confident' in score_help
+    assert 'hidden' not in _tag(dom, 'score-help')
+    retrieval = dom.split(_tag(dom, 'retrieval-box'), 1)[1].split('</div>', 1)[0]
+    assert 'cosine similarity' in retrieval
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_first_paint_has_no_broken_images_nor_empty_blocks(server, captioner_files,
+                                                          tmp_path):
+    """Opened plainly, the page shows the first example's pair (no
+    broken-image icons) and labelled example buttons; without examples, a
+    placeholder text in each image slot and no Examples block."""
+    dom = _dom(server + '/', tmp_path / 'profile')
+    for side in ('before', 'after'):
+        preview = _tag(dom, f'{side}-preview')
+        assert f'src="/api/examples/0/{side}"' in preview and 'hidden' not in preview
+        assert 'hidden' in _tag(dom, f'{side}-placeholder')
+    assert 'hidden' not in _tag(dom, 'examples-box')
+    examples = dom.split(_tag(dom, 'examples'), 1)[1]
+    assert examples.count('class="label"') == 2 and '>ex1</span>' in examples
+
+    from mmidc.apis import IDCInferencer
+    demo = load_tool('tools/demo/app.py')
+    captioner = IDCInferencer(*captioner_files, device='cpu')
+    with serve(demo.create_app(captioner)) as url:
+        dom = _dom(url + '/', tmp_path / 'profile2')
+    for side in ('before', 'after'):
+        assert 'hidden' in _tag(dom, f'{side}-preview')
+        assert 'hidden' not in _tag(dom, f'{side}-placeholder')
+    assert 'hidden' in _tag(dom, 'examples-box')
+
+
+def test_command_line_checks_limits(capsys):
+    demo = load_tool('tools/demo/app.py')
+    args = demo.parse_args(['cfg.py', 'ckpt.pth'])
+    assert (args.max_megapixels, args.max_queue) == (16.0, 4)
+    for option in (['--max-queue', '0'], ['--max-megapixels', '0']):
+        with pytest.raises(SystemExit):
+            demo.parse_args(['cfg.py', 'ckpt.pth', *option])
+        assert '--max-queue' in capsys.readouterr().err

@@ -84,3 +84,14 @@ def test_bytes_like_an_upload(tmp_path):
     assert load_rgb_image(data, max_pixels=20_000).size <= 3 * 20_000
     with pytest.raises(ImageInputError, match='upload: not a readable'):
         load_rgb_image(b'GIF89a nonsense', name='upload')
+
+
+def test_malformed_pngs_are_decode_errors_naming_the_file(tmp_path):
+    from mmidc.apis import ImageDecodeError, ImageTooLargeError
+    from tests.helpers.hostile_images import malformed_pngs, pixel_bomb_png
+    for name, data in malformed_pngs().items():
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(ImageDecodeError, match=f'{name}: (not a readable|cannot decode)'):
+            load_rgb_image(tmp_path / name)
+    with pytest.raises(ImageTooLargeError, match='bomb: refused.*megapixels'):
+        load_rgb_image(pixel_bomb_png(50_000, 50_000), name='bomb')

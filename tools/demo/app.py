@@ -3,23 +3,33 @@
     python tools/demo/app.py CONFIG CHECKPOINT \
         [--retrieval-config RCONFIG --retrieval-checkpoint RCKPT] \
         [--examples DIR] [--candidates captions.txt] \
-        [--host 127.0.0.1] [--port 7860] [--device cpu]
+        [--host 127.0.0.1] [--port 7860] [--device cpu] \
+        [--max-upload-mb 10] [--max-megapixels 16] [--max-queue 4]
 
 Then open http://127.0.0.1:7860. Everything is served locally (no CDN, no
 analytics); it binds to 127.0.0.1 unless ``--host`` says otherwise.
 ``?example=N`` in the page's URL captions example N on load.
+
+The model runs on one worker thread, so the server keeps answering while it
+works; at most ``--max-queue`` caption requests are accepted at a time (more
+get a 503). Uploads are refused with a 4xx naming the upload: wrong type
+(415), too many bytes or pixels (413), malformed (400), pair mismatch (422).
 """
 import argparse
+import asyncio
 import base64
 import io
 import sys
-import threading
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import List, Optional, Sequence
 
 STATIC_DIR = Path(__file__).resolve().parent / 'static'
 ALLOWED_TYPES = ('image/png', 'image/jpeg', 'image/webp', 'image/bmp')
 DEFAULT_MAX_UPLOAD_MB = 10.0
+DEFAULT_MAX_MEGAPIXELS = 16.0
+DEFAULT_MAX_QUEUE = 4
 
 
 def create_app(captioner,
@@ -27,8 +37,15 @@ def create_app(captioner,
                examples: Sequence = (),
                candidates: Sequence[str] = (),
                max_upload_bytes: int = int(DEFAULT_MAX_UPLOAD_MB * 2**20),
-               topk: int = 5):
+               topk: int = 5,
+               max_pixels: int = int(DEFAULT_MAX_MEGAPIXELS * 1e6),
+               max_queue: int = DEFAULT_MAX_QUEUE):
     """The FastAPI app.
+
+    The model runs on one worker thread, off the server's event loop, so
+    the page and ``/api/info`` answer while a pair is being captioned. At
+    most ``max_queue`` caption requests are accepted at a time (one running,
+    the others waiting); more get a 503 with ``Retry-After``.
 
     Args:
         captioner (IDCInferencer): captions and attention maps.
@@ -37,16 +54,31 @@ def create_app(captioner,
         candidates (Sequence[str]): captions to rank for a pair.
         max_upload_bytes (int): largest accepted upload, per image.
         topk (int): retrieved captions shown.
+        max_pixels (int): pixel budget per uploaded image; larger JPEGs are
+            decoded at reduced size, other images refused with a 413.
+        max_queue (int): caption requests accepted at a time.
     """
     from fastapi import FastAPI, File, Form, HTTPException, UploadFile
     from fastapi.responses import FileResponse
     from fastapi.staticfiles import StaticFiles
 
-    from mmidc.apis import ImageInputError, load_rgb_image
+    from mmidc.apis import (ImageDecodeError, ImageInputError,
+                            ImageTooLargeError, load_rgb_image)
 
-    app = FastAPI(title='mmidc demo', docs_url=None, redoc_url=None)
+    if max_queue < 1:
+        raise ValueError(f'max_queue must be >= 1, got {max_queue}')
+    # one thread: one forward pass at a time, in arrival order
+    model_thread = ThreadPoolExecutor(1, thread_name_prefix='demo-model')
+
+    @asynccontextmanager
+    async def lifespan(app):
+        yield
+        model_thread.shutdown(wait=False, cancel_futures=True)
+
+    app = FastAPI(title='mmidc demo', docs_url=None, redoc_url=None,
+                  lifespan=lifespan)
     app.mount('/static', StaticFiles(directory=STATIC_DIR), name='static')
-    model_lock = threading.Lock()  # one forward pass at a time
+    app.state.queued = 0  # caption requests accepted and not yet answered
     examples = list(examples)
     candidates = list(dict.fromkeys(candidates))  # unique, order kept
 
@@ -61,7 +93,9 @@ def create_app(captioner,
                       for i, e in enumerate(examples)],
             retrieval=ranker is not None and bool(candidates),
             num_candidates=len(candidates),
-            max_upload_mb=max_upload_bytes / 2**20)
+            max_upload_mb=max_upload_bytes / 2**20,
+            max_megapixels=max_pixels / 1e6,
+            queued=app.state.queued, max_queue=max_queue)
 
     @app.get('/api/examples/{index}/{side}')
     def example_image(index: int, side: str):
@@ -84,6 +118,19 @@ def create_app(captioner,
             raise HTTPException(400, f'{field} ({upload.filename}): empty file')
         return data
 
+    def run_model(pair, names, decode) -> dict:
+        """Decode, caption, draw and rank one pair (on the model thread)."""
+        images = [load_rgb_image(img, max_pixels, name)
+                  for img, name in zip(pair, names)]
+        sample = captioner.prepare_pair(*images, names=names)
+        result = captioner.to_result(
+            captioner.predict_samples([sample], **decode)[0])
+        figure = captioner.visualize_attention(*images, title=result['caption'])
+        retrieved = (ranker.rank_captions(*images, candidates, topk)
+                     if ranker is not None and candidates else [])
+        return dict(result, attention_png=_png_data_url(figure),
+                    retrieved=retrieved)
+
     @app.post('/api/caption')
     async def caption(before: Optional[UploadFile] = File(None),
                       after: Optional[UploadFile] = File(None),
@@ -91,34 +138,37 @@ def create_app(captioner,
                       beam: int = Form(1)):
         if not 1 <= beam <= 10:
             raise HTTPException(422, f'beam must be in 1..10, got {beam}')
-        if example is not None:
-            if not 0 <= example < len(examples):
-                raise HTTPException(404, f'no example {example}')
-            pair = (examples[example].img1, examples[example].img2)
-            names = [Path(p).name for p in pair]
-        elif before is not None and after is not None:
-            pair = (await read_upload(before, 'before'),
-                    await read_upload(after, 'after'))
-            names = [f'before ({before.filename})', f'after ({after.filename})']
-        else:
-            raise HTTPException(422, 'send two images (before, after) or an '
-                                'example index')
+        if app.state.queued >= max_queue:
+            raise HTTPException(
+                503, f'busy: {app.state.queued} pairs are being captioned; '
+                'try again in a few seconds', headers={'Retry-After': '5'})
+        app.state.queued += 1  # the event loop's thread only: no lock
         try:
-            images = [load_rgb_image(img, captioner.max_pixels, name)
-                      for img, name in zip(pair, names)]
+            if example is not None:
+                if not 0 <= example < len(examples):
+                    raise HTTPException(404, f'no example {example}')
+                pair = (examples[example].img1, examples[example].img2)
+                names = [Path(p).name for p in pair]
+            elif before is not None and after is not None:
+                pair = (await read_upload(before, 'before'),
+                        await read_upload(after, 'after'))
+                names = [f'before ({before.filename})',
+                         f'after ({after.filename})']
+            else:
+                raise HTTPException(422, 'send two images (before, after) or '
+                                    'an example index')
             decode = dict(strategy='beam', beam_size=beam) if beam > 1 \
                 else dict(strategy='greedy')
-            with model_lock:
-                sample = captioner.prepare_pair(*images, names=names)
-                result = captioner.to_result(
-                    captioner.predict_samples([sample], **decode)[0])
-                figure = captioner.visualize_attention(*images, title=result['caption'])
-                retrieved = (ranker.rank_captions(*images, candidates, topk)
-                             if ranker is not None and candidates else [])
-        except ImageInputError as err:
+            return await asyncio.get_running_loop().run_in_executor(
+                model_thread, run_model, pair, names, decode)
+        except ImageTooLargeError as err:
+            raise HTTPException(413, str(err))
+        except ImageDecodeError as err:
+            raise HTTPException(400, str(err))
+        except ImageInputError as err:  # e.g. mismatched aspect ratios
             raise HTTPException(422, str(err))
-        return dict(result, attention_png=_png_data_url(figure),
-                    retrieved=retrieved)
+        finally:
+            app.state.queued -= 1
 
     return app
 
@@ -154,7 +204,16 @@ def parse_args(argv=None):
     parser.add_argument('--port', type=int, default=7860)
     parser.add_argument('--device', default=None)
     parser.add_argument('--max-upload-mb', type=float, default=DEFAULT_MAX_UPLOAD_MB)
+    parser.add_argument('--max-megapixels', type=float, default=DEFAULT_MAX_MEGAPIXELS,
+                        help='pixel budget per uploaded image (default '
+                        f'{DEFAULT_MAX_MEGAPIXELS:g}): larger JPEGs are decoded '
+                        'downscaled, other images refused (413)')
+    parser.add_argument('--max-queue', type=int, default=DEFAULT_MAX_QUEUE,
+                        help='caption requests accepted at a time (default '
+                        f'{DEFAULT_MAX_QUEUE}); more are answered 503')
     args = parser.parse_args(argv)
+    if args.max_megapixels <= 0 or args.max_queue < 1:
+        parser.error('--max-megapixels must be > 0 and --max-queue >= 1')
     if bool(args.retrieval_config) != bool(args.retrieval_checkpoint):
         parser.error('--retrieval-config and --retrieval-checkpoint go together')
     return args
@@ -174,7 +233,9 @@ def main(argv=None):
               if args.retrieval_config else None)
     app = create_app(captioner, ranker, examples,
                      load_candidates(args.candidates, examples),
-                     int(args.max_upload_mb * 2**20))
+                     int(args.max_upload_mb * 2**20),
+                     max_pixels=int(args.max_megapixels * 1e6),
+                     max_queue=args.max_queue)
     if args.host not in ('127.0.0.1', 'localhost', '::1'):
         print(f'warning: serving on {args.host}: reachable from other machines',
               file=sys.stderr)

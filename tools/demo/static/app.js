@@ -10,19 +10,34 @@ function setStatus(text, isError = false) {
   $('status').className = isError ? 'error' : '';
 }
 
-function preview(fileInput, img) {
+// An image slot shows its picture, or a placeholder text while it has none
+// (or the browser cannot show it): never a broken-image icon.
+function showImage(side, src) {
+  const img = $(`${side}-preview`);
+  const placeholder = $(`${side}-placeholder`);
+  img.onload = () => { img.hidden = false; placeholder.hidden = true; };
+  img.onerror = () => {
+    img.hidden = true;
+    placeholder.hidden = false;
+    placeholder.textContent = `the browser cannot show this ${side} image (the server may still read it)`;
+  };
+  img.src = src;
+}
+
+function preview(side) {
+  const fileInput = $(`${side}-file`);
   fileInput.addEventListener('change', () => {
     exampleIndex = null;
     document.querySelectorAll('#examples button').forEach((b) => b.classList.remove('active'));
     const file = fileInput.files[0];
-    if (file) img.src = URL.createObjectURL(file);
+    if (file) showImage(side, URL.createObjectURL(file));
   });
 }
 
 function pickExample(index) {
   exampleIndex = index;
-  $('before-preview').src = `/api/examples/${index}/before`;
-  $('after-preview').src = `/api/examples/${index}/after`;
+  showImage('before', `/api/examples/${index}/before`);
+  showImage('after', `/api/examples/${index}/after`);
   $('before-file').value = '';
   $('after-file').value = '';
   document.querySelectorAll('#examples button').forEach((b) =>
@@ -33,7 +48,7 @@ function showResult(result) {
   $('results').hidden = false;
   $('caption').textContent = result.caption;
   $('caption').dataset.state = 'done';
-  $('score').textContent = `mean log-probability per token: ${result.score.toFixed(3)}`;
+  $('score').textContent = `score ${result.score.toFixed(3)} (mean log-probability per word)`;
   $('attention').src = result.attention_png;
   const refs = exampleIndex !== null ? examples[exampleIndex].captions : [];
   $('references').hidden = refs.length === 0;
@@ -41,7 +56,7 @@ function showResult(result) {
   $('retrieval-box').hidden = result.retrieved.length === 0;
   $('retrieved').replaceChildren(...result.retrieved.map((r) => {
     const li = document.createElement('li');
-    li.textContent = `${r.caption} (${r.score.toFixed(3)})`;
+    li.textContent = `${r.caption} (cosine ${r.score.toFixed(3)})`;
     return li;
   }));
 }
@@ -83,24 +98,33 @@ async function caption(event) {
 }
 
 async function init() {
-  preview($('before-file'), $('before-preview'));
-  preview($('after-file'), $('after-preview'));
+  preview('before');
+  preview('after');
   $('pair-form').addEventListener('submit', caption);
-  const info = await (await fetch('/api/info')).json();
+  let info;
+  try {
+    info = await (await fetch('/api/info')).json();
+  } catch (err) {
+    setStatus(`cannot reach the demo server: ${err}`, true);
+    return;
+  }
   examples = info.examples;
-  $('examples-box').hidden = examples.length === 0;
   $('examples').replaceChildren(...examples.map((e) => {
     const button = document.createElement('button');
     button.type = 'button';
     button.dataset.index = e.index;
-    button.title = e.pair_id;
+    button.title = `example ${e.pair_id}`;
     const img = document.createElement('img');
     img.src = `/api/examples/${e.index}/after`;
-    img.alt = `example ${e.pair_id}`;
-    button.append(img);
+    img.alt = '';  // the label says what it is
+    const label = document.createElement('span');
+    label.className = 'label';
+    label.textContent = e.pair_id;
+    button.append(img, label);
     button.addEventListener('click', () => pickExample(e.index));
     return button;
   }));
+  $('examples-box').hidden = examples.length === 0;  // shown once filled
   const params = new URLSearchParams(window.location.search);
   if (params.has('beam')) $('beam').value = params.get('beam');
   if (params.has('example')) {
@@ -111,6 +135,8 @@ async function init() {
     } else {
       setStatus(`no example ${params.get('example')}`, true);
     }
+  } else if (examples.length > 0) {
+    pickExample(0);  // a pair to look at from the start
   }
 }
 
