@@ -81,6 +81,10 @@ def load_from_local(filename: str, map_location=None) -> dict:
         ValueError: A file ``weights_only`` refuses, or a corrupt file; the
             message names it.
     """
+    if not filename:
+        raise FileNotFoundError(
+            'empty checkpoint path (an empty work_dir/last_checkpoint?): pass '
+            'the checkpoint to resume from (tools/train.py --resume PATH)')
     filename = osp.expanduser(filename)
     if not osp.isfile(filename):
         raise FileNotFoundError(f'checkpoint not found: {filename!r}')

@@ -104,3 +104,9 @@ def test_corrupt_safetensors_named(tmp_path, load):
     path.write_bytes(b'\x08\x00\x00\x00\x00\x00\x00\x00{"a":1}')
     with pytest.raises(ValueError, match=r'model\.safetensors'):
         load(str(path))
+
+
+def test_empty_checkpoint_path_is_explained():
+    """What MMEngine's own auto-resume passes for an empty last_checkpoint."""
+    with pytest.raises(FileNotFoundError, match='empty.*last_checkpoint'):
+        load_with_mmengine('')
