@@ -107,6 +107,7 @@ def test_best_checkpoint_superseded_before_a_kill_is_removed_on_resume(
     runner = train_in_process(config, work_dir, resume=True)
     assert runner.iter == 8
     assert best_files(work_dir) == ['best_score_epoch_2.pth']
+    assert best_files(finished) == ['best_score_epoch_2.pth']  # untouched
 
 
 def test_full_disk_during_a_save_keeps_the_previous_checkpoint(
