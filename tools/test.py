@@ -1,18 +1,25 @@
 """Evaluate a trained mmidc checkpoint on a config's test split.
 
     python tools/test.py CONFIG CHECKPOINT [--work-dir DIR] [--out FILE]
-        [--cfg-options key=value ...] [--launcher none|pytorch|slurm|mpi]
+        [--partial-load] [--cfg-options key=value ...]
+        [--launcher none|pytorch|slurm|mpi]
+
+A checkpoint whose weights do not fit the config's model (another model
+family, another size) is an error naming the missing and unexpected key
+prefixes; --partial-load loads the keys that fit.
 """
 import argparse
 import json
 import os
 import os.path as osp
 
-from mmengine.config import Config, DictAction
+from mmengine.config import Config
 from mmengine.runner import Runner
 
 import mmidc  # noqa: F401
-from mmidc.apis.model_loading import prepare_model_cfg_for_checkpoint
+from mmidc.apis.model_loading import (check_checkpoint_fits,
+                                      prepare_model_cfg_for_checkpoint)
+from mmidc.utils.cfg_options import CfgOptionsAction
 from mmidc.utils.config_check import apply_launch_args, check_config
 
 
@@ -28,8 +35,14 @@ def parse_args():
     parser.add_argument(
         '--cfg-options',
         nargs='+',
-        action=DictAction,
+        action=CfgOptionsAction,
         help='override config settings')
+    parser.add_argument(
+        '--partial-load',
+        action='store_true',
+        help='load a checkpoint whose weights do not all fit the model '
+        '(missing or unexpected keys are logged); without it they are an '
+        'error')
     parser.add_argument(
         '--launcher',
         choices=['none', 'pytorch', 'slurm', 'mpi'],
@@ -63,6 +76,8 @@ def main():
         ]
     check_config(cfg)
     runner = Runner.from_cfg(cfg)
+    check_checkpoint_fits(runner.model, args.checkpoint,
+                          partial=args.partial_load)
     metrics = runner.test()
     scores_file = osp.join(cfg.work_dir, 'test_scores.json')
     with open(scores_file, 'w') as f:

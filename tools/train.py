@@ -12,10 +12,11 @@ import argparse
 import os
 
 import torch.distributed as dist
-from mmengine.config import Config, DictAction
+from mmengine.config import Config
 from mmengine.runner import Runner
 
 import mmidc  # noqa: F401  (registers components, safe checkpoint loading)
+from mmidc.utils.cfg_options import CfgOptionsAction
 from mmidc.utils.config_check import apply_launch_args, check_config
 
 
@@ -56,7 +57,7 @@ def parse_args():
     parser.add_argument(
         '--cfg-options',
         nargs='+',
-        action=DictAction,
+        action=CfgOptionsAction,
         help='override config settings, e.g. train_cfg.max_epochs=3')
     parser.add_argument(
         '--launcher',
@@ -86,8 +87,11 @@ def merge_args(cfg: Config, args) -> Config:
         from mmidc.datasets import use_image_cache
         use_image_cache(cfg, loaders=('train_dataloader', 'val_dataloader'))
     if args.resume == 'auto':
+        # last_checkpoint, or the newest complete checkpoint when it is
+        # empty or names a missing file (None: MMEngine starts afresh).
+        from mmidc.engine import find_resume_checkpoint
         cfg.resume = True
-        cfg.load_from = None
+        cfg.load_from = find_resume_checkpoint(cfg.work_dir)
     elif args.resume is not None:
         cfg.resume = True
         cfg.load_from = args.resume

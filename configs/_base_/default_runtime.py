@@ -8,13 +8,17 @@ default_hooks = dict(
     timer=dict(type='IterTimerHook'),
     logger=dict(type='LoggerHook', interval=50),
     param_scheduler=dict(type='ParamSchedulerHook'),
-    # Atomic writes: a crash during a save never leaves a corrupt "latest".
+    # Atomic writes: a crash during a save never leaves a corrupt "latest";
+    # the new best is written before the old one is removed, and a resumed
+    # run re-validates when needed (mmidc.engine.SafeCheckpointHook).
     checkpoint=dict(
-        type='CheckpointHook',
+        type='SafeCheckpointHook',
         interval=1,
         max_keep_ckpts=2,
         backend_args=dict(backend='atomic_local')),
     sampler_seed=dict(type='DistSamplerSeedHook'),
+    # Stop at a NaN/inf loss; never save a non-finite model.
+    nonfinite_loss=dict(type='NonFiniteLossHook'),
 )
 # Same random numbers per epoch in resumed and uninterrupted runs.
 custom_hooks = [dict(type='EpochReseedHook')]

@@ -45,6 +45,71 @@ def load_weights(model: torch.nn.Module, checkpoint: Union[str, os.PathLike],
     return meta
 
 
+def _prefixes(keys, most: int = 8) -> str:
+    """``'backbone.visual (12), head.decoder (3)'``: keys grouped by their
+    first two dotted parts (by the first one when that makes more than
+    ``most`` groups), with counts."""
+    for depth in (2, 1):
+        counts = {}
+        for key in sorted(keys):
+            prefix = '.'.join(key.split('.')[:depth])
+            counts[prefix] = counts.get(prefix, 0) + 1
+        if len(counts) <= most:
+            break
+    shown = [f'{p} ({n})' for p, n in counts.items()]
+    return ', '.join(shown[:most]) + (', ...' if len(shown) > most else '')
+
+
+def check_checkpoint_fits(model: torch.nn.Module,
+                          checkpoint: Union[str, os.PathLike],
+                          partial: bool = False) -> None:
+    """Refuse a checkpoint whose weights do not fit ``model``.
+
+    MMEngine loads ``load_from`` non-strictly: the weights of another model
+    family would load nothing and the random model would be scored. This
+    compares the checkpoint's keys and shapes with the model's.
+
+    Args:
+        model (torch.nn.Module): The built model (a DDP wrapper is
+            unwrapped).
+        checkpoint (str | PathLike): The file to load.
+        partial (bool): Only log the differences (a deliberate partial
+            load). Defaults to False.
+
+    Raises:
+        ValueError: Missing, unexpected or differently shaped weights, with
+            their key prefixes and counts; the message names the file.
+    """
+    model = getattr(model, 'module', model)
+    state, _ = read_checkpoint(checkpoint)
+    own = model.state_dict()
+    missing = own.keys() - state.keys()
+    unexpected = state.keys() - own.keys()
+    reshaped = [k for k in own.keys() & state.keys()
+                if tuple(own[k].shape) != tuple(state[k].shape)]
+    if not (missing or unexpected or reshaped):
+        return
+    parts = []
+    if missing:
+        parts.append(f'{len(missing)} weight(s) of the model missing from it '
+                     f'(prefixes: {_prefixes(missing)})')
+    if unexpected:
+        parts.append(f'{len(unexpected)} unexpected weight(s) (prefixes: '
+                     f'{_prefixes(unexpected)})')
+    if reshaped:
+        parts.append(f'{len(reshaped)} weight(s) of another shape (e.g. '
+                     f'{reshaped[0]}: {tuple(state[reshaped[0]].shape)} in '
+                     f'the file, {tuple(own[reshaped[0]].shape)} in the '
+                     'model)')
+    message = (f'checkpoint {os.fspath(checkpoint)!r} does not fit the '
+               f'{type(model).__name__} of the config: ' + '; '.join(parts))
+    if not partial:
+        raise ValueError(message + '. Is it a checkpoint of this config? '
+                         'Pass --partial-load to load the weights that fit.')
+    print_log(message + ' (partial load requested)', logger='current',
+              level=30)
+
+
 def prepare_model_cfg_for_checkpoint(cfg, checkpoint: str) -> None:
     """Make a model config build without its training-time inputs, in place.
 

@@ -1,12 +1,15 @@
-"""Runner-side pieces: safe checkpoint loading, atomic writes, re-seeding,
+"""Runner-side pieces: safe checkpoint loading, atomic writes, a checkpoint
+hook safe against kills, a stop at non-finite losses, re-seeding,
 bf16 autocast, logging without a per-step device sync, compile timing, BERT's
 optimizer and schedules, the logit-scale clamp."""
 from .atomic_backend import AtomicLocalBackend
 from .autocast_optim_wrapper import AutocastOptimWrapper
+from .checkpoint_hook import SafeCheckpointHook, find_resume_checkpoint
 from .checkpoint_safety import allow_mmengine_checkpoint_globals
 from .compile_timer_hook import CompileTimerHook
 from .deferred_runtime_info_hook import DeferredRuntimeInfoHook
 from .logit_scale_clamp_hook import LogitScaleClampHook
+from .nonfinite_loss_hook import NonFiniteLossError, NonFiniteLossHook
 from .optimizers import BertAdam, NoDecayOptimWrapperConstructor
 from .reseed_hook import EpochReseedHook
 from .schedulers import BertWarmupLR, bert_warmup_factor
@@ -16,5 +19,6 @@ __all__ = [
     'allow_mmengine_checkpoint_globals', 'CompileTimerHook',
     'DeferredRuntimeInfoHook', 'EpochReseedHook', 'LogitScaleClampHook',
     'BertAdam', 'NoDecayOptimWrapperConstructor', 'BertWarmupLR',
-    'bert_warmup_factor',
+    'bert_warmup_factor', 'SafeCheckpointHook', 'find_resume_checkpoint',
+    'NonFiniteLossError', 'NonFiniteLossHook',
 ]

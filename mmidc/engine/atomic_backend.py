@@ -5,18 +5,34 @@ file backend. The stock local backend opens the target and writes into it, so
 a crash or a full disk during a save leaves a truncated "latest" checkpoint.
 ``AtomicLocalBackend`` writes to a temporary file in the same folder, flushes
 and fsyncs it, then renames it over the target (``os.replace`` is atomic on
-POSIX and Windows). Select it in a config with::
+POSIX and Windows). The file gets the permissions ``open()`` would give it
+(``0o666`` less the umask), not ``mkstemp``'s ``0o600``. A temporary file
+left by a killed process (``.<name>.<random>.tmp``) is removed by
+:func:`remove_stale_temp_files`, which the checkpoint hook calls when a run
+starts. Select the backend in a config with::
 
     default_hooks = dict(checkpoint=dict(
-        type='CheckpointHook', backend_args=dict(backend='atomic_local')))
+        type='SafeCheckpointHook', backend_args=dict(backend='atomic_local')))
 """
 import os
 import os.path as osp
+import re
 import tempfile
 from pathlib import Path
 from typing import Union
 
 from mmengine.fileio import LocalBackend, register_backend
+from mmengine.logging import print_log
+
+# ``.<target name>.<mkstemp's 8 random characters>.tmp``
+_TEMP_NAME = re.compile(r'^\..+\.[A-Za-z0-9_]{8}\.tmp$')
+
+
+def _file_mode() -> int:
+    """``0o666`` less the process umask: what ``open()`` creates."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def _atomic_write(data: bytes, filepath: Union[str, Path]) -> None:
@@ -26,6 +42,7 @@ def _atomic_write(data: bytes, filepath: Union[str, Path]) -> None:
     fd, tmp_path = tempfile.mkstemp(
         dir=folder, prefix=f'.{osp.basename(filepath)}.', suffix='.tmp')
     try:
+        os.fchmod(fd, _file_mode())
         with os.fdopen(fd, 'wb') as f:
             f.write(data)
             f.flush()
@@ -35,6 +52,33 @@ def _atomic_write(data: bytes, filepath: Union[str, Path]) -> None:
         if osp.exists(tmp_path):
             os.remove(tmp_path)
         raise
+
+
+def remove_stale_temp_files(folder: Union[str, Path]) -> list:
+    """Remove the temporary files that an interrupted atomic write left.
+
+    A process killed during a write leaves its ``.<name>.<random>.tmp``
+    (possibly full size); the target itself is untouched. Call this when a
+    run starts, before anything writes to ``folder``.
+
+    Args:
+        folder (str | Path): The folder the writes went to.
+
+    Returns:
+        list[str]: The removed files.
+    """
+    folder = str(folder)
+    if not osp.isdir(folder):
+        return []
+    removed = []
+    for name in sorted(os.listdir(folder)):
+        path = osp.join(folder, name)
+        if _TEMP_NAME.match(name) and osp.isfile(path):
+            os.remove(path)
+            removed.append(path)
+            print_log(f'removed {path}, left by an interrupted save',
+                      logger='current')
+    return removed
 
 
 class AtomicLocalBackend(LocalBackend):

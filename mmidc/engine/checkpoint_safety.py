@@ -12,8 +12,18 @@ allowed: the name ``builtins.getattr`` is bound to :func:`_history_buffer_attr`,
 which only returns the four statistics methods of ``HistoryBuffer`` and
 rejects everything else, so no attribute of any other object can be reached.
 Arbitrary pickles still fail to load.
+
+MMEngine's checkpoint loaders (``load_from``, ``resume``, ``init_cfg``
+``Pretrained``, ``CheckpointHook``) call ``torch.load`` without
+``weights_only``, so ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1`` would turn the
+check off for them. :func:`force_weights_only_loaders` replaces every
+registered loader with one that passes ``weights_only=True`` (which the
+variable cannot override); local ``.safetensors`` files load without pickle.
 """
 import builtins
+import contextlib
+import functools
+import os.path as osp
 
 import numpy as np
 import torch
@@ -54,4 +64,91 @@ def allow_mmengine_checkpoint_globals() -> None:
     ])
 
 
+def load_from_local(filename: str, map_location=None) -> dict:
+    """MMEngine's local checkpoint loader (same name: MMEngine logs it),
+    with ``weights_only=True``.
+
+    Args:
+        filename (str): A ``torch.save`` file or a ``.safetensors`` file
+            (read as ``{'state_dict': ...}``).
+        map_location: As for :func:`torch.load`.
+
+    Returns:
+        dict: The checkpoint.
+
+    Raises:
+        FileNotFoundError: No such file (the message names it).
+        ValueError: A file ``weights_only`` refuses, or a corrupt file; the
+            message names it.
+    """
+    if not filename:
+        raise FileNotFoundError(
+            'empty checkpoint path (an empty work_dir/last_checkpoint?): pass '
+            'the checkpoint to resume from (tools/train.py --resume PATH)')
+    filename = osp.expanduser(filename)
+    if not osp.isfile(filename):
+        raise FileNotFoundError(f'checkpoint not found: {filename!r}')
+    if filename.endswith('.safetensors'):
+        from safetensors.torch import load_file
+        try:
+            return {'state_dict': load_file(filename, device='cpu')}
+        except Exception as err:  # SafetensorError, OSError ...
+            raise ValueError(f'could not read the safetensors file '
+                             f'{filename!r}: {err}') from err
+    try:
+        return torch.load(filename, map_location=map_location,
+                          weights_only=True)
+    except Exception as err:  # UnpicklingError, corrupt file ...
+        raise ValueError(
+            f'could not read {filename!r} with torch.load(weights_only=True): '
+            f'{err}') from err
+
+
+load_from_local.forces_weights_only = True
+
+
+@contextlib.contextmanager
+def _torch_load_weights_only():
+    """``torch.load`` with ``weights_only=True`` forced, within the block."""
+    original = torch.load
+
+    @functools.wraps(original)
+    def load(*args, **kwargs):
+        kwargs['weights_only'] = True
+        return original(*args, **kwargs)
+
+    torch.load = load
+    try:
+        yield
+    finally:
+        torch.load = original
+
+
+def _forcing_weights_only(loader):
+    @functools.wraps(loader)
+    def load(filename, map_location=None):
+        with _torch_load_weights_only():
+            return loader(filename, map_location)
+
+    load.forces_weights_only = True
+    return load
+
+
+def force_weights_only_loaders() -> None:
+    """Make every MMEngine checkpoint loader use ``weights_only=True``.
+
+    The local loader becomes :func:`load_from_local`; the others
+    (http, s3, open-mmlab ...) run with ``torch.load`` forced to
+    ``weights_only=True``.
+    """
+    from mmengine.runner.checkpoint import CheckpointLoader
+    for prefix, loader in list(CheckpointLoader._schemes.items()):
+        if getattr(loader, 'forces_weights_only', False):
+            continue
+        new = (load_from_local if prefix == '' else
+               _forcing_weights_only(loader))
+        CheckpointLoader.register_scheme(prefix, force=True)(new)
+
+
 allow_mmengine_checkpoint_globals()
+force_weights_only_loaders()

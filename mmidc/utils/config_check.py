@@ -24,7 +24,9 @@ def check_config(cfg: Config) -> None:
     silently ignore, so it raises ``KeyError`` naming the key. An odd
     training batch size with ``PairedSceneSampler``, and a caption head's
     ``loss_reduction='paired_scene_sum'`` without that sampler, are a
-    ``ValueError``.
+    ``ValueError``; so are a non-numeric optimizer setting
+    (``optim_wrapper.optimizer.lr='abc'``) and a training length or interval
+    that is not a positive integer (``train_cfg.max_epochs=-3``).
     """
     known = runner_keys() | _CONVENTIONAL_KEYS
     for key in cfg.keys():
@@ -35,6 +37,7 @@ def check_config(cfg: Config) -> None:
             raise KeyError(f'config key {key!r} is not a Runner setting; '
                            f'did you mean {close[0]!r}?')
     _check_paired_scene_batches(cfg)
+    _check_numbers(cfg)
 
 
 def _check_paired_scene_batches(cfg: Config) -> None:
@@ -55,6 +58,37 @@ def _check_paired_scene_batches(cfg: Config) -> None:
         raise ValueError(f'train_dataloader.batch_size={batch_size} must be '
                          f'even with PairedSceneSampler (each scene gives a '
                          f'change and a no-change pair)')
+
+
+_NUMERIC_OPTIMIZER_KEYS = ('lr', 'weight_decay', 'momentum', 'eps',
+                           'dampening', 'alpha', 'betas')
+_POSITIVE_LOOP_KEYS = ('max_epochs', 'max_iters', 'val_interval')
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _check_numbers(cfg: Config) -> None:
+    """Optimizer settings are numbers; loop lengths positive integers."""
+    optimizer = (cfg.get('optim_wrapper') or {}).get('optimizer') or {}
+    for key in _NUMERIC_OPTIMIZER_KEYS:
+        if key not in optimizer:
+            continue
+        value = optimizer[key]
+        values = value if key == 'betas' and isinstance(
+            value, (list, tuple)) else [value]
+        if not all(_is_number(v) for v in values):
+            raise ValueError(f'optim_wrapper.optimizer.{key}={value!r} is not '
+                             f'a number' + (' pair' if key == 'betas' else ''))
+    train_cfg = cfg.get('train_cfg') or {}
+    for key in _POSITIVE_LOOP_KEYS:
+        value = train_cfg.get(key)
+        if value is not None and not (isinstance(value, int)
+                                      and not isinstance(value, bool)
+                                      and value > 0):
+            raise ValueError(f'train_cfg.{key}={value!r} must be a positive '
+                             'integer')
 
 
 def use_gloo_without_cuda(cfg: Config) -> None:

@@ -6,6 +6,7 @@ no-change ones, 4 iterations of batch 4 per epoch), a 32 px CLIP-shaped model
 with 2 vision blocks (1 inter), retrieval validation every epoch. One epoch
 takes well under a second.
 """
+import itertools
 import os
 import os.path as osp
 import subprocess
@@ -14,6 +15,7 @@ import sys
 from . import REPO
 from .pair_trees import make_clevr_change_tree
 
+_RUN_IDS = itertools.count()
 SPLITS = {'train': list(range(8)), 'val': [8, 9], 'test': [10, 11]}
 ITERS_PER_EPOCH = 4
 
@@ -142,3 +144,31 @@ def run_train(config: str, *args: str, extra_pythonpath: str = None,
     return subprocess.run(cmd, cwd=str(REPO),
                           env=tool_env(extra_pythonpath, extra_env),
                           capture_output=True, text=True, timeout=timeout)
+
+
+def train_in_process(config: str, work_dir: str, resume: bool = False,
+                     cfg_options: dict = None):
+    """Train like tools/train.py in this process, single-threaded; returns
+    the runner (``cfg_options`` merged into the config)."""
+    import torch
+    from mmengine.config import Config
+    from mmengine.runner import Runner
+
+    from mmidc.utils.config_check import check_config
+    cfg = Config.fromfile(config)
+    if cfg_options:
+        cfg.merge_from_dict(cfg_options)
+    cfg.work_dir = work_dir
+    cfg.resume = resume
+    cfg.setdefault('load_from', None)
+    # A new name per runner: MMEngine keys its logger and message hub on it.
+    cfg.experiment_name = f'{osp.basename(work_dir)}_{next(_RUN_IDS)}'
+    check_config(cfg)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        runner = Runner.from_cfg(cfg)
+        runner.train()
+    finally:
+        torch.set_num_threads(threads)
+    return runner

@@ -35,3 +35,23 @@ def test_failed_write_keeps_previous_file(tmp_path, monkeypatch):
         backend.put(b'half-written', target)
     assert target.read_bytes() == b'good checkpoint'
     assert os.listdir(tmp_path) == ['latest.pth']
+
+
+def test_written_file_has_the_mode_open_gives(tmp_path):
+    umask = os.umask(0o022)
+    try:
+        AtomicLocalBackend().put(b'data', tmp_path / 'epoch_1.pth')
+    finally:
+        os.umask(umask)
+    assert os.stat(tmp_path / 'epoch_1.pth').st_mode & 0o777 == 0o644
+
+
+def test_stale_temp_files_are_removed_and_nothing_else(tmp_path):
+    from mmidc.engine.atomic_backend import remove_stale_temp_files
+    names = ['.epoch_2.pth.k3j_x9qa.tmp', '.last_checkpoint.abcdefgh.tmp',
+             'epoch_1.pth', 'notes.tmp', '.hidden.tmp']
+    for name in names:
+        (tmp_path / name).write_bytes(b'x')
+    removed = remove_stale_temp_files(tmp_path)
+    assert sorted(os.path.basename(p) for p in removed) == sorted(names[:2])
+    assert sorted(os.listdir(tmp_path)) == sorted(names[2:])

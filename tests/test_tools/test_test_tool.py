@@ -95,3 +95,28 @@ def test_vocabulary_comes_from_the_checkpoint(trained_captioner):
     saved = torch.load(checkpoint, weights_only=True)['state_dict']
     assert torch.equal(model.head.vocab.clip_ids,
                        saved['head.vocab.clip_ids'])
+
+
+def test_checkpoint_of_another_model_is_refused(trained_captioner, tmp_path,
+                                                monkeypatch):
+    """An IDC-PCL checkpoint on a CLIP4IDC config: MMEngine would load it
+    non-strictly and score a random captioner. The error names the key
+    prefixes; --partial-load is the explicit way to load what fits."""
+    from mmidc.registry import MODELS
+    from tests.helpers.tiny_idc_pcl import tiny_model_cfg
+    config, _ = trained_captioner
+    other = save_checkpoint(MODELS.build(tiny_model_cfg()),
+                            tmp_path / 'idc_pcl.pth')
+    argv = ['tools/test.py', config, other, '--work-dir', str(tmp_path / 'w')]
+    monkeypatch.setattr(sys, 'argv', argv)
+    with pytest.raises(ValueError) as err:
+        load_tool('tools/test.py').main()
+    message = str(err.value)
+    assert 'idc_pcl.pth' in message and '--partial-load' in message
+    assert 'missing' in message and 'backbone' in message
+    assert 'unexpected' in message and 'feature_encoder' in message
+    assert not (tmp_path / 'w' / 'test_scores.json').exists()
+
+    monkeypatch.setattr(sys, 'argv', argv + ['--partial-load'])
+    metrics = load_tool('tools/test.py').main()
+    assert 'CIDEr' in metrics

@@ -48,7 +48,7 @@ def read_checkpoint(
     Raises:
         FileNotFoundError: ``path`` does not exist.
         ValueError: a TorchScript archive, a file ``weights_only`` refuses,
-            or a file that holds no state dict of tensors; the message names
+            a corrupt ``.safetensors`` file, or a file that holds no state dict of tensors; the message names
             ``path``.
     """
     path = os.fspath(path)
@@ -57,7 +57,11 @@ def read_checkpoint(
     meta = {}
     if path.endswith('.safetensors'):
         from safetensors.torch import load_file
-        state = load_file(path, device='cpu')
+        try:
+            state = load_file(path, device='cpu')
+        except Exception as err:  # SafetensorError: corrupt or truncated
+            raise ValueError(f'could not read the safetensors file {path!r}: '
+                             f'{err}') from err
     else:
         if _is_torchscript_archive(path):
             raise ValueError(

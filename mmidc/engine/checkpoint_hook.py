@@ -1,0 +1,278 @@
+"""MMEngine's CheckpointHook, safe against a kill at any moment."""
+import difflib
+import inspect
+import os
+import os.path as osp
+import re
+import zipfile
+from typing import Dict, Optional
+
+from mmengine.dist import is_main_process
+from mmengine.hooks import CheckpointHook
+from mmengine.logging import print_log
+from mmengine.runner import EpochBasedTrainLoop
+
+from mmidc.registry import HOOKS
+from .atomic_backend import AtomicLocalBackend, remove_stale_temp_files
+
+_OWN_OPTIONS = frozenset(
+    inspect.signature(CheckpointHook.__init__).parameters) - {'self', 'kwargs'}
+
+
+@HOOKS.register_module()
+class SafeCheckpointHook(CheckpointHook):
+    """:class:`~mmengine.hooks.CheckpointHook` that never leaves a run
+    without its best checkpoint, takes the same options and writes the same
+    files.
+
+    The differences:
+
+    * an unknown option (``intervl=1``) is a ``TypeError`` when the hook is
+      built, not at the first save an epoch later;
+    * the new best checkpoint is written *before* the previous one is
+      removed (the stock hook removes first: a kill in between leaves none);
+    * the ``last_checkpoint`` pointer is written atomically (temporary file
+      and rename);
+    * when a run starts, the temporary files of a save that a kill
+      interrupted are removed from the work dir;
+    * on resume, the run validates once before training on when the
+      checkpoint's own validation may not have counted (the checkpoint
+      records no validation of its epoch or iteration) or when the best
+      checkpoint it names is missing; in the latter case the resumed model
+      becomes the best one. Best checkpoints of earlier steps that a kill
+      left behind are removed.
+
+    Args:
+        **kwargs: The options of :class:`~mmengine.hooks.CheckpointHook`.
+    """
+
+    def __init__(self, **kwargs) -> None:
+        unknown = sorted(set(kwargs) - _OWN_OPTIONS)
+        if unknown:
+            close = difflib.get_close_matches(unknown[0], sorted(_OWN_OPTIONS),
+                                              n=1)
+            hint = f'; did you mean {close[0]!r}?' if close else ''
+            raise TypeError(
+                f'checkpoint hook: unknown option(s) {unknown} '
+                f'(default_hooks.checkpoint){hint} Options: '
+                f'{sorted(_OWN_OPTIONS)}')
+        super().__init__(**kwargs)
+
+    # --- best checkpoints -------------------------------------------------
+    def _best_paths(self) -> Dict[str, Optional[str]]:
+        if len(self.key_indicators) == 1:
+            return {self.key_indicators[0]: self.best_ckpt_path}
+        return {k: self.best_ckpt_path_dict.get(k)
+                for k in self.key_indicators}
+
+    def _set_best_paths(self, paths: Dict[str, Optional[str]]) -> None:
+        if len(self.key_indicators) == 1:
+            self.best_ckpt_path = paths[self.key_indicators[0]]
+        else:
+            self.best_ckpt_path_dict.update(paths)
+
+    def _best_info_keys(self, key: str):
+        """The message hub keys of ``key``'s best score and path."""
+        if len(self.key_indicators) == 1:
+            return 'best_score', 'best_ckpt'
+        return f'best_score_{key}', f'best_ckpt_{key}'
+
+    def _remove(self, path: str) -> None:
+        if self.file_backend.isfile(path):
+            self.file_backend.remove(path)
+        elif self.file_backend.isdir(path):
+            self.file_backend.rmtree(path)
+
+    def _save_best_checkpoint(self, runner, metrics) -> None:
+        if not self.save_best or 'auto' in self.key_indicators:
+            return super()._save_best_checkpoint(runner, metrics)
+        old = self._best_paths()
+        # Hidden from the stock method, which would remove them first.
+        self._set_best_paths(dict.fromkeys(old))
+        try:
+            super()._save_best_checkpoint(runner, metrics)
+        except BaseException:
+            self._set_best_paths(old)
+            raise
+        new = self._best_paths()
+        for key, path in old.items():
+            if new[key] is None:  # not improved
+                new[key] = path
+            elif path and path != new[key] and is_main_process():
+                self._remove(path)
+                runner.logger.info(
+                    f'The previous best checkpoint {path} is removed')
+        self._set_best_paths(new)
+
+    # --- the last_checkpoint pointer ---------------------------------------
+    def _save_checkpoint_with_step(self, runner, step, meta):
+        """The stock method (MMEngine 0.10), the pointer written atomically."""
+        if self.max_keep_ckpts > 0 and not (self.keep_ckpt_ids
+                                            and self.keep_ckpt_ids[-1] == step):
+            if len(self.keep_ckpt_ids) == self.max_keep_ckpts:
+                old_step = self.keep_ckpt_ids.popleft()
+                if is_main_process():
+                    self._remove(self.file_backend.join_path(
+                        self.out_dir, self.filename_tmpl.format(old_step)))
+            self.keep_ckpt_ids.append(step)
+            runner.message_hub.update_info('keep_ckpt_ids',
+                                           list(self.keep_ckpt_ids))
+        ckpt_filename = self.filename_tmpl.format(step)
+        self.last_ckpt = self.file_backend.join_path(self.out_dir,
+                                                     ckpt_filename)
+        runner.message_hub.update_info('last_ckpt', self.last_ckpt)
+        runner.save_checkpoint(
+            self.out_dir,
+            ckpt_filename,
+            self.file_client_args,
+            save_optimizer=self.save_optimizer,
+            save_param_scheduler=self.save_param_scheduler,
+            meta=meta,
+            by_epoch=self.by_epoch,
+            backend_args=self.backend_args,
+            **self.args)
+        if is_main_process():
+            AtomicLocalBackend().put_text(
+                str(self.last_ckpt), osp.join(runner.work_dir,
+                                              'last_checkpoint'))
+
+    # --- start and resume ----------------------------------------------------
+    def before_train(self, runner) -> None:
+        super().before_train(runner)
+        if is_main_process():
+            for folder in {str(self.out_dir), runner.work_dir}:
+                if osp.isdir(folder):
+                    remove_stale_temp_files(folder)
+        if runner.iter > 0 and self.save_best:
+            self._check_best_after_resume(runner)
+
+    def after_val_epoch(self, runner, metrics) -> None:
+        # Saved with the checkpoint when the best one changes: a resumed run
+        # then knows this validation counted.
+        runner.message_hub.update_info('validated_step', self._step(runner))
+        super().after_val_epoch(runner, metrics)
+
+    def _step(self, runner) -> int:
+        return runner.epoch if self.by_epoch else runner.iter
+
+    def _validation_due(self, runner) -> bool:
+        """Whether the train loop validates at the resumed step."""
+        loop = runner.train_loop
+        if runner.val_loop is None or not hasattr(loop, 'val_interval'):
+            return False
+        step = self._step(runner)
+        by_epoch = isinstance(loop, EpochBasedTrainLoop)
+        if by_epoch != self.by_epoch:
+            return False
+        last = loop.max_epochs if by_epoch else loop.max_iters
+        return step >= loop.val_begin and (step % loop.val_interval == 0
+                                           or step == last)
+
+    def _best_files(self, key: str) -> Dict[str, int]:
+        """Best checkpoints of ``key`` in the out dir, with their steps."""
+        prefix = f'best_{key}_'.replace('/', '_')
+        pattern = re.compile(
+            re.escape(prefix + self.filename_tmpl).replace(r'\{\}', r'(\d+)')
+            + '$')
+        found = {}
+        if osp.isdir(str(self.out_dir)):
+            for name in os.listdir(str(self.out_dir)):
+                match = pattern.match(name)
+                if match:
+                    found[osp.join(str(self.out_dir), name)] = int(
+                        match.group(1))
+        return found
+
+    def _check_best_after_resume(self, runner) -> None:
+        hub = runner.message_hub
+        step = self._step(runner)
+        revalidate = (self._validation_due(runner)
+                      and hub.runtime_info.get('validated_step') != step)
+        for key, path in self._best_paths().items():
+            if not path:
+                continue
+            here = osp.join(str(self.out_dir), osp.basename(path))
+            if path != here and osp.exists(here):  # the work dir was moved
+                self._set_best_paths({key: here})
+                hub.update_info(self._best_info_keys(key)[1], here)
+            elif not osp.exists(path):
+                score_key, _ = self._best_info_keys(key)
+                runner.logger.warning(
+                    f'The best checkpoint {path} named by the resumed '
+                    'checkpoint is missing: validating the resumed model, '
+                    'which becomes the best one.')
+                hub.runtime_info.pop(score_key, None)
+                revalidate = runner.val_loop is not None
+        if revalidate:
+            unit = 'epoch' if self.by_epoch else 'iter'
+            runner.logger.info(f'Validating the resumed model ({unit} {step}) '
+                               'before training on.')
+            # The stock hook re-saves the step's checkpoint when the best one
+            # changes, once it knows the checkpoint of this run.
+            self.last_ckpt = hub.runtime_info.get('last_ckpt')
+            runner.val_loop.run()
+        if not is_main_process():
+            return
+        for key, path in self._best_paths().items():
+            if not path:
+                continue
+            for stale, stale_step in self._best_files(key).items():
+                if (osp.basename(stale) != osp.basename(path)
+                        and stale_step <= step):
+                    self._remove(stale)
+                    runner.logger.info(
+                        f'removed {stale}, a best checkpoint superseded by '
+                        f'{path} (left by an interrupted run)')
+
+
+def _valid_checkpoint(path: str) -> bool:
+    """A file ``torch.save`` completed (a zip archive with its directory)."""
+    return osp.isfile(path) and zipfile.is_zipfile(path)
+
+
+def find_resume_checkpoint(work_dir: str) -> Optional[str]:
+    """The checkpoint ``--resume`` (without a path) continues from.
+
+    The one ``work_dir/last_checkpoint`` names; when that file is empty, or
+    names a missing or incomplete checkpoint, the newest complete
+    ``epoch_*.pth`` / ``iter_*.pth`` in ``work_dir`` (with a warning).
+
+    Args:
+        work_dir (str): The run's work dir.
+
+    Returns:
+        str | None: The checkpoint, or None when ``work_dir`` holds no
+        pointer and no checkpoint (the run starts from scratch).
+
+    Raises:
+        FileNotFoundError: The pointer exists but neither it nor the work
+            dir gives a complete checkpoint; the message names both.
+    """
+    pointer = osp.join(work_dir, 'last_checkpoint')
+    named = None
+    if osp.isfile(pointer):
+        with open(pointer) as f:
+            named = f.read().strip()
+        if named and _valid_checkpoint(named):
+            return named
+    candidates = []
+    if osp.isdir(work_dir):
+        for name in os.listdir(work_dir):
+            match = re.fullmatch(r'(epoch|iter)_(\d+)\.pth', name)
+            path = osp.join(work_dir, name)
+            if match and _valid_checkpoint(path):
+                candidates.append((int(match.group(2)), path))
+    if named is None and not candidates:
+        return None
+    problem = (f'{pointer} names {named!r}, which is missing or incomplete'
+               if named else f'{pointer} is empty'
+               if named is not None else f'{pointer} is missing')
+    if not candidates:
+        raise FileNotFoundError(
+            f'cannot resume: {problem}, and {work_dir} holds no complete '
+            'epoch_*.pth or iter_*.pth checkpoint. Pass the checkpoint with '
+            '--resume PATH, or start again without --resume.')
+    newest = max(candidates)[1]
+    print_log(f'{problem}: resuming from the newest complete checkpoint '
+              f'{newest}', logger='current', level=30)
+    return newest

@@ -1,0 +1,55 @@
+"""Bad options are caught before training, naming the option."""
+import sys
+
+import pytest
+from mmengine.config import Config
+
+import mmidc  # noqa: F401
+from mmidc.utils.config_check import check_config
+from tests.helpers import load_tool
+from tests.helpers.tiny_run import write_tiny_config
+
+
+@pytest.fixture(scope='module')
+def config(tmp_path_factory):
+    return write_tiny_config(str(tmp_path_factory.mktemp('options')),
+                             max_epochs=1)
+
+
+def test_checkpoint_hook_typo_fails_when_the_runner_is_built(config, tmp_path):
+    from mmengine.runner import Runner
+    cfg = Config.fromfile(config)
+    cfg.merge_from_dict({'default_hooks.checkpoint.intervl': 1})
+    cfg.work_dir = str(tmp_path)
+    with pytest.raises(TypeError, match=r"'intervl'.*did you mean 'interval'"):
+        Runner.from_cfg(cfg)
+
+
+@pytest.mark.parametrize('option, message', [
+    ({'optim_wrapper.optimizer.lr': 'abc'},
+     r"optim_wrapper.optimizer.lr='abc' is not a number"),
+    ({'optim_wrapper.optimizer.betas': (0.9, 'x')},
+     r'optim_wrapper.optimizer.betas=.* is not a number pair'),
+    ({'train_cfg.max_epochs': -3},
+     r'train_cfg.max_epochs=-3 must be a positive integer'),
+    ({'train_cfg.max_epochs': 0}, r'train_cfg.max_epochs=0'),
+    ({'train_cfg.val_interval': 1.5}, r'train_cfg.val_interval=1.5'),
+], ids=['lr', 'betas', 'negative-epochs', 'zero-epochs', 'interval'])
+def test_bad_value_fails_check_config(config, option, message):
+    cfg = Config.fromfile(config)
+    cfg.merge_from_dict(option)
+    with pytest.raises(ValueError, match=message):
+        check_config(cfg)
+
+
+@pytest.mark.parametrize('tool', ['tools/train.py', 'tools/test.py'])
+@pytest.mark.parametrize('item', ['model.backbone', '=3'])
+def test_cfg_option_without_value_is_a_usage_error(tool, item, monkeypatch,
+                                                   capsys):
+    argv = [tool, 'config.py'] + (['ckpt.pth'] if 'test' in tool else [])
+    monkeypatch.setattr(sys, 'argv', argv + ['--cfg-options', item])
+    with pytest.raises(SystemExit) as exit_info:
+        load_tool(tool).parse_args()
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"'{item}' is not KEY=VALUE" in err and '--cfg-options' in err

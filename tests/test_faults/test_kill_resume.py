@@ -1,0 +1,217 @@
+"""Kills, full disks and broken pointers around checkpoint saves lose
+nothing: the best checkpoint survives, a resume picks up the right file and
+re-validates when it must, leftovers of a killed save are removed.
+
+Faults come from :mod:`tests.helpers.fault_hooks`; every score of
+``RisingScoreMetric`` is a new best, so each validation writes a best
+checkpoint. In-process runs "kill" by raising ``Killed`` where the process
+would die (the files are left as a kill leaves them); the kill in the middle
+of a write is a real ``os._exit`` in a ``tools/train.py`` subprocess.
+"""
+import errno
+import os
+import os.path as osp
+import shutil
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+import mmidc  # noqa: F401
+from tests.helpers import load_tool
+from tests.helpers.fault_hooks import Killed
+from tests.helpers.tiny_run import run_train, train_in_process, write_tiny_config
+
+RISING = """
+custom_imports = dict(imports=['tests.helpers.fault_hooks'],
+                      allow_failed_imports=False)
+val_evaluator = dict(type='RisingScoreMetric')
+default_hooks = dict(logger=dict(interval=1), checkpoint=dict(
+    save_best='score', rule='greater', max_keep_ckpts=-1))
+"""
+
+
+def fault(epoch, best=False, kind='kill'):
+    return dict(custom_hooks=[
+        dict(type='EpochReseedHook'),
+        dict(type='FaultAtSaveHook', epoch=epoch, best=best, fault=kind)])
+
+
+def load(path):
+    return torch.load(path, map_location='cpu', weights_only=True)
+
+
+def files(folder):
+    return sorted(os.listdir(folder))
+
+
+def best_files(folder):
+    return [n for n in files(folder) if n.startswith('best_')]
+
+
+@pytest.fixture(scope='module')
+def config(tmp_path_factory, mmengine_on_cpu):
+    root = str(tmp_path_factory.mktemp('faults'))
+    return write_tiny_config(root, max_epochs=2, extra=RISING)
+
+
+@pytest.fixture(scope='module')
+def finished(config, tmp_path_factory):
+    """A finished 2-epoch run (copy it before changing it)."""
+    work_dir = str(tmp_path_factory.mktemp('finished') / 'work')
+    train_in_process(config, work_dir)
+    return work_dir
+
+
+def test_kill_before_the_new_best_is_written_keeps_the_old_one(
+        config, tmp_path):
+    work_dir = str(tmp_path / 'work')
+    with pytest.raises(Killed):
+        train_in_process(config, work_dir,
+                         cfg_options=fault(epoch=2, best=True))
+    # Epoch 2 validated better; the kill came before its best was written.
+    assert best_files(work_dir) == ['best_score_epoch_1.pth']
+    load(osp.join(work_dir, 'best_score_epoch_1.pth'))
+
+    # The resumed run (nothing left to train) validates epoch 2 again, as
+    # its checkpoint records no validation of it, and writes its best.
+    runner = train_in_process(config, work_dir, resume=True)
+    assert runner.iter == 8
+    assert best_files(work_dir) == ['best_score_epoch_2.pth']
+    hub = load(osp.join(work_dir, 'epoch_2.pth'))['message_hub']
+    assert hub['runtime_info']['best_ckpt'].endswith('best_score_epoch_2.pth')
+
+
+def test_resume_without_its_best_checkpoint_makes_a_new_one(
+        config, tmp_path):
+    """A best checkpoint lost (MMEngine's own hook removes the old best
+    before it writes the new one) is rebuilt from the resumed model."""
+    work_dir = str(tmp_path / 'work')
+    train_in_process(config, work_dir)
+    os.remove(osp.join(work_dir, 'best_score_epoch_2.pth'))
+    runner = train_in_process(config, work_dir, resume=True)
+    assert runner.iter == 8
+    assert best_files(work_dir) == ['best_score_epoch_2.pth']
+
+
+def test_best_checkpoint_superseded_before_a_kill_is_removed_on_resume(
+        config, finished, tmp_path):
+    """A kill after the new best and the epoch checkpoint were written but
+    before the old best was removed leaves two best files: the resumed run
+    removes the one its checkpoint does not name. (The work dir was moved:
+    its checkpoint names the files at their old place.)"""
+    work_dir = str(tmp_path / 'work')
+    shutil.copytree(finished, work_dir)
+    shutil.copy(osp.join(work_dir, 'best_score_epoch_2.pth'),
+                osp.join(work_dir, 'best_score_epoch_1.pth'))
+    runner = train_in_process(config, work_dir, resume=True)
+    assert runner.iter == 8
+    assert best_files(work_dir) == ['best_score_epoch_2.pth']
+    assert best_files(finished) == ['best_score_epoch_2.pth']  # untouched
+
+
+def test_full_disk_during_a_save_keeps_the_previous_checkpoint(
+        config, tmp_path):
+    work_dir = str(tmp_path / 'work')
+    with pytest.raises(OSError) as err:
+        train_in_process(config, work_dir,
+                         cfg_options=fault(epoch=1, kind='full'))
+    assert err.value.errno == errno.ENOSPC
+    assert [n for n in files(work_dir) if 'checkpoint' in n or '.pth' in n] \
+        == ['best_score_epoch_1.pth', 'epoch_1.pth', 'last_checkpoint']
+    with open(osp.join(work_dir, 'last_checkpoint')) as f:
+        assert f.read().endswith('epoch_1.pth')
+    assert load(osp.join(work_dir, 'epoch_1.pth'))['meta']['epoch'] == 1
+
+    runner = train_in_process(config, work_dir, resume=True)
+    assert runner.iter == 8
+    assert best_files(work_dir) == ['best_score_epoch_2.pth']
+
+
+def test_kill_during_a_write_leaves_a_temp_file_the_next_start_removes(
+        config, tmp_path):
+    work_dir = str(tmp_path / 'work')
+    exit_config = write_tiny_config(
+        osp.dirname(config), max_epochs=2, name='tiny_exit.py',
+        extra=RISING + f'custom_hooks = {fault(epoch=1, kind="exit")["custom_hooks"]!r}\n')
+    killed = run_train(exit_config, '--work-dir', work_dir)
+    assert killed.returncode == 3, killed.stderr[-3000:]
+    temps = [n for n in files(work_dir) if n.endswith('.tmp')]
+    # killed while epoch_1.pth was written again, with its new best
+    assert len(temps) == 1 and temps[0].startswith('.epoch_1.pth.')
+    assert os.path.getsize(osp.join(work_dir, temps[0])) > 10000
+    with open(osp.join(work_dir, 'last_checkpoint')) as f:
+        assert f.read().endswith('epoch_1.pth')
+
+    runner = train_in_process(config, work_dir, resume=True)
+    assert runner.iter == 8
+    assert not [n for n in files(work_dir) if n.endswith('.tmp')]
+    assert load(osp.join(work_dir, 'epoch_2.pth'))['meta']['epoch'] == 2
+
+
+def test_checkpoints_and_pointer_are_written_atomically_with_mode_0644(
+        config, tmp_path, monkeypatch):
+    replaced = []
+    real_replace = os.replace
+
+    def replace(src, dst):
+        replaced.append(osp.basename(dst))
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, 'replace', replace)
+    umask = os.umask(0o022)
+    try:
+        work_dir = str(tmp_path / 'work')
+        train_in_process(config, work_dir,
+                         cfg_options=dict(train_cfg=dict(max_epochs=1)))
+    finally:
+        os.umask(umask)
+    assert {'epoch_1.pth', 'best_score_epoch_1.pth',
+            'last_checkpoint'} <= set(replaced)
+    for name in ('epoch_1.pth', 'best_score_epoch_1.pth', 'last_checkpoint'):
+        mode = os.stat(osp.join(work_dir, name)).st_mode & 0o777
+        assert mode == 0o644, (name, oct(mode))
+
+
+# --- the last_checkpoint pointer on --resume -------------------------------
+def resume_args(work_dir):
+    return SimpleNamespace(config='tiny.py', launcher='none',
+                           work_dir=work_dir, fused_optim=False, amp=None,
+                           compile=None, image_cache=False, resume='auto')
+
+
+@pytest.mark.parametrize('pointer', ['', 'gone/epoch_9.pth', 'truncated'])
+def test_resume_with_a_bad_pointer_takes_the_newest_complete_checkpoint(
+        finished, tmp_path, pointer):
+    from mmengine.config import Config
+    work_dir = str(tmp_path / 'work')
+    shutil.copytree(finished, work_dir)
+    newest = 'epoch_2.pth'
+    if pointer == 'truncated':  # a torn write of the newest checkpoint
+        pointer = osp.join(work_dir, newest)
+        with open(pointer, 'r+b') as f:
+            f.truncate(1000)
+        newest = 'epoch_1.pth'
+    with open(osp.join(work_dir, 'last_checkpoint'), 'w') as f:
+        f.write(pointer)
+    cfg = load_tool('tools/train.py').merge_args(
+        Config(dict(work_dir=work_dir)), resume_args(work_dir))
+    assert cfg.resume is True
+    assert cfg.load_from == osp.join(work_dir, newest)
+
+
+def test_resume_with_an_empty_pointer_and_no_checkpoint_names_the_pointer(
+        tmp_path):
+    from mmidc.engine import find_resume_checkpoint
+    (tmp_path / 'last_checkpoint').write_text('')
+    with pytest.raises(FileNotFoundError,
+                       match=r'last_checkpoint is empty.*--resume PATH'):
+        find_resume_checkpoint(str(tmp_path))
+    os.remove(tmp_path / 'last_checkpoint')
+    assert find_resume_checkpoint(str(tmp_path)) is None  # a fresh start
+
+
+def test_pointer_of_a_finished_run_is_followed(finished):
+    from mmidc.engine import find_resume_checkpoint
+    assert find_resume_checkpoint(finished) == osp.join(finished,
+                                                        'epoch_2.pth')
