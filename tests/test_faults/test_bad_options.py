@@ -53,3 +53,18 @@ def test_cfg_option_without_value_is_a_usage_error(tool, item, monkeypatch,
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert f"'{item}' is not KEY=VALUE" in err and '--cfg-options' in err
+
+
+@pytest.mark.parametrize('tool, argv', [
+    ('tools/analysis_tools/validation_cost.py', ['config.py', 'ckpt.pth']),
+    ('tools/analysis_tools/change_type_probe.py', ['config.py']),
+    ('tools/dataset_converters/extract_pair_features.py',
+     ['config.py', '--cache-dir', 'out']),
+    ('tools/dataset_converters/build_resized_cache.py', ['config.py']),
+    ('tools/dataset_converters/make_hard_negatives.py', ['config.py']),
+])
+def test_every_tool_names_a_cfg_option_without_value(tool, argv, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        load_tool(tool).parse_args(argv + ['--cfg-options', 'model.backbone'])
+    assert exit_info.value.code == 2
+    assert "'model.backbone' is not KEY=VALUE" in capsys.readouterr().err

@@ -31,7 +31,7 @@ import time
 
 import torch
 import torch.nn.functional as F
-from mmengine.config import Config, DictAction
+from mmengine.config import Config
 from mmengine.dataset import pseudo_collate
 from mmengine.registry import init_default_scope
 from torch import nn
@@ -43,6 +43,7 @@ from mmidc.datasets.synthetic.properties import \
     CHANGE_TYPES as SYNTHETIC_CHANGE_TYPES
 from mmidc.models.necks import PairPooling
 from mmidc.registry import DATASETS, MODELS
+from mmidc.utils.cfg_options import CfgOptionsAction
 
 # the synthetic set's change types (sorted) and no-change pairs' 'none'
 CHANGE_TYPES = tuple(sorted(SYNTHETIC_CHANGE_TYPES)) + ('none', )
@@ -66,7 +67,7 @@ def parse_args(argv=None):
     parser.add_argument('--threads', type=int, default=None,
                         help='torch threads (default: torch\'s)')
     parser.add_argument('--seed', type=int, default=0)
-    parser.add_argument('--cfg-options', nargs='+', action=DictAction,
+    parser.add_argument('--cfg-options', nargs='+', action=CfgOptionsAction,
                         help='override config keys (key=value)')
     return parser.parse_args(argv)
 

@@ -17,10 +17,11 @@ import tempfile
 import time
 
 import torch
-from mmengine.config import Config, DictAction
+from mmengine.config import Config
 from mmengine.runner import Runner
 
 import mmidc  # noqa: F401  (registers every component)
+from mmidc.utils.cfg_options import CfgOptionsAction
 
 
 def parse_args(argv=None):
@@ -30,7 +31,7 @@ def parse_args(argv=None):
     parser.add_argument('checkpoint')
     parser.add_argument('--split', default='val', choices=('val', 'test'),
                         help='the loader and evaluators timed')
-    parser.add_argument('--cfg-options', nargs='+', action=DictAction,
+    parser.add_argument('--cfg-options', nargs='+', action=CfgOptionsAction,
                         help='override config settings')
     return parser.parse_args(argv)
 

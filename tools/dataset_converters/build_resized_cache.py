@@ -25,12 +25,13 @@ import os.path as osp
 import sys
 import time
 
-from mmengine.config import Config, DictAction
+from mmengine.config import Config
 from mmengine.registry import init_default_scope
 
 import mmidc  # noqa: F401  (registers the data sets)
 from mmidc.datasets import build_pair_image_cache, default_cache_dir
 from mmidc.datasets.loader_setup import dataset_image_paths, loader_dataset
+from mmidc.utils.cfg_options import CfgOptionsAction
 
 DATALOADERS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
 
@@ -56,7 +57,7 @@ def parse_args(argv=None):
     parser.add_argument('--rebuild', action='store_true',
                         help='rebuild shards that are already current (same '
                         'images, size, source sizes and mtimes)')
-    parser.add_argument('--cfg-options', nargs='+', action=DictAction,
+    parser.add_argument('--cfg-options', nargs='+', action=CfgOptionsAction,
                         help='override config settings, key=value')
     args = parser.parse_args(argv)
     if bool(args.config) == bool(args.dataset_type):

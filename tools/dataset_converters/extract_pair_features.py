@@ -22,13 +22,14 @@ import time
 import numpy as np
 import torch
 from mmcv.transforms import Compose
-from mmengine.config import Config, DictAction
+from mmengine.config import Config
 from mmengine.registry import init_default_scope
 from mmengine.utils import ProgressBar
 
 import mmidc  # noqa: F401  (registers every component)
 from mmidc.datasets import write_feature_shard
 from mmidc.registry import DATASETS, MODELS, TRANSFORMS
+from mmidc.utils.cfg_options import CfgOptionsAction
 
 DATALOADERS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
 IMAGE_STEPS = ('LoadImagePair', 'ResizePair')
@@ -45,7 +46,7 @@ def parse_args(argv=None):
                         else 'cpu')
     parser.add_argument('--batch-size', type=int, default=32,
                         help='images per forward pass')
-    parser.add_argument('--cfg-options', nargs='+', action=DictAction)
+    parser.add_argument('--cfg-options', nargs='+', action=CfgOptionsAction)
     return parser.parse_args(argv)
 
 

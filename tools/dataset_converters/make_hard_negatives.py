@@ -28,7 +28,7 @@ import random
 import sys
 import time
 
-from mmengine.config import Config, DictAction
+from mmengine.config import Config
 from mmengine.registry import init_default_scope
 from mmengine.utils import ProgressBar
 
@@ -37,6 +37,7 @@ from mmidc.datasets.hard_negatives import (DEFAULT_ROLE_PAIRS, KINDS,
                                            HardNegativeGenerator,
                                            save_hard_negatives)
 from mmidc.registry import DATASETS
+from mmidc.utils.cfg_options import CfgOptionsAction
 
 
 def parse_args(argv=None):
@@ -64,9 +65,9 @@ def parse_args(argv=None):
     parser.add_argument('--synonym-threshold', type=float, default=0.28)
     parser.add_argument('--show', type=int, default=5, help='print this many '
                         'negatives of each kind')
-    parser.add_argument('--cfg-options', nargs='+', action=DictAction,
+    parser.add_argument('--cfg-options', nargs='+', action=CfgOptionsAction,
                         help='override config settings, key=value')
-    parser.add_argument('--dataset-options', nargs='+', action=DictAction,
+    parser.add_argument('--dataset-options', nargs='+', action=CfgOptionsAction,
                         default={}, metavar='KEY=VALUE',
                         help="the data set's own arguments, e.g. "
                         'skip_missing_images=True')
