@@ -1,6 +1,7 @@
 # The CPU quickstart's schedule: the tiny model starts from random weights
 # (no CLIP checkpoint), so every parameter gets a normal learning rate, with
-# a short warm-up and a cosine decay over `max_epochs`.
+# a short warm-up and a cosine decay over `train_cfg.max_epochs` (the
+# run's, also when a child config changes it).
 max_epochs = 5
 optim_wrapper = dict(
     type='OptimWrapper',
@@ -13,7 +14,9 @@ optim_wrapper = dict(
 param_scheduler = [
     dict(type='LinearLR', start_factor=0.02, by_epoch=False, begin=0,
          end=50),
-    dict(type='CosineAnnealingLR', by_epoch=True, begin=0, end=max_epochs,
+    # No `end`: MMEngine ends it at train_cfg.max_epochs, so a child config
+    # that changes max_epochs keeps the whole decay.
+    dict(type='CosineAnnealingLR', by_epoch=True, begin=0,
          eta_min_ratio=0.05, convert_to_iter_based=True),
 ]
 # Validate (and pick the best checkpoint) at the end only: minutes matter.
