@@ -24,6 +24,6 @@ test_evaluator = val_evaluator
 # The quickstart's stage 1 settings (see its config for the reasons).
 max_epochs = 2
 optim_wrapper = dict(optimizer=dict(lr=3e-4))
-train_cfg = dict(max_epochs=max_epochs, val_interval=max_epochs)
+train_cfg = dict(max_epochs=max_epochs)  # validated every epoch
 default_hooks = dict(checkpoint=dict(save_best='rsum', rule='greater'),
                      logger=dict(interval=10))

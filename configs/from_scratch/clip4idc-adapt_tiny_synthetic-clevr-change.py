@@ -34,6 +34,6 @@ param_scheduler = [
     dict(type='CosineAnnealingLR', by_epoch=True, begin=0,
          eta_min_ratio=0.05, convert_to_iter_based=True),
 ]
-train_cfg = dict(max_epochs=max_epochs, val_interval=max_epochs)
+train_cfg = dict(max_epochs=max_epochs)  # validated every epoch
 default_hooks = dict(checkpoint=dict(save_best='rsum', rule='greater'),
                      logger=dict(interval=10))

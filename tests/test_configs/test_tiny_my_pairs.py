@@ -25,7 +25,7 @@ def tiny_run_cfg(name: str, data_root: str, work_dir: str,
         'train_dataloader.dataset.data_root': data_root,
         'val_dataloader.dataset.data_root': data_root,
         'test_dataloader.dataset.data_root': data_root,
-        'train_cfg.max_epochs': 1, 'train_cfg.val_interval': 1,
+        'train_cfg.max_epochs': 1,
         'randomness': dict(seed=0), **options})
     apply_launch_args(cfg, path, 'none', work_dir)
     check_config(cfg)

@@ -43,7 +43,7 @@ ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 DEFAULT_TITLE = 'CLIP4IDC ablations in miniature'
 
 # Validate every epoch in both stages, so that the checkpoint is chosen on
-# val (the configs validate at the end only, to save minutes).
+# val (the tiny configs do so too; named here so that a run's plan says it).
 COMMON_ADAPT_OPTIONS = ('train_cfg.val_interval=1', )
 COMMON_CAPTION_OPTIONS = ('train_cfg.val_interval=1', )
 # The tiny encoder has 4 blocks; the recipe's split is 3 intra + 1 inter.
