@@ -2,7 +2,6 @@
 curve in ``vis_data/scalars.json`` without changing the training, MMPretrain's
 ``analyze_logs.py`` plots it, and the TensorBoard backend writes events."""
 import json
-import os.path as osp
 import subprocess
 import sys
 from pathlib import Path
