@@ -31,7 +31,8 @@ model = dict(
     # text encoder (CLIP's, kept frozen by stage 1), as in the published code.
     # To predict only the tokens of the training captions (CLIP's rows of
     # them; a faster head step), add
-    #   vocab=dict(captions_from=dict(type='CLEVRChangeDataset',
+    #   vocab=dict(_delete_=True,  # replaces the base's vocab=None
+    #              captions_from=dict(type='CLEVRChangeDataset',
     #                                 data_root=data_root, split='train'),
     #              cache_file='work_dirs/caption_vocab/clevr-change_train.json')
     head=dict(pretrained=adapt_work_dir + '/best_rsum_*.pth',

@@ -23,7 +23,8 @@ model = dict(
     # text encoder (the published code's setting outside Spot-the-Diff).
     # To predict only the tokens of the training captions (CLIP's rows of
     # them; a faster head step), add
-    #   vocab=dict(captions_from=dict(type='ImageEditingRequestDataset',
+    #   vocab=dict(_delete_=True,  # replaces the base's vocab=None
+    #              captions_from=dict(type='ImageEditingRequestDataset',
     #                                 data_root=data_root, split='train'),
     #              cache_file='work_dirs/caption_vocab/'
     #              'image-editing-request_train.json')

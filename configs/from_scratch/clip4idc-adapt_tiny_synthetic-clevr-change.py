@@ -29,9 +29,11 @@ optim_wrapper = dict(optimizer=dict(lr=3e-4))
 param_scheduler = [
     dict(type='LinearLR', start_factor=0.02, by_epoch=False, begin=0,
          end=50),
-    dict(type='CosineAnnealingLR', by_epoch=True, begin=0, end=max_epochs,
+    # No `end`: MMEngine ends it at train_cfg.max_epochs, so a child config
+    # that changes max_epochs keeps the whole decay.
+    dict(type='CosineAnnealingLR', by_epoch=True, begin=0,
          eta_min_ratio=0.05, convert_to_iter_based=True),
 ]
-train_cfg = dict(max_epochs=max_epochs, val_interval=max_epochs)
+train_cfg = dict(max_epochs=max_epochs)  # validated every epoch
 default_hooks = dict(checkpoint=dict(save_best='rsum', rule='greater'),
                      logger=dict(interval=10))

@@ -49,7 +49,9 @@ max_epochs = 1
 param_scheduler = [
     dict(type='LinearLR', start_factor=0.02, by_epoch=False, begin=0,
          end=50),
-    dict(type='CosineAnnealingLR', by_epoch=True, begin=0, end=max_epochs,
+    # No `end`: MMEngine ends it at train_cfg.max_epochs, so a child config
+    # that changes max_epochs keeps the whole decay.
+    dict(type='CosineAnnealingLR', by_epoch=True, begin=0,
          eta_min_ratio=0.05, convert_to_iter_based=True),
 ]
 train_cfg = dict(_delete_=True, type='EpochBasedTrainLoop', max_epochs=max_epochs)

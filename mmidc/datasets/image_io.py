@@ -1,8 +1,9 @@
 """Image decoding and resizing shared by the transforms and the cache."""
-import os.path as osp
-from typing import Sequence, Tuple, Union
+import io
+from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
+from mmengine import fileio
 from PIL import Image
 
 #: 16/32-bit integer grey modes: PIL's ``convert('RGB')`` clips them, so they
@@ -10,20 +11,31 @@ from PIL import Image
 _WIDE_GREY_MODES = ('I', 'I;16', 'I;16B', 'I;16L', 'I;16N')
 
 
-def read_rgb(path: str) -> np.ndarray:
+def read_rgb(path: str, backend_args: Optional[dict] = None) -> np.ndarray:
     """Decode an image file into an RGB uint8 array ``[H, W, 3]``.
 
     RGBA / LA lose their alpha (CLEVR's alpha channel is opaque), palette,
     grey, 16-bit grey and CMYK images are converted to RGB.
 
+    Args:
+        path (str): The image: a local path, or any path or URI that
+            :func:`mmengine.fileio.get` reads (``s3://...``, ``http://...``,
+            a registered backend's prefix).
+        backend_args (dict, optional): MMEngine's file backend arguments,
+            e.g. ``dict(backend='petrel', path_mapping=...)``. Defaults to
+            None: the backend is inferred from ``path``'s prefix (local
+            files without one).
+
     Raises:
         FileNotFoundError: ``path`` does not exist.
         OSError: the file cannot be decoded; the message names ``path``.
     """
-    if not osp.isfile(path):
-        raise FileNotFoundError(f'image not found: {path}')
     try:
-        with Image.open(path) as img:
+        data = fileio.get(path, backend_args=backend_args)
+    except (FileNotFoundError, IsADirectoryError):
+        raise FileNotFoundError(f'image not found: {path}') from None
+    try:
+        with Image.open(io.BytesIO(data)) as img:
             img.load()
             if img.mode in _WIDE_GREY_MODES:
                 grey = np.asarray(img, dtype=np.float32) / 257.0

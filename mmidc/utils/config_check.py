@@ -1,6 +1,7 @@
 """Catch config mistakes before a run starts."""
 import difflib
 import inspect
+from typing import Iterator, Optional, Tuple
 
 from mmengine.config import Config
 from mmengine.runner import Runner
@@ -25,8 +26,12 @@ def check_config(cfg: Config) -> None:
     training batch size with ``PairedSceneSampler``, and a caption head's
     ``loss_reduction='paired_scene_sum'`` without that sampler, are a
     ``ValueError``; so are a non-numeric optimizer setting
-    (``optim_wrapper.optimizer.lr='abc'``) and a training length or interval
-    that is not a positive integer (``train_cfg.max_epochs=-3``).
+    (``optim_wrapper.optimizer.lr='abc'``), a training length or interval
+    that is not a positive integer (``train_cfg.max_epochs=-3``) and a
+    pipeline image size that differs from the CLIP4IDC backbone's
+    (:func:`check_image_size`). A learning-rate schedule that ends before
+    or after ``train_cfg.max_epochs`` is logged as a warning
+    (:func:`check_schedule_end`).
     """
     known = runner_keys() | _CONVENTIONAL_KEYS
     for key in cfg.keys():
@@ -38,6 +43,96 @@ def check_config(cfg: Config) -> None:
                            f'did you mean {close[0]!r}?')
     _check_paired_scene_batches(cfg)
     _check_numbers(cfg)
+    check_image_size(cfg)
+    check_schedule_end(cfg)
+
+
+def _backbone_image_size(backbone: dict) -> Optional[Tuple[int, int]]:
+    """``(H, W)`` a CLIP4IDC-style backbone (one with an open_clip ``arch``)
+    is built for: its ``img_size``, else its arch's; None for others."""
+    from mmidc.datasets.image_io import to_hw
+    if not isinstance(backbone, dict) or 'arch' not in backbone:
+        return None
+    size = backbone.get('img_size')
+    if size is None:
+        from mmidc.models.utils.open_clip_utils import get_clip_config
+        size = get_clip_config(backbone['arch'])['vision_cfg'].get(
+            'image_size', 224)  # open_clip's CLIPVisionCfg default
+    return to_hw(size, 'model.backbone.img_size')
+
+
+def _pipeline_sizes(cfg: Config) -> Iterator[Tuple[str, Tuple[int, int]]]:
+    """``(where, (H, W))`` of each ``ResizePair`` in the loaders' pipelines
+    (through wrapper data sets' ``dataset``)."""
+    from mmidc.datasets.image_io import to_hw
+    for loader_key in ('train_dataloader', 'val_dataloader',
+                       'test_dataloader'):
+        loader = cfg.get(loader_key) or {}
+        dataset, where = loader.get('dataset'), f'{loader_key}.dataset'
+        while isinstance(dataset, dict):
+            for k, step in enumerate(dataset.get('pipeline') or []):
+                if isinstance(step, dict) and step.get('type') == 'ResizePair':
+                    yield (f'{where}.pipeline[{k}] (ResizePair)',
+                           to_hw(step['size'], f'{where}.pipeline[{k}].size'))
+            dataset, where = dataset.get('dataset'), where + '.dataset'
+
+
+def check_image_size(cfg: Config) -> None:
+    """The images the pipelines resize to must be the size the backbone's
+    positional embeddings are for.
+
+    A CLIP4IDC backbone built for ``(H, W)`` fed another size resizes its
+    embeddings on the fly, which works only from a square grid (the tiny
+    96x144 model fed 224x224 fails at the first step, far from the cause).
+
+    Raises:
+        ValueError: naming the pipeline step, both sizes and the two
+            settings that fix it.
+    """
+    model = cfg.get('model') or {}
+    expected = _backbone_image_size(model.get('backbone'))
+    if expected is None:
+        return
+    for where, size in _pipeline_sizes(cfg):
+        if size != expected:
+            raise ValueError(
+                f'{where} resizes images to (H, W)={size}, but '
+                f'model.backbone is built for {expected} (its img_size, '
+                f'else its arch\'s vision_cfg.image_size): set the '
+                f'pipeline size to {expected} or model.backbone.img_size='
+                f'{size}')
+
+
+def check_schedule_end(cfg: Config) -> None:
+    """Warn when the epoch-based learning-rate schedule does not end at
+    ``train_cfg.max_epochs``.
+
+    A scheduler with an explicit ``end`` keeps it when a child config
+    raises ``max_epochs`` (the rate then stays at its final value), or cuts
+    the decay short when it lowers it. Leaving ``end`` out makes MMEngine
+    end the scheduler at the run's ``max_epochs``.
+    """
+    from mmengine.logging import print_log
+    train_cfg = cfg.get('train_cfg') or {}
+    max_epochs = train_cfg.get('max_epochs')
+    schedulers = cfg.get('param_scheduler') or []
+    if isinstance(schedulers, dict):
+        schedulers = [schedulers]
+    if not isinstance(max_epochs, int) or not isinstance(schedulers, list):
+        return
+    by_epoch = [s for s in schedulers
+                if isinstance(s, dict) and s.get('by_epoch', True)]
+    if any(s.get('end') is None for s in by_epoch):
+        return  # MMEngine ends that one at max_epochs
+    ends = [s['end'] for s in by_epoch if isinstance(s['end'], int)]
+    if ends and max(ends) != max_epochs:
+        print_log(
+            f'param_scheduler ends at epoch {max(ends)} but '
+            f'train_cfg.max_epochs={max_epochs}: the learning rate '
+            + ('stays at its final value from then on'
+               if max(ends) < max_epochs else 'never reaches its final value')
+            + "; leave the last scheduler's end out to end it at "
+            'max_epochs', logger='current', level=30)
 
 
 def _check_paired_scene_batches(cfg: Config) -> None:

@@ -135,6 +135,30 @@ def make_generic_tree(root: str, ann_name: str = 'pairs.json',
     return records
 
 
+def make_my_pairs_tree(root: str, splits: Dict[str, int] = None,
+                       size: Tuple[int, int] = (60, 40)) -> Dict[str, int]:
+    """Your own pairs as docs/new_dataset.md describes them:
+    ``{split}.jsonl`` with ``img1`` / ``img2`` / ``captions`` records, images
+    under ``before/`` and ``after/``; ``splits`` maps split -> pair count."""
+    splits = splits or {'train': 8, 'val': 4, 'test': 4}
+    colours = ('red', 'blue', 'green', 'gray')
+    for split, count in splits.items():
+        records = []
+        for k in range(count):
+            name = f'{split}_{k:03d}.png'
+            for folder, seed in (('before', 2 * k), ('after', 2 * k + 1)):
+                os.makedirs(osp.join(root, folder), exist_ok=True)
+                scene_image(size, seed, mode='RGB').save(
+                    osp.join(root, folder, name))
+            colour = colours[k % len(colours)]
+            records.append(dict(
+                img1=f'before/{name}', img2=f'after/{name}',
+                captions=[f'the {colour} ball has moved',
+                          f'a {colour} ball changed its place']))
+        write_records(osp.join(root, f'{split}.jsonl'), records)
+    return splits
+
+
 def write_records(path: str, records: Sequence) -> None:
     """A JSON list, or JSONL when ``path`` ends with ``.jsonl``."""
     if path.endswith('.jsonl'):

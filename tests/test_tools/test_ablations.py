@@ -215,3 +215,65 @@ def test_every_row_builds_and_trains_a_step(ablations, stage, one_thread):
         losses = model(**model.data_preprocessor(batch, True), mode='loss')
         loss = sum(v for k, v in losses.items() if 'loss' in k)
         assert torch.isfinite(loss), (row['name'], stage)
+
+
+def test_report_names_each_runs_commit_and_the_specs_title(ablations,
+                                                            tmp_path):
+    rows = [dict(name='recipe', label='(a) recipe', adapt=False)]
+    results = [dict(_result('recipe', 0, 110.0), commit='1111111'),
+               _result('recipe', 1, 120.0)]  # a run of an older tool
+    meta = dict(select='CIDEr', adapt_options=[], caption_options=[],
+                machine='m', commit='2222222', command='c', written='w',
+                title=ablations.load_title(None))
+    report = ablations.format_report(rows, results, meta)
+    assert report.startswith(f'# {ablations.DEFAULT_TITLE}\n')
+    runs = [line for line in report.splitlines()
+            if line.startswith('| recipe |')]
+    assert runs[0].endswith('| 1111111 |')
+    assert runs[1].endswith('| not recorded |')
+    assert 'this page written at 2222222' in report
+
+    spec = tmp_path / 'my_rows.py'
+    spec.write_text("rows = [dict(name='a', label='A', adapt=False)]\n")
+    assert ablations.load_title(str(spec)) == (
+        f'{ablations.DEFAULT_TITLE}: my_rows')
+    spec.write_text("title = 'Options'\n"
+                    "rows = [dict(name='a', label='A', adapt=False)]\n")
+    assert ablations.load_title(str(spec)) == 'Options'
+    shipped = ablations.load_title(
+        'tools/analysis_tools/ablation_specs/from_scratch_options.py')
+    assert shipped != ablations.DEFAULT_TITLE
+
+
+def test_a_run_records_the_commit_it_trained_with(ablations, tmp_path,
+                                                  monkeypatch):
+    """train_and_test writes its own commit into result.json, taken when
+    the run starts (not when a later --dry-run rewrites the table)."""
+    commits = iter(['run-commit', 'later-commit'])
+    monkeypatch.setattr(ablations, 'commit_info',
+                        lambda table=None: next(commits))
+
+    class Quickstart:
+        ADAPT_CFG, CAPTION_CFG = 'adapt.py', 'caption.py'
+
+        @staticmethod
+        def train_stage(*args, **kwargs):
+            pass
+
+        @staticmethod
+        def best_checkpoint(work_dir, key):
+            return f'{work_dir}/best.pth'
+
+        @staticmethod
+        def test_stage(*args, **kwargs):
+            return {'CIDEr': 100.0}, None, None
+
+    monkeypatch.setattr(ablations, 'selected_val_scores', lambda *a: {})
+    args = ablations.parse_args(['--out', str(tmp_path / 'page.md')])
+    run_dir = tmp_path / 'run'
+    run_dir.mkdir()
+    row = dict(name='no-adapt', label='B', adapt=False)
+    result = ablations.train_and_test(row, 0, args, Quickstart, str(run_dir))
+    assert result['commit'] == 'run-commit'
+    assert json.loads((run_dir / 'result.json').read_text())[
+        'commit'] == 'run-commit'

@@ -32,8 +32,8 @@ def _model(config):
 
 
 def _old_layout(state):
-    """The state dict as mmidc 0.x named it (written out independently of
-    the tool's table: the old options' attribute names)."""
+    """The state dict as earlier mmidc versions named it (written out
+    independently of the tool's table: the old options' attribute names)."""
     old = {}
     for key, value in state.items():
         if key == 'head.extra_embed':

@@ -97,12 +97,13 @@ def predictions(pairs, false_change=(), false_distractor=()):
     return records
 
 
-def finished_run(work, row, seed, scores, val, times, records, mtime=None):
+def finished_run(work, row, seed, scores, val, times, records, mtime=None,
+                 commit='abc1234'):
     """``<work>/<row>/seed<S>``: result.json as run_one writes it and the test
     stage's predictions file."""
     base = osp.join(work, row, f'seed{seed}')
     os.makedirs(osp.join(base, 'test'), exist_ok=True)
-    result = dict(row=row, seed=seed, commit='abc1234', test_scores=scores,
+    result = dict(row=row, seed=seed, commit=commit, test_scores=scores,
                   val_CIDEr=val, checkpoint='x.pth')
     for stage, (wall, cpu) in times.items():
         result[stage] = dict(wall_s=wall, cpu_s=cpu,
@@ -144,7 +145,8 @@ def test_summary_table(tool, tmp_path, monkeypatch, capsys):
         work, 'mlm', 1,
         scores_of(46.0, [53.0, 34.0, 21.0, 16.0, 27.0, 95.0]), 49.0,
         dict(pretrain=(90, 60), caption=(180, 120), test=(90, 60)),
-        predictions(pairs, false_change={0, 1, 2, 3}), mtime=2e9)
+        predictions(pairs, false_change={0, 1, 2, 3}), mtime=2e9,
+        commit='def5678')  # each run's own commit
     # an earlier, interrupted test of that run left an older predictions
     # file (every caption false): the newest one is graded
     stale = osp.join(base, 'test', 'predictions_20250101_000000.json')
@@ -173,7 +175,7 @@ def test_summary_table(tool, tmp_path, monkeypatch, capsys):
     header = cells(lines[0])
     assert header == ['row', 'seeds', 'val CIDEr', 'test CIDEr total',
                       *TYPES, 'test captions true %', 'wall min / run',
-                      'CPU min / run']
+                      'CPU min / run', 'commits']
     assert len(cells(lines[1])) == len(header)
     rows = [cells(line) for line in lines[2:]]
     # one line per row that has runs, in the tool's row order (not the
@@ -184,16 +186,19 @@ def test_summary_table(tool, tmp_path, monkeypatch, capsys):
     no_pre, mlm, full = rows
     assert no_pre == ['no pre-training', '2', '-', '12.34', '5.00', '6.00',
                       '7.00', '-', '8.00', '99.00', '100.00',
-                      f'{(300 + 60) / 60:.1f}', f'{(150 + 30) / 60:.1f}']
+                      f'{(300 + 60) / 60:.1f}', f'{(150 + 30) / 60:.1f}',
+                      'abc1234']
     assert mlm == [
         'MLM', '0,1', two(45.0, 49.0), two(40.0, 46.0), two(50.0, 53.0),
         two(30.0, 34.0), two(20.0, 21.0), two(10.0, 16.0), two(25.0, 27.0),
         two(90.0, 95.0), two(100 * 7 / 8, 100 * 4 / 8),
-        f'{(240 + 360) / 2 / 60:.1f}', f'{(120 + 240) / 2 / 60:.1f}']
+        f'{(240 + 360) / 2 / 60:.1f}', f'{(120 + 240) / 2 / 60:.1f}',
+        'abc1234, def5678']
     assert mlm[2:4] == ['47.00 ± 2.83', '43.00 ± 4.24']
     assert mlm[10] == '68.75 ± 26.52'
     assert full == ['MLM + MVCL + FDA', '0', '60.25', '55.50', '1.00', '2.00',
-                    '3.00', '4.00', '5.00', '6.00', '0.00', '2.0', '0.8']
+                    '3.00', '4.00', '5.00', '6.00', '0.00', '2.0', '0.8',
+                    'abc1234']
 
     with open(osp.join(work, 'summary.json')) as f:
         records = json.load(f)

@@ -39,9 +39,11 @@ import sys
 import time
 
 ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
+#: The title of the built-in rows' page; a spec file sets its own.
+DEFAULT_TITLE = 'CLIP4IDC ablations in miniature'
 
 # Validate every epoch in both stages, so that the checkpoint is chosen on
-# val (the configs validate at the end only, to save minutes).
+# val (the tiny configs do so too; named here so that a run's plan says it).
 COMMON_ADAPT_OPTIONS = ('train_cfg.val_interval=1', )
 COMMON_CAPTION_OPTIONS = ('train_cfg.val_interval=1', )
 # The tiny encoder has 4 blocks; the recipe's split is 3 intra + 1 inter.
@@ -152,6 +154,17 @@ def load_rows(spec=None):
     return rows
 
 
+def load_title(spec=None):
+    """The page title: :data:`DEFAULT_TITLE` for the built-in rows, a spec
+    file's ``title``, else the default and the spec's name (pages of
+    different specs get different titles)."""
+    if spec is None:
+        return DEFAULT_TITLE
+    from mmengine.config import Config
+    name = osp.splitext(osp.basename(spec))[0]
+    return Config.fromfile(spec).get('title') or f'{DEFAULT_TITLE}: {name}'
+
+
 def run_options(row, seed, args, quickstart):
     """The configs and ``KEY=VALUE`` options of both stages of a run."""
     seed_option = f'randomness.seed={seed}'
@@ -176,6 +189,7 @@ def train_and_test(row, seed, args, quickstart, run_dir):
     ``run_dir/result.json``)."""
     plan = run_options(row, seed, args, quickstart)
     log = osp.join(run_dir, 'run.log')
+    run_commit = commit_info(args.out)  # the code this run trains with
     start, load_start = time.time(), os.getloadavg()
     scores = {}
     init = []
@@ -205,7 +219,8 @@ def train_and_test(row, seed, args, quickstart, run_dir):
     scores.update(caption_scores)
     scores.update(selected_val_scores(caption_dir, captioner))
     result = dict(row=row['name'], seed=seed, plan=plan, scores=scores,
-                  checkpoint=captioner, wall_s=time.time() - start,
+                  commit=run_commit, checkpoint=captioner,
+                  wall_s=time.time() - start,
                   loadavg_start=list(load_start),
                   loadavg_end=list(os.getloadavg()),
                   finished=datetime.datetime.now().isoformat(
@@ -318,7 +333,9 @@ def format_report(rows, results, meta):
                                             r['seed'])):
         runs.append([r['row'], str(r['seed'])] + [
             f'{r["scores"][key]:.2f}' if r['scores'].get(key) is not None
-            else '-' for key, _ in COLUMNS] + [format_minutes(r['wall_s'])])
+            else '-' for key, _ in COLUMNS] + [format_minutes(r['wall_s']),
+                                               r.get('commit') or
+                                               'not recorded'])
     settings = [[row['name'], 'yes' if row['adapt'] else 'no',
                  ' '.join(f'`{o}`' for o in row.get('adapt_options', ()))
                  or '-',
@@ -326,7 +343,7 @@ def format_report(rows, results, meta):
                  or '-'] for row in rows]
     total_wall = sum(r['wall_s'] for r in results)
     parts = [
-        '# CLIP4IDC ablations in miniature',
+        f'# {meta.get("title") or DEFAULT_TITLE}',
         '',
         'The tiny from-scratch recipe (`configs/from_scratch/`) on the '
         'synthetic CLEVR-Change-style set, every row with the same data, '
@@ -346,7 +363,7 @@ def format_report(rows, results, meta):
         '## Every run',
         '',
         markdown_table(['row', 'seed'] + [h for _, h in COLUMNS]
-                       + ['wall'], runs),
+                       + ['wall', 'commit'], runs),
         '',
         '## Rows',
         '',
@@ -361,7 +378,8 @@ def format_report(rows, results, meta):
         '## Machine and command',
         '',
         f'- machine: {meta["machine"]}',
-        f'- commit: {meta["commit"]}',
+        '- commits: each run\'s own in the table of every run; this page '
+        f'written at {meta["commit"]}',
         f'- command: `{meta["command"]}`',
         f'- written: {meta["written"]}; {len(results)} runs, '
         f'{format_minutes(total_wall)} of run wall time in all '
@@ -416,6 +434,7 @@ def main(argv=None):
                      f'{[r["name"] for r in rows]}')
         rows = [r for r in rows if r['name'] in args.rows]
     meta = dict(
+        title=load_title(args.spec),
         commit=commit_info(args.out),
         select=args.select,
         adapt_options=[*COMMON_ADAPT_OPTIONS, *args.adapt_options],

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Everything of the speed work that needs a GPU, in one command on a machine
-# with one CUDA GPU, no internet and no Java (the device machines lent to
-# contributors: Python 3.12 with torch, no mmidc dependencies installed).
+# with one CUDA GPU, Python >= 3.9 and PyTorch; it needs no internet and no
+# Java, and installs mmidc's other dependencies from wheels (below).
 #
 #   bash tools/analysis_tools/gpu_session.sh [setup] [tests] [bench]   # default: all three
 #
-# 1. setup: installs the wheels of /work/shared/gpu/prepare_wheels.sh from
-#    .whl/ (carried with the working tree) into .site/, checks the imports,
-#    generates the 2,000-scene 480x320 synthetic set (CLEVR-Change's size).
+# 1. setup: installs the wheels in .whl/ (mmidc's dependencies, downloaded
+#    with `pip download` where pip works; docs/benchmark.md) into .site/,
+#    checks the imports, generates the 2,000-scene 480x320 synthetic set (CLEVR-Change's size).
 # 2. tests: the `cuda` tests (pytest -m cuda): AMP fp16/bf16 steps, one-process
 #    NCCL dist_train.sh, resume on CUDA, the inferencer on CUDA, the batched
 #    preprocessor and the step numerics on CUDA.
@@ -21,9 +21,8 @@
 #   BENCH_ARGS="--sections variants inference --docs-section gpu-more" \
 #       bash tools/analysis_tools/gpu_session.sh bench
 #
-# Results go to $OUT (the device tool's output folder; default
-# work_dirs/gpu_session): session.log, cuda_tests.log, bench.log, bench.json,
-# benchmark.md, nvidia-smi.txt. Copy $OUT/benchmark.md over docs/benchmark.md
+# Results go to $OUT (default work_dirs/gpu_session): session.log,
+# cuda_tests.log, bench.log, bench.json, benchmark.md, nvidia-smi.txt. Copy $OUT/benchmark.md over docs/benchmark.md
 # (only its generated GPU section changes) and commit it.
 set -uo pipefail
 cd "$(dirname "$0")/../.."

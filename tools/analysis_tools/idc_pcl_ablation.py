@@ -190,6 +190,13 @@ def selected_val_cider(work_dir, checkpoint):
     return checkpoint_validation(work_dir, checkpoint).get('CIDEr')
 
 
+def run_commits(runs):
+    """The commits the runs trained with (each recorded by its own run, not
+    by the summary), in run order without repeats."""
+    commits = [r.get('commit') or 'not recorded' for r in runs]
+    return ', '.join(dict.fromkeys(commits))
+
+
 def cider(scores, subset):
     key = 'CIDEr' if subset == 'total' else f'{subset}/CIDEr'
     return scores.get(key)
@@ -230,8 +237,8 @@ def summarise(work_dir):
                 caption_dir, records[-1]['checkpoint'])
     lines = ['| row | seeds | val CIDEr | test CIDEr total | ' +
              ' | '.join(SUBSETS[1:]) + ' | test captions true % | '
-             'wall min / run | CPU min / run |',
-             '|' + '---|' * (len(SUBSETS) + 6)]
+             'wall min / run | CPU min / run | commits |',
+             '|' + '---|' * (len(SUBSETS) + 7)]
     for row in ROWS:
         runs = [r for r in records if r['row'] == row]
         if not runs:
@@ -246,7 +253,7 @@ def summarise(work_dir):
                      f'{mean_sd([r["val_CIDEr"] for r in runs])} | ' +
                      ' | '.join(cells) +
                      f' | {mean_sd([r["test_truth"] for r in runs])}'
-                     f' | {wall:.1f} | {cpu:.1f} |')
+                     f' | {wall:.1f} | {cpu:.1f} | {run_commits(runs)} |')
     table = '\n'.join(lines)
     with open(osp.join(ROOT, work_dir, 'summary.md'), 'w') as f:
         f.write(table + '\n')

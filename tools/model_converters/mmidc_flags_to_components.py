@@ -1,6 +1,6 @@
-"""Convert a checkpoint of mmidc 0.x's from-scratch options to the components.
+"""Convert a checkpoint of the from-scratch options to the components.
 
-Before version 1.0 the from-scratch options were arguments of
+In earlier versions of mmidc the from-scratch options were arguments of
 ``CLIP4IDCBackbone`` (``conv_stem``, ``difference_tokens``,
 ``aligned_difference``, ``pool``) and ``TransformerCaptionHead``
 (``pooled_memory_tokens``, ``change_tokens``, ``word_loss_weight``,
@@ -16,10 +16,11 @@ only some names moved::
 config (``tools/test.py CONFIG NEW.pth``) and gives the same outputs.
 Optimizer and scheduler states are not carried over.
 
-A new run from the same seed does not start from 0.x's initial weights: the
-components draw them in another order (module by module instead of inside the
-caption head), and ``ChangeSummaryNeck`` keeps PyTorch's default
-initialisation of its change scorer (0.x drew it from N(0, 0.02)).
+A new run from the same seed does not start from the earlier versions'
+initial weights: the components draw them in another order (module by module
+instead of inside the caption head), and ``ChangeSummaryNeck`` keeps PyTorch's default
+initialisation of its change scorer (the earlier versions drew it from
+N(0, 0.02)).
 """
 import argparse
 import re
@@ -59,7 +60,7 @@ def convert_state_dict(
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('src', help='checkpoint written by mmidc 0.x')
+    parser.add_argument('src', help='checkpoint written by an earlier mmidc (flag options)')
     parser.add_argument('dst', help='where to write the converted checkpoint')
     args = parser.parse_args(argv)
     state, meta = read_checkpoint(args.src)

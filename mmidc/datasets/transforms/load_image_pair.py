@@ -40,17 +40,24 @@ class LoadImagePair(BaseTransform):
         check_stale (bool): Compare each source file's size and mtime with
             the ones recorded in the cache (one ``stat`` per image).
             Defaults to True.
+        backend_args (dict, optional): MMEngine's file backend arguments
+            for the images read from their files (:func:`mmengine.fileio.get`:
+            data on S3, HTTP, Petrel or a registered backend). Defaults to
+            None: the backend follows each path's prefix (local files
+            without one). The pre-resized cache is a local file.
     """
 
     def __init__(self,
                  cache_dir: Optional[str] = None,
                  cache_size: Optional[Sequence[int]] = None,
-                 check_stale: bool = True):
+                 check_stale: bool = True,
+                 backend_args: Optional[dict] = None):
         if cache_dir is not None and cache_size is None:
             raise ValueError('LoadImagePair: cache_dir needs cache_size=(H, W)')
         self.cache_dir = cache_dir
         self.cache_size = cache_size
         self.check_stale = check_stale
+        self.backend_args = backend_args
         self._caches: Dict[str, PairImageCache] = {}  # one per folder
         self.cache = None  # the last one used
         if cache_dir is not None and '{data_root}' not in cache_dir:
@@ -73,13 +80,13 @@ class LoadImagePair(BaseTransform):
         self.cache = self._cache_at(folder)
         return self.cache
 
-    @staticmethod
-    def _read(cache: Optional[PairImageCache], path: str) -> np.ndarray:
+    def _read(self, cache: Optional[PairImageCache],
+              path: str) -> np.ndarray:
         if cache is not None:
             img = cache.get(path)
             if img is not None:
                 return img
-        return read_rgb(path)
+        return read_rgb(path, self.backend_args)
 
     def transform(self, results: dict) -> dict:
         cache = self._cache_for(results)

@@ -29,6 +29,16 @@ TOKENIZERS = ('auto', 'ptb', 'python')
 KNOWN_CHANGE_TYPES = ('color', 'material', 'add', 'drop', 'move')
 NO_CHANGE_TYPE = 'none'
 UNKNOWN_TYPE = 'unknown'
+#: Fewer pairs than this in a subset flags its CIDEr-D as noise. CIDEr-D's
+#: idf comes from the scored subset's own references, so on a few pairs a
+#: word that happens to be rare in them weighs a lot, and the score swings
+#: with which pairs are in the subset. Measured on a generated synthetic set
+#: (600 scenes; one reference of each change pair scored against its other
+#: references; 30 random subsets per size): CIDEr-D 136 +- 44 on 5 pairs,
+#: 143 +- 26 on 10, +- 15 on 30, +- 11 on 50, +- 7 on 100, and a fixed wrong
+#: caption scores twice as high on 5 pairs (28) as on 400 (14)
+#: (docs/evaluation.md). From 50 pairs on the spread is about 10 points.
+MIN_CIDER_PAIRS = 50
 
 
 def check_records(records: Sequence[dict], source: str = 'records') -> None:
@@ -305,10 +315,27 @@ def drop_empty_references(gts: Dict[object, List[str]],
     return kept
 
 
+def small_cider_subsets(scores: Dict[str, float],
+                        counts: Dict[str, int]) -> List[str]:
+    """The subsets with a CIDEr score and fewer than
+    :data:`MIN_CIDER_PAIRS` pairs."""
+    subsets = []
+    for key in scores:
+        subset, _, metric = key.rpartition('/')
+        subset = subset or 'total'
+        if (metric == 'CIDEr' and subset in counts
+                and counts[subset] < MIN_CIDER_PAIRS):
+            subsets.append(subset)
+    return subsets
+
+
 def format_score_table(scores: Dict[str, float],
                        counts: Optional[Dict[str, int]] = None) -> str:
     """A plain-text table: one row per subset (``total`` first), one column
-    per metric. ``counts`` (subset name -> number of pairs) adds a column."""
+    per metric. ``counts`` (subset name -> number of pairs) adds a column;
+    a subset with fewer than :data:`MIN_CIDER_PAIRS` pairs gets a ``*`` by
+    its count and a note under the table: its CIDEr-D is noise."""
+    small = small_cider_subsets(scores, counts or {})
     rows: Dict[str, Dict[str, float]] = OrderedDict()
     for key, value in scores.items():
         subset, _, metric = key.rpartition('/')
@@ -321,13 +348,24 @@ def format_score_table(scores: Dict[str, float],
     for subset, row in rows.items():
         line = [subset]
         if counts:
-            line.append(str(counts.get(subset, '')))
+            line.append(str(counts.get(subset, '')) +
+                        ('*' if subset in small else ''))
         line += [f'{row[c]:.2f}' if c in row else '-' for c in columns]
         lines.append(line)
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    return '\n'.join('  '.join(cell.rjust(w) if i else cell.ljust(w)
-                                for i, (cell, w) in enumerate(zip(line, widths)))
-                      for line in lines)
+    table = '\n'.join('  '.join(cell.rjust(w) if i else cell.ljust(w)
+                                 for i, (cell, w) in enumerate(zip(line,
+                                                                   widths)))
+                       for line in lines)
+    return table + (small_cider_note() if small else '')
+
+
+def small_cider_note() -> str:
+    """The note under a table that flags small subsets."""
+    return (f'\n* fewer than {MIN_CIDER_PAIRS} pairs: CIDEr-D weighs words '
+            "by their rarity in the subset's own references, so its CIDEr "
+            'swings by 10 to 40 points with which pairs are in it; compare '
+            f'CIDEr on subsets of {MIN_CIDER_PAIRS} pairs or more')
 
 
 def subset_counts(records: Sequence[dict],

@@ -11,7 +11,9 @@ from mmengine.logging import MMLogger, print_log
 from mmengine.structures import BaseDataElement
 
 from mmidc.registry import METRICS
-from .caption_scorer import CaptionScorer, format_score_table, subset_counts
+from .caption_scorer import (MIN_CIDER_PAIRS, CaptionScorer,
+                             format_score_table, small_cider_subsets,
+                             subset_counts)
 
 
 def current_log_dir() -> Optional[str]:
@@ -118,10 +120,15 @@ class IDCMetric(BaseMetric):
         records = results
         self.save_predictions(records)
         scores = self.scorer.score(records, self.per_type, source='IDCMetric')
+        counts = subset_counts(records, self.per_type)
         print_log('Captioning scores (x100; CIDEr = CIDEr-D):\n' +
-                  format_score_table(scores,
-                                     subset_counts(records, self.per_type)),
-                  logger='current')
+                  format_score_table(scores, counts), logger='current')
+        small = small_cider_subsets(scores, counts)
+        if small:
+            print_log(f'IDCMetric: CIDEr of {", ".join(small)} comes from '
+                      f'fewer than {MIN_CIDER_PAIRS} pairs and is noise (see '
+                      'the note under the table)', logger='current',
+                      level=logging.WARNING)
         return dict(scores)
 
     def save_predictions(self, records: List[dict]) -> Optional[str]:

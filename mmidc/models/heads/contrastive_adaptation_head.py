@@ -198,6 +198,14 @@ class ContrastiveAdaptationHead(BaseModule):
         pair_feats = gather_with_grad(pair_feats)  # [B_global, D]
         text_feats = gather_with_grad(text_feats)  # [B_global, D]
         text_tokens = gather_with_grad(text_tokens)  # [B_global, L]
+        # Not open_clip's ClipLoss, even for single positives: it has no
+        # multi-positive targets, no per-direction terms, needs the same
+        # batch on every rank, and it is not bit-identical to this loss
+        # (it computes text @ image.T apart from its transpose and halves
+        # the sum: the loss differs by up to 5e-7 in half of random batches
+        # and the gradients in every one), so existing runs would not
+        # reproduce. tests/test_models/test_heads/test_contrastive_head.py
+        # checks that the two agree to float precision.
         logits = self.logits(pair_feats, text_feats)  # [B, B] pair x text
         targets = self.targets(text_tokens)  # [B, B], rows sum to 1
         # pair i -> its captions; caption j -> the pairs it describes.

@@ -52,3 +52,63 @@ def test_missing_and_corrupt_files_named(tmp_path):
 def test_cache_options_checked():
     with pytest.raises(ValueError, match='cache_size'):
         TRANSFORMS.build(dict(type='LoadImagePair', cache_dir='somewhere'))
+
+
+class _MemoryBackend:
+    """A non-local storage backend: files are bytes in a dict, read with
+    MMEngine's ``get``; counts its reads."""
+    files = {}
+    reads = []
+
+    def __init__(self, **kwargs):
+        pass
+
+    def get(self, filepath):
+        self.reads.append(str(filepath))
+        try:
+            return self.files[str(filepath)]
+        except KeyError:
+            raise FileNotFoundError(filepath) from None
+
+    def get_text(self, filepath, encoding='utf-8'):
+        return self.get(filepath).decode(encoding)
+
+
+@pytest.fixture
+def memory_backend():
+    import io
+
+    from mmengine.fileio import register_backend
+    from mmengine.fileio.backends import BaseStorageBackend
+    backend = type('MmidcTestMemoryBackend',
+                   (_MemoryBackend, BaseStorageBackend), {})
+    register_backend('mmidc_test_memory', backend, force=True,
+                     prefixes='mmidcmem')
+    rng = np.random.default_rng(1)
+    pixels = {}
+    for name in ('a.png', 'b.png'):
+        pixels[name] = rng.integers(0, 256, (5, 7, 3), np.uint8)
+        buffer = io.BytesIO()
+        Image.fromarray(pixels[name]).save(buffer, format='PNG')
+        _MemoryBackend.files[f'mmidcmem://bucket/{name}'] = buffer.getvalue()
+        _MemoryBackend.files[f'bucket/{name}'] = buffer.getvalue()
+    _MemoryBackend.reads.clear()
+    return pixels
+
+
+def test_reads_through_mmengine_fileio_backend_args(memory_backend):
+    """Images on a non-local backend, named by backend_args."""
+    results = _load('bucket/a.png', 'bucket/b.png',
+                    backend_args=dict(backend='mmidc_test_memory'))
+    np.testing.assert_array_equal(results['img1'], memory_backend['a.png'])
+    np.testing.assert_array_equal(results['img2'], memory_backend['b.png'])
+    assert _MemoryBackend.reads == ['bucket/a.png', 'bucket/b.png']
+
+
+def test_reads_through_mmengine_fileio_prefix(memory_backend):
+    """A URI's prefix picks the backend without backend_args."""
+    results = _load('mmidcmem://bucket/a.png', 'mmidcmem://bucket/b.png')
+    np.testing.assert_array_equal(results['img1'], memory_backend['a.png'])
+    with pytest.raises(FileNotFoundError,
+                       match='image not found: mmidcmem://bucket/nope.png'):
+        _load('mmidcmem://bucket/a.png', 'mmidcmem://bucket/nope.png')

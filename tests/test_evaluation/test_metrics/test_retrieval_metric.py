@@ -149,3 +149,33 @@ def test_bad_input():
     metric.process(None, [sample])
     with pytest.raises(ValueError, match='text_embeddings'):
         metric.compute_metrics(metric.results)
+
+
+@pytest.mark.parametrize('shared', [False, True])
+def test_recall_equals_mmpretrain_retrieval_recall(monkeypatch, shared):
+    """R@K of both directions as MMPretrain's RetrievalRecall computes it
+    from the full similarity matrix and a one-hot target."""
+    from mmpretrain.evaluation import RetrievalRecall
+    if not hasattr(np, 'in1d'):  # mmpretrain 1.2.0 on NumPy >= 2.4
+        monkeypatch.setattr(np, 'in1d', np.isin, raising=False)
+    samples = make_samples(num_pairs=80, shared=shared)
+    ours = run_metric(samples, chunk_size=7)
+    gallery = {}
+    for s in samples:
+        for cap, vec in zip(s['gt_captions'], s['text_embeddings']):
+            gallery.setdefault(cap, vec)
+    captions = list(gallery)
+    sim = torch.stack([s['pair_embedding'] for s in samples]) @ torch.stack(
+        list(gallery.values())).t()
+    target = torch.tensor([[int(c in s['gt_captions']) for c in captions]
+                           for s in samples])
+    # text->pair: one query per reference caption (repeats included)
+    queries = [captions.index(c) for s in samples for c in s['gt_captions']]
+    for name, scores, positives in (('p2t', sim, target),
+                                    ('t2p', sim.t()[queries],
+                                     target.t()[queries])):
+        theirs = RetrievalRecall.calculate(scores, positives,
+                                           topk=(1, 5, 10))
+        for k, value in zip((1, 5, 10), theirs):
+            assert ours[f'{name}/R@{k}'] == pytest.approx(float(value),
+                                                          abs=1e-4)

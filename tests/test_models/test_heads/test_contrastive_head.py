@@ -165,3 +165,27 @@ def test_ddp_gather_equals_single_process(tmp_path, bounds):
         sl = slice(bounds[r], bounds[r + 1])
         assert_close(res['pair_grad'], pair.grad[sl])
         assert_close(res['text_grad'], text.grad[sl])
+
+
+@pytest.mark.parametrize('batch, dim', [(8, 16), (32, 128)])
+def test_single_positive_loss_agrees_with_open_clip_clip_loss(batch, dim):
+    """With distinct captions and the two directions averaged, the loss is
+    open_clip's ClipLoss, to float precision (not bit for bit: see the
+    comment in ContrastiveAdaptationHead.loss)."""
+    from open_clip.loss import ClipLoss
+    torch.manual_seed(batch)
+    pair = torch.randn(batch, dim, requires_grad=True)
+    text = torch.randn(batch, dim, requires_grad=True)
+    tokens = torch.arange(batch)[:, None].repeat(1, 4)  # all distinct
+    for multi_positive in (False, True):
+        head = ContrastiveAdaptationHead(multi_positive=multi_positive,
+                                         two_way_reduction='mean')
+        out = head.loss(pair, text, tokens)
+        ours = out['loss_p2t'] + out['loss_t2p']
+        ours_grads = torch.autograd.grad(ours, (pair, text))
+        theirs = ClipLoss()(F.normalize(pair, dim=-1),
+                            F.normalize(text, dim=-1), head.scale())
+        theirs_grads = torch.autograd.grad(theirs, (pair, text))
+        torch.testing.assert_close(ours, theirs, rtol=0, atol=2e-6)
+        for a, b in zip(ours_grads, theirs_grads):
+            torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-7)

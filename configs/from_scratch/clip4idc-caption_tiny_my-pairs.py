@@ -1,0 +1,46 @@
+# Stage 2 of the from-scratch recipe on your own pairs (CPU, no CLIP
+# weights), after clip4idc-adapt_tiny_my-pairs.py has run: the tiny
+# captioner, its pair encoder initialised from stage 1's best checkpoint
+# (captioning without adaptation: --cfg-options
+# model.init_backbone_from=None). The quickstart's stage 2
+# (clip4idc-caption_tiny_synthetic-clevr-change.py) on the own-pairs loaders
+# at the tiny model's 96x144.
+_base_ = [
+    '../_base_/datasets/image_pair_96x144.py',
+    '../_base_/models/clip4idc-captioner_tiny.py',
+    '../_base_/schedules/tiny_from_scratch.py', '../_base_/default_runtime.py',
+    './_base_/scratch_parts.py'
+]
+data_root = 'data/my_pairs'
+
+# Stage 1 run with tools/train.py's default work dir; a glob, resolved to
+# the newest match when the model is built (no match: an error naming it).
+adapt_work_dir = 'work_dirs/clip4idc-adapt_tiny_my-pairs'
+model = dict(
+    init_backbone_from=adapt_work_dir + '/best_rsum_*.pth',
+    backbone={{_base_.scratch_backbone}},
+    neck={{_base_.scratch_neck}},
+    aux_head={{_base_.scratch_aux_head}},
+    # Restricted output vocabulary from the training captions.
+    head=dict(vocab=dict(
+        _delete_=True,
+        captions_from=dict(type='ImagePairDataset', data_root=data_root,
+                           ann_file='train.jsonl'))))
+# The bag-of-words head reads every reference of a pair.
+train_pipeline = [
+    {{_base_.load_pair}},
+    dict(type='ResizePair', size={{_base_.image_size}}),
+    dict(type='TokenizeCaptions', context_length=32, mode='random'),
+    dict(type='TokenizeCaptions', context_length=32, mode='all',
+         key='ref_tokens'),
+    dict(type='PackIDCInputs'),
+]
+# The bases read data_root at their own parse time: set it per loader.
+train_dataloader = dict(batch_size=16, dataset=dict(
+    data_root=data_root, pipeline=train_pipeline))
+val_dataloader = dict(dataset=dict(data_root=data_root))
+test_dataloader = dict(dataset=dict(data_root=data_root))
+# The quickstart's stage 2 settings (see its config for the reasons).
+optim_wrapper = dict(optimizer=dict(lr=1e-3))
+default_hooks = dict(checkpoint=dict(save_best='CIDEr', rule='greater'),
+                     logger=dict(interval=10))
