@@ -151,6 +151,9 @@ def test_bad_input():
         metric.compute_metrics(metric.results)
 
 
+# MMPretrain 1.2 passes copy=False to np.array for every row (thousands of
+# NumPy 2 deprecation warnings that say nothing about mmidc).
+@pytest.mark.filterwarnings('ignore::DeprecationWarning')
 @pytest.mark.parametrize('shared', [False, True])
 def test_recall_equals_mmpretrain_retrieval_recall(monkeypatch, shared):
     """R@K of both directions as MMPretrain's RetrievalRecall computes it
