@@ -4,7 +4,8 @@ are decided at build time, as OpenMMLab packages do:
 - ``mmcv``: MMPretrain needs it but does not declare it. A full ``mmcv`` (with
   its compiled ops) is kept where one is installed; otherwise
   ``mmcv-lite`` (the same package without the ops, all mmidc needs) is
-  declared. ``MMIDC_MMCV=lite`` or ``MMIDC_MMCV=none`` decides instead.
+  declared. ``MMIDC_MMCV=lite`` or ``MMIDC_MMCV=none`` decides instead (a
+  wheel built for other machines: say which).
 - ``mmidc/.mim``: ``configs/``, ``tools/`` and ``model-index.yml``, where
   ``mim`` (``mim search / train / test mmidc``) looks for them: copied into a
   wheel, symlinks in an editable install.
@@ -59,9 +60,10 @@ def installed_mmcv(python: str = sys.executable):
 
 def in_separate_build_env() -> bool:
     """True when the build runs in an environment of its own rather than in
-    the target's interpreter (uv's isolated builds), so that what is
-    installed in the target cannot be seen from here."""
-    return 'UV' in os.environ and 'builds-v' in sys.prefix
+    the target's interpreter (uv's isolated builds, ``python -m build``), so
+    that what is installed in the target cannot be seen from here."""
+    uv_build = 'UV' in os.environ and 'builds-v' in sys.prefix
+    return uv_build or osp.basename(sys.prefix).startswith('build-env-')
 
 
 def mmcv_requirements() -> list:

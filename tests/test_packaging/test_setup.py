@@ -44,14 +44,20 @@ def test_mmcv_lite_only_where_no_full_mmcv_is_installed(setup_py, monkeypatch):
 
 
 def test_a_build_that_cannot_see_the_target_declares_no_mmcv_lite(setup_py, monkeypatch):
-    """uv builds in a throw-away environment: a full mmcv in the target is
-    invisible there, so mmcv-lite is left to the `lite` extra."""
+    """uv and ``python -m build`` build in a throw-away environment: a full
+    mmcv in the target is invisible there, so mmcv-lite is left to the `lite`
+    extra."""
     fn = setup_py['mmcv_requirements']
     monkeypatch.delenv('MMIDC_MMCV', raising=False)
     monkeypatch.setitem(fn.__globals__, 'installed_mmcv', lambda: None)
     monkeypatch.setenv('UV', '/usr/bin/uv')
     monkeypatch.setattr(sys, 'prefix', '/root/.cache/uv/builds-v0/.tmpAbc')
     assert fn() == []
+    monkeypatch.delenv('UV')
+    monkeypatch.setattr(sys, 'prefix', '/tmp/build-env-x1y2')  # python -m build
+    assert fn() == []
+    monkeypatch.setattr(sys, 'prefix', '/home/me/venv')  # pip: the target itself
+    assert fn() == [setup_py['MMCV_LITE']]
 
 
 def test_installed_mmcv_reads_the_target_not_the_build_path(setup_py, tmp_path, monkeypatch):
