@@ -48,13 +48,9 @@ def installed_mmcv(python: str = sys.executable):
     """
     env = {k: v for k, v in os.environ.items()
            if k not in ('PYTHONPATH', 'PYTHONNOUSERSITE', 'PYTHONHOME')}
-    try:
-        found = subprocess.run([python, '-c', _FIND_MMCV], env=env,
-                               cwd=tempfile.gettempdir(), capture_output=True,
-                               text=True, timeout=120, check=True)
-    except (OSError, subprocess.SubprocessError) as error:
-        warnings.warn(f'could not look for mmcv in {python}: {error}')
-        return None
+    found = subprocess.run([python, '-c', _FIND_MMCV], env=env,
+                           cwd=tempfile.gettempdir(), capture_output=True,
+                           text=True, timeout=120, check=True)
     return found.stdout.strip() or None
 
 
@@ -79,7 +75,12 @@ def mmcv_requirements() -> list:
         print('mmidc: the target environment is not visible from this build; '
               'mmcv-lite is not declared (install mmidc[lite] for it)')
         return []
-    found = installed_mmcv()
+    try:
+        found = installed_mmcv()
+    except (OSError, subprocess.SubprocessError) as error:
+        warnings.warn(f'mmidc: could not look for mmcv ({error}); mmcv-lite '
+                      'is not declared (install mmidc[lite] for it)')
+        return []
     return [] if found in ('mmcv', 'mmcv-full') else [MMCV_LITE]
 
 

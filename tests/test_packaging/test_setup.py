@@ -2,6 +2,7 @@
 ``mmidc/.mim`` files mim reads (the install tests run them for real)."""
 import os
 import runpy
+import subprocess
 import sys
 
 import pytest
@@ -41,6 +42,14 @@ def test_mmcv_lite_only_where_no_full_mmcv_is_installed(setup_py, monkeypatch):
     monkeypatch.setenv('MMIDC_MMCV', 'full')
     with pytest.raises(ValueError, match='MMIDC_MMCV'):
         fn()
+    # the check fails: nothing that could go over a full mmcv
+    monkeypatch.setenv('MMIDC_MMCV', 'auto')
+
+    def broken():
+        raise subprocess.CalledProcessError(1, 'python')
+    monkeypatch.setitem(globals_, 'installed_mmcv', broken)
+    with pytest.warns(UserWarning, match='could not look for mmcv'):
+        assert fn() == []
 
 
 def test_a_build_that_cannot_see_the_target_declares_no_mmcv_lite(setup_py, monkeypatch):
