@@ -11,7 +11,8 @@ environment (no system site-packages), from a copy of the sources:
 torch and torchvision are put into each environment first by uv, from its
 cache (the versions pip would pick, in setup.cfg's ranges; pip keeps them),
 and openmim is added by uv as a user's tool: pip resolves and installs
-everything else. Slow (minutes, mostly pip), so marked ``slow``; marked
+everything else (``--no-compile``: byte-code is written at first import
+instead). Slow (minutes, mostly pip), so marked ``slow``; marked
 ``install`` too, which tools/run_tests.sh (CI) includes.
 """
 import base64
@@ -149,7 +150,7 @@ def full_mmcv_stand_in(folder: Path) -> Path:
 def test_pip_install_imports_trains_and_serves_mim(tmp_path):
     src = copy_sources(tmp_path / 'src')
     python = fresh_venv(tmp_path / 'venv', tmp_path)
-    run([python, '-m', 'pip', 'install', '-q', src], tmp_path)
+    run([python, '-m', 'pip', 'install', '-q', '--no-compile', src], tmp_path)
 
     installed = distributions(python, tmp_path)
     assert 'mmcv-lite' in installed and 'mmcv' not in installed, installed
@@ -181,7 +182,7 @@ def test_editable_install_keeps_a_full_mmcv(tmp_path):
     python = fresh_venv(tmp_path / 'venv', tmp_path)
     run([python, '-m', 'pip', 'install', '-q', '--no-deps',
          full_mmcv_stand_in(tmp_path)], tmp_path)
-    run([python, '-m', 'pip', 'install', '-q', '-e', src], tmp_path)
+    run([python, '-m', 'pip', 'install', '-q', '--no-compile', '-e', src], tmp_path)
 
     installed = distributions(python, tmp_path)
     assert 'mmcv' in installed and 'mmcv-lite' not in installed, installed
