@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Set up .venv/ (if needed) and run the test suite without the slow tests.
+# Set up .venv/ (if needed) and run the test suite without the slow tests,
+# except the install tests (slow, but CI runs them: fresh virtual
+# environments, pip install / mim; tests/test_packaging/test_install.py).
 #   bash tools/run_tests.sh            # CI set
 #   bash tools/run_tests.sh -m slow    # only the slow tests
 set -euo pipefail
@@ -14,5 +16,5 @@ if ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null 
       apt-get install -y -qq --no-install-recommends chromium >/dev/null; } \
     || echo "[tests] could not install chromium: the browser test will fail in CI"
 fi
-if [ $# -eq 0 ]; then set -- -m "not slow"; fi
+if [ $# -eq 0 ]; then set -- -m "not slow or install"; fi
 exec .venv/bin/python -m pytest -q "$@"

@@ -11,7 +11,8 @@ if [ ! -x .venv/bin/python ]; then
   echo "[setup] creating .venv with $($PY --version)"
   "$PY" -m venv .venv
 fi
-if [ -f "$stamp" ] && [ "$stamp" -nt setup.cfg ] && grep -qx "$EXTRAS" "$stamp"; then
+if [ -f "$stamp" ] && [ "$stamp" -nt setup.cfg ] && [ "$stamp" -nt setup.py ] \
+    && grep -qx "$EXTRAS" "$stamp"; then
   echo "[setup] .venv is up to date"
   exit 0
 fi
@@ -36,6 +37,8 @@ fi
 echo "[setup] installing mmidc[$EXTRAS] and its dependencies"
 install -e ".[$EXTRAS]"
 # Keep a full mmcv if one is there; otherwise the op-less build is enough.
+# (uv builds mmidc in an environment of its own, from which setup.py cannot
+# see a full mmcv in .venv: it declares no mmcv-lite then, and this adds it.)
 .venv/bin/python -c "import mmcv" 2>/dev/null || {
   echo "[setup] no mmcv found: installing mmcv-lite"
   install "mmcv-lite>=2.0.0,<2.4.0"

@@ -1,5 +1,9 @@
 # Runtime shared by every mmidc config.
+# mmidc's registries are the default scope, and reading a config imports
+# mmidc, so that MMEngine's Runner.from_cfg and MMPretrain's stock tools
+# (`mim train mmpretrain ...`) find its components.
 default_scope = 'mmidc'
+custom_imports = dict(imports=['mmidc'], allow_failed_imports=False)
 
 default_hooks = dict(
     # Losses read back from the GPU only when logged, not after every step

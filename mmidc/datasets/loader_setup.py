@@ -1,9 +1,12 @@
 """Data-loader settings that depend on the machine, and the image-cache switch.
 
+:func:`auto_num_workers` and :func:`auto_pin_memory` give the loader settings
+for this machine. The data-set bases call them when a config is read
+(``configs/_base_/datasets/image_pair.py``), so a config holds plain numbers
+for MMEngine's ``Runner``, MMPretrain's tools and ``mim train``.
 ``resolve_loader_defaults`` turns ``num_workers='auto'`` and
-``pin_memory='auto'`` in a config's loaders into numbers for this machine
-(``tools/train.py`` and ``tools/test.py`` call it; so must anything else that
-hands such a config to MMEngine's ``Runner``).
+``pin_memory='auto'`` left in a config (your own, say) into the same values;
+``tools/train.py`` and ``tools/test.py`` call it.
 
 ``use_image_cache`` (``tools/train.py --image-cache``) switches every loader
 of a config to the pre-resized memmap cache, building the cache first where
@@ -49,6 +52,12 @@ def _cuda_available() -> bool:
     return torch.cuda.is_available()
 
 
+def auto_pin_memory() -> bool:
+    """Pinned loader memory when CUDA is available (pinned batches cross to
+    the GPU asynchronously), not otherwise."""
+    return _cuda_available()
+
+
 def resolve_loader_defaults(cfg) -> None:
     """Replace ``'auto'`` loader settings of ``cfg`` in place.
 
@@ -65,7 +74,7 @@ def resolve_loader_defaults(cfg) -> None:
         if loader.get('num_workers') == 'auto':
             loader['num_workers'] = auto_num_workers()
         if loader.get('pin_memory') == 'auto':
-            loader['pin_memory'] = _cuda_available()
+            loader['pin_memory'] = auto_pin_memory()
         if loader.get('num_workers', 0) == 0 and loader.get('persistent_workers'):
             loader['persistent_workers'] = False
 

@@ -10,6 +10,7 @@ from mmpretrain.structures import DataSample
 from mmidc.datasets import (auto_num_workers, idc_collate, resolve_loader_defaults,
                             use_image_cache)
 from mmidc.datasets import loader_setup
+from mmidc.datasets.loader_setup import auto_pin_memory
 
 
 def test_auto_workers_share_the_cores(monkeypatch):
@@ -48,7 +49,8 @@ def test_base_configs_use_the_defaults():
     cfg = Config.fromfile(osp.join(osp.dirname(__file__), '..', '..', 'configs',
                                    '_base_', 'datasets', 'clevr_change.py'))
     for key in ('train_dataloader', 'val_dataloader', 'test_dataloader'):
-        assert cfg[key].num_workers == 'auto' and cfg[key].pin_memory == 'auto'
+        assert cfg[key].num_workers == auto_num_workers()
+        assert cfg[key].pin_memory is auto_pin_memory()
         assert cfg[key].collate_fn.type == 'idc_collate'
 
 

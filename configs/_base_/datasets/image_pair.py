@@ -37,16 +37,22 @@ retrieval_test_pipeline = [
     dict(type='PackIDCInputs'),
 ]
 
-# Loader defaults: 'auto' workers = this machine's cores shared by its
-# training processes (one core left to each), at most 16; 'auto' pinned
-# memory when CUDA is available. idc_collate stacks the pairs into one uint8
-# [B, 2, 3, H, W] tensor in the workers, which the data preprocessor copies
-# to the GPU in one transfer (tools/train.py and tools/test.py resolve
-# 'auto'; see mmidc.datasets.resolve_loader_defaults).
+# Loader defaults, computed when the config is read, so that every runner
+# (tools/train.py, MMPretrain's tools, `mim train`, Runner.from_cfg) gets
+# numbers: workers = this machine's cores shared by its training processes
+# (one core left to each), at most 16; pinned memory when CUDA is available
+# (mmidc.datasets.loader_setup). __import__ rather than an `import`
+# statement: MMEngine reads a config that imports a module (other than a
+# built-in one) as a lazy-import config, and one inheritance chain cannot mix
+# the two kinds. idc_collate stacks the pairs into one uint8 [B, 2, 3, H, W]
+# tensor in the workers, which the data preprocessor copies to the GPU in one
+# transfer.
+_loader_setup = __import__('mmidc.datasets.loader_setup',
+                           fromlist=['auto_num_workers'])
 train_dataloader = dict(
     batch_size=16,
-    num_workers='auto',
-    pin_memory='auto',
+    num_workers=_loader_setup.auto_num_workers(),
+    pin_memory=_loader_setup.auto_pin_memory(),
     persistent_workers=True,
     sampler=dict(type='DefaultSampler', shuffle=True),
     collate_fn=dict(type='idc_collate'),
@@ -54,8 +60,8 @@ train_dataloader = dict(
                  ann_file='train.jsonl', pipeline=train_pipeline))
 val_dataloader = dict(
     batch_size=64,
-    num_workers='auto',
-    pin_memory='auto',
+    num_workers=_loader_setup.auto_num_workers(),
+    pin_memory=_loader_setup.auto_pin_memory(),
     persistent_workers=True,
     sampler=dict(type='DefaultSampler', shuffle=False),
     collate_fn=dict(type='idc_collate'),
@@ -63,8 +69,8 @@ val_dataloader = dict(
                  ann_file='val.jsonl', pipeline=test_pipeline))
 test_dataloader = dict(
     batch_size=64,
-    num_workers='auto',
-    pin_memory='auto',
+    num_workers=_loader_setup.auto_num_workers(),
+    pin_memory=_loader_setup.auto_pin_memory(),
     persistent_workers=True,
     sampler=dict(type='DefaultSampler', shuffle=False),
     collate_fn=dict(type='idc_collate'),
