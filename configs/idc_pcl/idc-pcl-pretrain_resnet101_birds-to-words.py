@@ -1,5 +1,5 @@
 # IDC-PCL pre-training on Birds-to-Words: frozen ImageNet ResNet-101 grid
-# features, MLM : MVCL : FDA = 8 : 1 : 2 on the training pairs, F_cross of
+# features, MLM : MVCL : FDA = 9 : 1 : 2 on the training pairs, F_cross of
 # 2 layers and 80 caption tokens (the published bird settings). FDA's hard
 # negatives (confuse swaps animal1 and animal2): write them once with
 #   python tools/dataset_converters/make_hard_negatives.py \
@@ -19,7 +19,7 @@ pretrain_pipeline = [
     dict(type='ResizePair', size=_base_.image_size),
     dict(type='TokenizeCaptions', context_length=80, mode='random'),
     dict(type='SampleHardNegatives', negatives_file=negatives_file,
-         num_negatives=5),
+         num_negatives=6),
     dict(type='PackIDCInputs',
          meta_keys=('pair_id', 'change_type', 'gt_captions',
                     'negative_captions')),
@@ -31,7 +31,7 @@ val_dataloader = None
 val_evaluator = None
 test_dataloader = None
 test_evaluator = None
-model = dict(cross_modal=dict(
+model = dict(task_weights=dict(mlm=9, mvcl=1, fda=2), cross_modal=dict(
     num_layers=2, max_length=80,
     vocab=dict(_delete_=True,
                captions_from=dict(type='BirdsToWordsDataset',
