@@ -9,4 +9,5 @@ from .single_image_encoder import *  # noqa: F401,F403
 from .pair_encoder import *  # noqa: F401,F403
 from .cross_modal_transformer import *  # noqa: F401,F403
 from .idc_pcl_pretrainer import *  # noqa: F401,F403
+from .idc_pcl_cross_task_pretrainer import *  # noqa: F401,F403
 from .idc_pcl_captioner import *  # noqa: F401,F403
