@@ -5,7 +5,8 @@
 #   python tools/dataset_converters/make_hard_negatives.py \
 #       configs/idc_pcl/idc-pcl-pretrain_resnet101_birds-to-words.py
 # The published model also pre-trained on cross-task data (CUB captions,
-# NABirds classes); pairs in the ImagePairDataset format join through a
+# NABirds classes): idc-pcl-pretrain-nabirds_resnet101_birds-to-words.py adds
+# NABirds; captioned pairs in the ImagePairDataset format join through a
 # ConcatDataset in train_dataloader.
 _base_ = [
     '../_base_/datasets/birds_to_words.py',
