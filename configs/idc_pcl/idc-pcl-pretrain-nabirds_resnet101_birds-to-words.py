@@ -3,7 +3,7 @@
 # (MLM : MVCL : FDA = 9 : 1 : 2) and batches of NABirds photo pairs (species
 # classification, same-species matching and class contrast on the image
 # difference encoder) in the ratio 12 : 3, i.e. 9 : 1 : 2 : 3 per step;
-# 60,000 steps of 150 after 4,000 warm-up steps. NABirds in its distributed
+# 60,000 steps of 150, 4,000 warm-up steps (the base's schedule). NABirds in its distributed
 # layout (images.txt, image_class_labels.txt, classes.txt,
 # train_test_split.txt, images/) under nabirds_root; the published code read
 # 555 classes. FDA's hard negatives: as for
@@ -50,11 +50,3 @@ model = dict(
     num_classes=555,
     task_weights=dict(mlm=9, mvcl=1, fda=2),
     cross_modal=dict(vocab=dict(captions_from=dict(data_root=data_root))))
-max_iters = 60000
-param_scheduler = [
-    dict(type='LinearLR', start_factor=1e-3, by_epoch=False, begin=0,
-         end=4000),
-    dict(type='PolyLR', power=1.0, eta_min=0.0, by_epoch=False, begin=4000,
-         end=max_iters),
-]
-train_cfg = dict(max_iters=max_iters)

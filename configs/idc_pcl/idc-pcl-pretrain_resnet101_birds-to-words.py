@@ -25,7 +25,7 @@ pretrain_pipeline = [
          meta_keys=('pair_id', 'change_type', 'gt_captions',
                     'negative_captions')),
 ]
-train_dataloader = dict(batch_size=128,
+train_dataloader = dict(batch_size=150,
                         dataset=dict(data_root=data_root,
                                      pipeline=pretrain_pipeline))
 val_dataloader = None
@@ -39,11 +39,7 @@ model = dict(task_weights=dict(mlm=9, mvcl=1, fda=2), cross_modal=dict(
                                   data_root=data_root, split='train',
                                   skip_missing_images=True),
                cache_file='work_dirs/caption_vocab/birds-to-words_train.json')))
-max_iters = 50000
-param_scheduler = [
-    dict(type='LinearLR', start_factor=1e-3, by_epoch=False, begin=0,
-         end=2000),
-    dict(type='PolyLR', power=1.0, eta_min=0.0, by_epoch=False, begin=2000,
-         end=max_iters),
-]
+# the published bird stage: 60,000 steps of 150, 4,000 warm-up steps
+max_iters = 60000
+param_scheduler = [dict(type='NoamLR', warmup=4000, by_epoch=False)]
 train_cfg = dict(max_iters=max_iters)
