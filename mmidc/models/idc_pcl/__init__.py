@@ -5,6 +5,8 @@ from .pair_feature_encoder import *  # noqa: F401,F403
 from .difference_feature_encoder import *  # noqa: F401,F403
 from .feature_preprocessor import *  # noqa: F401,F403
 from .pair_token_embedding import *  # noqa: F401,F403
+from .sinusoidal_pair_token_embedding import *  # noqa: F401,F403
+from .feature_regression_head import *  # noqa: F401,F403
 from .single_image_encoder import *  # noqa: F401,F403
 from .pair_encoder import *  # noqa: F401,F403
 from .cross_modal_transformer import *  # noqa: F401,F403

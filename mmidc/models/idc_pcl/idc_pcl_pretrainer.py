@@ -81,6 +81,11 @@ class IDCPCLPretrainer(IDCPCLBase):
             False (the published code keeps it).
         fda_layout (str): ``'split'`` or ``'full'`` (see above). Defaults
             to ``'split'``.
+        mvcl_head (dict, optional): A registered regressor of the masked
+            outputs (``hidden`` and ``feature_dim`` filled in), e.g.
+            ``dict(type='FeatureRegressionHead', tied=True)`` (the published
+            code's, tied to the feature projection). Defaults to
+            ``Linear, GELU, LayerNorm, Linear``.
         mlm_loss (dict): Defaults to ``MaskedLMLoss``.
         mvcl_loss (dict): Defaults to ``MaskedVisualContrastiveLoss``
             (``tau1 = 1``).
@@ -104,6 +109,7 @@ class IDCPCLPretrainer(IDCPCLBase):
                  mvcl_negatives: str = 'predictions',
                  mvcl_exclude_counterpart: bool = False,
                  fda_layout: str = 'split',
+                 mvcl_head: Optional[dict] = None,
                  mlm_loss: Optional[dict] = None,
                  mvcl_loss: Optional[dict] = None,
                  fda_loss: Optional[dict] = None,
@@ -143,9 +149,15 @@ class IDCPCLPretrainer(IDCPCLBase):
         self.fda_loss = MODELS.build(fda_loss or dict(type='DifferenceAlignmentLoss'))
         feature_dim = self.feature_encoder.feature_dim
         # output at a masked position -> the feature space
-        self.mvcl_head = nn.Sequential(
-            nn.Linear(hidden, hidden), nn.GELU(), nn.LayerNorm(hidden),
-            nn.Linear(hidden, feature_dim))
+        if mvcl_head is None:
+            self.mvcl_head = nn.Sequential(
+                nn.Linear(hidden, hidden), nn.GELU(), nn.LayerNorm(hidden),
+                nn.Linear(hidden, feature_dim))
+        else:
+            head = dict(mvcl_head, hidden=hidden, feature_dim=feature_dim)
+            if head.get('tied'):
+                head['projection'] = self.token_embedding.proj
+            self.mvcl_head = MODELS.build(head)
 
     # ------------------------------------------------------------- the tasks
     def next_task(self) -> str:

@@ -162,3 +162,20 @@ def test_mvcl_negatives(negatives):
             assert torch.equal(negs[row.nonzero()[0, 0]], feats[b, 1 - i, n])
     with pytest.raises(ValueError, match='mvcl_negatives'):
         build(mvcl_negatives='outputs')
+
+
+def test_tied_mvcl_head_shares_the_feature_projection():
+    torch.manual_seed(0)
+    model = build(mvcl_head=dict(type='FeatureRegressionHead', tied=True))
+    head, proj = model.mvcl_head, model.token_embedding.proj
+    assert head.weight is proj.weight
+    x = torch.randn(5, 32)
+    expected = head.net(x) @ proj.weight + head.bias  # [5, C] by hand
+    assert torch.allclose(head(x), expected, atol=1e-6)
+    data = model.data_preprocessor(tiny_batch(), True)
+    model.loss(data['inputs'], data['data_samples'], task='mvcl')['loss_mvcl'].backward()
+    assert proj.weight.grad is not None and head.bias.grad is not None
+    # one copy in the optimizer
+    assert sum(p is proj.weight for p in model.parameters()) == 1
+    untied = build(mvcl_head=dict(type='FeatureRegressionHead'))
+    assert untied.mvcl_head.out.weight.shape == (proj.in_features, 32)
