@@ -96,8 +96,15 @@ def build_dataset(args):
         if args.cfg_options:
             cfg.merge_from_dict(args.cfg_options)
         dataset_cfg = copy.deepcopy(cfg.train_dataloader.dataset)
-        while 'dataset' in dataset_cfg:  # wrappers
-            dataset_cfg = dataset_cfg['dataset']
+        while 'dataset' in dataset_cfg or 'datasets' in dataset_cfg:
+            if 'dataset' in dataset_cfg:  # wrappers
+                dataset_cfg = dataset_cfg['dataset']
+            else:  # ConcatDataset: the part that samples hard negatives
+                dataset_cfg = next(
+                    (d for d in dataset_cfg['datasets'] if any(
+                        t.get('type') == 'SampleHardNegatives'
+                        for t in d.get('pipeline', []))),
+                    dataset_cfg['datasets'][0])
     else:
         dataset_cfg = dict(type=args.dataset_type, data_root=args.data_root,
                            split=args.split)
