@@ -13,7 +13,7 @@ pretrain_pipeline = [
     _base_.load_features,
     dict(type='TokenizeCaptions', context_length=40, mode='random'),
     dict(type='SampleHardNegatives', negatives_file=negatives_file,
-         num_negatives=5),
+         num_negatives=6),
     dict(type='PackIDCInputs',
          meta_keys=('pair_id', 'change_type', 'gt_captions',
                     'negative_captions')),

@@ -7,6 +7,7 @@ from .hard_negatives import HardNegativeGenerator, load_hard_negatives
 from .image_editing_request import ImageEditingRequestDataset
 from .image_io import read_rgb, resize_rgb
 from .image_pair_dataset import CHANGE_TYPES, ImagePairDataset
+from .nabirds import NABirdsPairDataset
 from .loader_setup import (auto_num_workers, resolve_loader_defaults,
                            use_image_cache)
 from .pair_feature_cache import PairFeatureCache, write_feature_shard
@@ -28,5 +29,5 @@ __all__ = [
     'default_cache_dir', 'shard_is_current', 'read_rgb', 'resize_rgb',
     'transforms', 'PairedSceneSampler', 'RepeatByCaptionsSampler',
     'idc_collate', 'auto_num_workers', 'resolve_loader_defaults',
-    'use_image_cache'
+    'use_image_cache', 'NABirdsPairDataset'
 ]

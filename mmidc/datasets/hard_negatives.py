@@ -8,12 +8,16 @@ any language the captions use (no tagger, no download):
   caption describes) and captions that only add, drop or swap for a
   synonym some words (the content words of one a subsequence of the
   other's: a more or less detailed description of the same change);
-- **replace**: one content word swapped for another word *of its kind*.
-  Word kinds come from the slots words fill in the corpus: two words are of
-  one kind when the distributions of their left and right neighbours are
-  alike (cosine similarity of the neighbour counts), and a swap is made only
-  where both new bigrams occur in the corpus. Words that alternate between
-  the references of the same pairs (``big``/``large``, ``cube``/``block``)
+- **replace**: one to ``replace_words`` content words (the nouns and
+  adjectives of a caption: its words that have words of their kind) each
+  swapped for another word *of its kind*. Word kinds come from the slots
+  words fill in the corpus: two words are of one kind when the
+  distributions of their left and right neighbours are alike (cosine
+  similarity of the neighbour counts; on a small corpus a word with no kin
+  at ``min_similarity`` takes those at ``backoff_similarity``), and a swap
+  is made only where every new bigram occurs in the corpus. Words that
+  alternate between the references of the same pairs (``big``/``large``,
+  ``cube``/``block``) and the near-synonym groups given (``light``/``pale``)
   are synonyms, not negatives, and are never swapped for each other.
   Content words: those in at most ``max_df`` of the captions;
 - **confuse**: the roles swapped. Configured role words (``animal1`` <->
@@ -23,7 +27,8 @@ any language the captions use (no tagger, no download):
   landmark).
 
 Replace and confuse change words in place: punctuation, spacing and every
-other word are kept (the negative keeps the caption's form). Everything is
+other word are kept (the negative keeps the caption's form). No negative of
+any kind is a reference of a pair the caption describes. Everything is
 deterministic for a given ``seed``.
 """
 import json
@@ -39,11 +44,25 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 import torch
 
 __all__ = ['HardNegativeGenerator', 'load_hard_negatives', 'KINDS',
-           'DEFAULT_ROLE_PAIRS']
+           'DEFAULT_ROLE_PAIRS', 'DEFAULT_SYNONYMS']
 
 KINDS = ('retrieve', 'replace', 'confuse')
 #: Role words swapped by ``confuse`` (Birds-to-Words names the two birds so).
 DEFAULT_ROLE_PAIRS = (('animal1', 'animal2'), )
+#: English near-synonym groups never swapped for each other (a swap would
+#: make a false negative: ``light pink`` -> ``pale pink``), added to the
+#: synonyms found in the corpus, which a small corpus may miss.
+DEFAULT_SYNONYMS = (
+    ('light', 'pale', 'faint'), ('dark', 'deep'), ('big', 'large', 'huge'),
+    ('small', 'little', 'tiny'), ('gray', 'grey'), ('shiny', 'metal',
+                                                     'metallic'),
+    ('matte', 'rubber'), ('bright', 'vivid', 'brilliant'),
+    ('dull', 'drab', 'muted'), ('thin', 'slender', 'skinny', 'narrow'),
+    ('thick', 'stout', 'wide'), ('long', 'elongated'),
+    ('short', 'stubby'), ('spotted', 'speckled', 'dotted'),
+    ('striped', 'streaked', 'barred'), ('cube', 'block'),
+    ('sphere', 'ball'), ('object', 'thing'), ('chest', 'breast'),
+    ('bill', 'beak'))
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
 _START, _END = '<s>', '</s>'
 
@@ -92,12 +111,20 @@ class HardNegativeGenerator:
             as replacements. Defaults to 2.
         min_similarity (float): Cosine similarity of the neighbour counts
             above which two words are of one kind. Defaults to 0.8.
+        backoff_similarity (float): The lower similarity a word with no
+            kin at ``min_similarity`` takes its kin at (small corpora).
+            Defaults to 0.5.
         synonym_threshold (float): Two words are synonyms when, among the
             pairs whose references mention either, at least this share has
             one reference with only the first and another with only the
             second. Defaults to 0.28 (on CLEVR-Change-style captions,
             synonyms alternate in 0.5-0.7 of such pairs, other words of one
             kind in at most 0.25).
+        synonyms (Sequence[Sequence[str]]): Near-synonym groups never
+            swapped for each other, besides those found. Defaults to
+            :data:`DEFAULT_SYNONYMS`.
+        replace_words (int): Most words a replace negative swaps (each
+            swaps between 1 and this many). Defaults to 3.
         seed (int): Seed of the random choices. Defaults to 0.
     """
 
@@ -107,7 +134,10 @@ class HardNegativeGenerator:
                  max_df: float = 0.3,
                  min_count: int = 2,
                  min_similarity: float = 0.8,
+                 backoff_similarity: float = 0.5,
                  synonym_threshold: float = 0.28,
+                 synonyms: Sequence[Sequence[str]] = DEFAULT_SYNONYMS,
+                 replace_words: int = 3,
                  seed: int = 0):
         self.role_of = {}
         for a, b in role_pairs:
@@ -115,6 +145,13 @@ class HardNegativeGenerator:
         self.max_df = max_df
         self.min_count = min_count
         self.min_similarity = min_similarity
+        self.backoff_similarity = min(backoff_similarity, min_similarity)
+        if replace_words < 1:
+            raise ValueError(f'replace_words must be >= 1, got {replace_words}')
+        self.replace_words = replace_words
+        self.given_synonyms = {
+            frozenset((a.lower(), b.lower())) for group in synonyms
+            for a in group for b in group if a.lower() != b.lower()}
         self.synonym_threshold = synonym_threshold
         self.seed = seed
         pairs = [list(dict.fromkeys(p)) for p in captions_by_pair if p]
@@ -156,7 +193,7 @@ class HardNegativeGenerator:
             if counts[w] >= self.min_count and df[w] / num <= self.max_df
             and w not in self.role_of)
         self.kind_of = self._word_kinds(left, right)
-        self.synonyms = self._synonyms(pairs, words)
+        self.synonyms = self._synonyms(pairs, words) | self.given_synonyms
         self._fit_tfidf(words, df)
 
     def _word_kinds(self, left, right) -> Dict[str, List[str]]:
@@ -177,9 +214,11 @@ class HardNegativeGenerator:
                     continue
                 vo = vectors[o]
                 s = sum(x * vo.get(k, 0.0) for k, x in vw.items())
-                if s >= self.min_similarity:
+                if s >= self.backoff_similarity:
                     sims.append((-s, o))
-            kinds[w] = [o for _, o in sorted(sims)]
+            sims.sort()
+            strong = [o for s, o in sims if -s >= self.min_similarity]
+            kinds[w] = strong or [o for _, o in sims]
         return kinds
 
     def _synonyms(self, pairs, words) -> Set[frozenset]:
@@ -262,39 +301,54 @@ class HardNegativeGenerator:
         return q / q.norm().clamp(min=1e-12)
 
     def replace(self, caption: str, k: int, rng: random.Random) -> List[str]:
-        """Up to ``k`` different captions, each with one content word
-        swapped for a word of its kind (see the module docstring)."""
+        """Up to ``k`` different captions, each with 1 to ``replace_words``
+        content words swapped for words of their kind (see the module
+        docstring)."""
         spans = word_spans(caption)
-        seq = [_START] + [w for _, _, w in spans] + [_END]
-        options = []
-        for i, (start, end, w) in enumerate(spans):
-            for o in self.kind_of.get(w, ()):
-                if frozenset((w, o)) in self.synonyms:
-                    continue
-                if (seq[i], o) in self.bigrams and (o, seq[i + 2]) in self.bigrams:
-                    options.append(((start, end), o))
-        rng.shuffle(options)
+        words = [w for _, _, w in spans]
+        seq = [_START] + words + [_END]
+        options = {}  # word position -> its possible replacements
+        for i, w in enumerate(words):
+            found = [o for o in self.kind_of.get(w, ())
+                     if frozenset((w, o)) not in self.synonyms and
+                     (seq[i], o) in self.bigrams and (o, seq[i + 2]) in self.bigrams]
+            if found:
+                options[i] = found
+        positions = sorted(options)
+        forbidden = self.paraphrases(caption)
         out = []
-        for span, o in options:
-            negative = _replace_spans(caption, {span: o})
-            if negative not in out and negative != caption:
-                out.append(negative)
-            if len(out) == k:
+        for _ in range(20 * k):
+            if not positions or len(out) == k:
                 break
+            n = rng.randint(1, min(self.replace_words, len(positions)))
+            chosen = sorted(rng.sample(positions, n))
+            new = list(seq)
+            for i in chosen:
+                new[i + 1] = rng.choice(options[i])
+            # two swapped neighbours make a bigram of two new words
+            if any((new[i + 1], new[i + 2]) not in self.bigrams
+                   for i in chosen if i + 1 in chosen):
+                continue
+            negative = _replace_spans(
+                caption, {spans[i][:2]: new[i + 1] for i in chosen})
+            if negative not in out and negative not in forbidden:
+                out.append(negative)
         return out
 
     def confuse(self, caption: str) -> List[str]:
         """The caption with its roles swapped (at most one), or nothing."""
         spans = word_spans(caption)
         roles = {(s, e): self.role_of[w] for s, e, w in spans if w in self.role_of}
+        forbidden = self.paraphrases(caption)
         if roles:
             negative = _replace_spans(caption, roles)
-            return [negative] if negative != caption else []
+            return [negative] if negative not in forbidden else []
         for i, (s1, e1, w1) in enumerate(spans):
             kind = set(self.kind_of.get(w1, ()))
             for s2, e2, w2 in spans[i + 1:]:
                 if w2 != w1 and w2 in kind and frozenset((w1, w2)) not in self.synonyms:
-                    return [_replace_spans(caption, {(s1, e1): w2, (s2, e2): w1})]
+                    negative = _replace_spans(caption, {(s1, e1): w2, (s2, e2): w1})
+                    return [negative] if negative not in forbidden else []
         return []
 
     def generate(self, num_retrieve: int = 3, num_replace: int = 3,

@@ -97,16 +97,24 @@ def test_configs_found():
             assert f'idc_pcl/idc-pcl-{stage}_{dataset}.py' in names
 
 
+def datasets_of(dataset: dict) -> list:
+    """The data set configs a loader's ``dataset`` holds (a
+    ``ConcatDataset``'s parts)."""
+    if dataset['type'] == 'ConcatDataset':
+        return [d for part in dataset['datasets'] for d in datasets_of(part)]
+    return [dataset]
+
+
 def assert_registered(cfg: Config) -> None:
     """Data sets, transforms and metrics are known types (a typo fails here,
     not at the first data access)."""
     for loader in ('train_dataloader', 'val_dataloader', 'test_dataloader'):
         if cfg.get(loader) is None:  # pre-training: no evaluation
             continue
-        dataset = cfg[loader]['dataset']
-        assert DATASETS.get(dataset['type']) is not None, (loader, dataset['type'])
-        for t in dataset['pipeline']:
-            assert TRANSFORMS.get(t['type']) is not None, (loader, t['type'])
+        for dataset in datasets_of(cfg[loader]['dataset']):
+            assert DATASETS.get(dataset['type']) is not None, (loader, dataset['type'])
+            for t in dataset['pipeline']:
+                assert TRANSFORMS.get(t['type']) is not None, (loader, t['type'])
     for key in ('val_evaluator', 'test_evaluator'):
         evaluators = cfg.get(key)
         if evaluators is None:
@@ -130,9 +138,11 @@ def test_config_builds(path):
         assert modes == ['all']
         if cfg.train_dataloader.dataset.type == 'CLEVRChangeDataset':
             assert cfg.train_dataloader.dataset.with_no_change is False
-    elif cfg.model.type == 'IDCPCLPretrainer':  # no evaluation; FDA negatives
+    elif cfg.model.type in ('IDCPCLPretrainer', 'IDCPCLCrossTaskPretrainer'):
+        # no evaluation; FDA negatives (on the caption pairs)
         assert cfg.get('val_cfg') is None and cfg.get('val_dataloader') is None
-        steps = [t['type'] for t in cfg.train_dataloader.dataset.pipeline]
+        steps = [t['type'] for t in
+                 datasets_of(cfg.train_dataloader.dataset)[0].pipeline]
         assert 'SampleHardNegatives' in steps
     else:
         # Birds-to-Words' main metric is ROUGE-L; every other data set's CIDEr
@@ -142,7 +152,7 @@ def test_config_builds(path):
         assert cfg.get('load_from') is None  # would clash with --resume
     # an auxiliary head reads all references: the pipeline must pack them
     keys = [t.get('key', 'text_tokens')
-            for t in cfg.train_dataloader.dataset.pipeline
+            for t in datasets_of(cfg.train_dataloader.dataset)[0].pipeline
             if t['type'] == 'TokenizeCaptions']
     needs_references = cfg.model.get('aux_head') is not None
     assert ('ref_tokens' in keys) == needs_references, keys

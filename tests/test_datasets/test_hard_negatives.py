@@ -85,19 +85,21 @@ def test_word_kinds_and_synonyms_come_from_the_captions(clevr_generator):
 def test_negatives_differ_and_keep_their_form(corpus, clevr_generator, bird_generator):
     g = clevr_generator if corpus == 'clevr' else bird_generator
     negatives = g.generate(num_retrieve=3, num_replace=3)
-    counts = dict(retrieve=0, replace=0, confuse=0)
+    counts = dict(retrieve=0, replace=0, confuse=0, several=0)
     for caption, kinds in negatives.items():
         ws = words(caption)
-        for negative in kinds['replace']:  # one word of its kind swapped
+        for negative in kinds['replace']:  # 1-3 words of their kind swapped
             counts['replace'] += 1
             assert negative != caption
             assert skeleton(negative) == skeleton(caption)
             nws = words(negative)
             diff = [i for i, (a, b) in enumerate(zip(ws, nws)) if a != b]
-            assert len(nws) == len(ws) and len(diff) == 1
-            old, new = ws[diff[0]], nws[diff[0]]
-            assert new in g.kind_of[old]
-            assert frozenset((old, new)) not in g.synonyms
+            assert len(nws) == len(ws) and 1 <= len(diff) <= g.replace_words
+            counts['several'] += len(diff) > 1
+            for i in diff:
+                old, new = ws[i], nws[i]
+                assert new in g.kind_of[old]
+                assert frozenset((old, new)) not in g.synonyms
         for negative in kinds['confuse']:  # the same words, roles swapped
             counts['confuse'] += 1
             assert negative != caption
@@ -105,6 +107,8 @@ def test_negatives_differ_and_keep_their_form(corpus, clevr_generator, bird_gene
             assert sorted(words(negative)) == sorted(ws) or \
                 {'animal1', 'animal2'} & set(ws)
         paraphrases = g.paraphrases(caption)
+        for negative in kinds['replace'] + kinds['confuse']:
+            assert negative not in paraphrases
         for negative in kinds['retrieve']:  # another caption of the corpus
             counts['retrieve'] += 1
             assert negative in g.index and negative not in paraphrases
@@ -138,3 +142,80 @@ def test_no_captions_is_an_error():
     np.testing.assert_equal(_nested(['a', 'b', 'c'], ['a', 'c']), True)
     np.testing.assert_equal(_nested(['a', 'b'], ['b', 'a']), False)
     np.testing.assert_equal(_nested(['x', 'b'], ['a', 'y', 'b'], {frozenset('xy')}), True)
+
+
+# Birds-to-Words-like descriptions, each pair worded differently: too few
+# repeated contexts for the strict word-kind test alone
+SMALL_BIRD_PAIRS = [
+    ['animal1 has a light pink breast while animal2 has a white breast.',
+     'animal1 is pale pink on the chest, animal2 is white there.'],
+    ['animal2 has a longer tail and a darker head than animal1.',
+     'the tail of animal2 is longer and its head is darker.'],
+    ['animal1 has a short black beak; animal2 has a long orange beak.',
+     "animal2's beak is long and orange, animal1's is short and black."],
+    ['animal1 has brown wings with white spots and animal2 has gray wings.',
+     'animal2 has plain gray wings, animal1 has spotted brown wings.'],
+    ['animal2 is larger with a red crown, animal1 has a yellow crown.',
+     'animal1 is smaller and its crown is yellow rather than red.'],
+    ['animal1 has a pale belly and animal2 has a streaked belly.',
+     'the belly of animal2 is streaked while animal1 has a light belly.'],
+    ['animal2 has a dark pink breast and a short tail.',
+     'animal1 has a longer tail and a light breast.'],
+    ['animal1 has black legs, animal2 has orange legs.',
+     'the legs of animal2 are orange and those of animal1 are black.'],
+    ['animal1 has a blue head and a white throat while animal2 has a brown head.',
+     "animal2's head is brown, animal1's head is blue with a white throat."],
+    ['animal2 has a thick beak and animal1 has a thin pointed beak.',
+     'animal1 has a thinner, pointier beak than animal2.'],
+    ['animal1 has yellow eyes, animal2 has dark eyes.',
+     "the eyes of animal1 are yellow while animal2's eyes are dark."],
+    ['animal1 has a red breast and gray back; animal2 has an orange breast.',
+     "animal2's breast is orange and animal1's is red with a gray back."],
+    ['animal2 has a pale pink beak and animal1 has a dark beak.',
+     'the beak of animal1 is darker than the light pink beak of animal2.'],
+]
+
+
+def test_a_small_corpus_still_gets_replaced_negatives():
+    negatives = HardNegativeGenerator(SMALL_BIRD_PAIRS, seed=0).generate()
+    replaced = [n for v in negatives.values() for n in v['replace']]
+    assert sum(1 for v in negatives.values() if v['replace']) >= len(negatives) // 2
+    several = [n for c, v in negatives.items() for n in v['replace']
+               if sum(a != b for a, b in zip(words(c), words(n))) > 1]
+    assert len(replaced) > 20 and several
+    # without the backoff, the strict test finds (almost) no word kinds
+    strict = HardNegativeGenerator(SMALL_BIRD_PAIRS, backoff_similarity=0.8,
+                                   replace_words=1, seed=0).generate()
+    assert sum(len(v['replace']) for v in strict.values()) < len(replaced) // 5
+
+
+def test_near_synonyms_are_never_swapped():
+    pairs = [['animal1 has a light pink breast.'], ['animal1 has a pale pink breast.'],
+             ['animal1 has a dark pink breast.'], ['animal1 has a light blue breast.'],
+             ['animal1 has a pale blue breast.'], ['animal1 has a dark blue breast.']]
+    given = HardNegativeGenerator(pairs, max_df=0.5, min_similarity=0.5, seed=0)
+    assert frozenset(('light', 'pale')) in given.synonyms
+    rng = random.Random(0)
+    out = given.replace('animal1 has a light pink breast.', 10, rng)
+    assert out and 'animal1 has a pale pink breast.' not in out
+    assert 'animal1 has a dark pink breast.' in out
+    # the same corpus without the given groups would swap them
+    found_only = HardNegativeGenerator(pairs, max_df=0.5, min_similarity=0.5,
+                                      synonyms=(), seed=0)
+    assert 'animal1 has a pale pink breast.' in found_only.replace(
+        'animal1 has a light pink breast.', 10, random.Random(0))
+
+
+def test_no_negative_is_a_reference_of_the_same_pair():
+    # 'the red cube' and 'the blue cube' both describe pair 0: swapping
+    # red -> blue gives a true caption, not a negative
+    pairs = [['the red cube moved', 'the blue cube moved'],
+             ['the green cube moved'], ['the red sphere moved'],
+             ['the blue sphere moved'], ['the green sphere moved']]
+    g = HardNegativeGenerator(pairs, max_df=0.5, min_similarity=0.5,
+                              synonym_threshold=0.5, synonyms=(),
+                              replace_words=1, seed=0)
+    assert frozenset(('red', 'blue')) not in g.synonyms
+    out = g.replace('the red cube moved', 10, random.Random(0))
+    assert 'the green cube moved' in out
+    assert 'the blue cube moved' not in out

@@ -33,7 +33,8 @@ from mmengine.registry import init_default_scope
 from mmengine.utils import ProgressBar
 
 import mmidc  # noqa: F401  (registers the data sets)
-from mmidc.datasets.hard_negatives import (DEFAULT_ROLE_PAIRS, KINDS,
+from mmidc.datasets.hard_negatives import (DEFAULT_ROLE_PAIRS, DEFAULT_SYNONYMS,
+                                           KINDS,
                                            HardNegativeGenerator,
                                            save_hard_negatives)
 from mmidc.registry import DATASETS
@@ -62,7 +63,17 @@ def parse_args(argv=None):
                         '(default: animal1:animal2)')
     parser.add_argument('--max-df', type=float, default=0.3)
     parser.add_argument('--min-similarity', type=float, default=0.8)
+    parser.add_argument('--backoff-similarity', type=float, default=0.5,
+                        help='similarity at which a word with no kin at '
+                        '--min-similarity finds its kin (small corpora)')
     parser.add_argument('--synonym-threshold', type=float, default=0.28)
+    parser.add_argument('--synonyms', nargs='*', default=None,
+                        metavar='WORD,WORD[,...]', help='near-synonym groups '
+                        'never swapped for each other, besides those found '
+                        '(default: a built-in English list; give none to use '
+                        'only those found)')
+    parser.add_argument('--replace-words', type=int, default=3,
+                        help='most words one replaced negative swaps')
     parser.add_argument('--show', type=int, default=5, help='print this many '
                         'negatives of each kind')
     parser.add_argument('--cfg-options', nargs='+', action=CfgOptionsAction,
@@ -86,8 +97,15 @@ def build_dataset(args):
         if args.cfg_options:
             cfg.merge_from_dict(args.cfg_options)
         dataset_cfg = copy.deepcopy(cfg.train_dataloader.dataset)
-        while 'dataset' in dataset_cfg:  # wrappers
-            dataset_cfg = dataset_cfg['dataset']
+        while 'dataset' in dataset_cfg or 'datasets' in dataset_cfg:
+            if 'dataset' in dataset_cfg:  # wrappers
+                dataset_cfg = dataset_cfg['dataset']
+            else:  # ConcatDataset: the part that samples hard negatives
+                dataset_cfg = next(
+                    (d for d in dataset_cfg['datasets'] if any(
+                        t.get('type') == 'SampleHardNegatives'
+                        for t in d.get('pipeline', []))),
+                    dataset_cfg['datasets'][0])
     else:
         dataset_cfg = dict(type=args.dataset_type, data_root=args.data_root,
                            split=args.split)
@@ -134,7 +152,11 @@ def main(argv=None):
     generator = HardNegativeGenerator(
         captions_by_pair, role_pairs=role_pairs(args.role_pairs),
         max_df=args.max_df, min_similarity=args.min_similarity,
-        synonym_threshold=args.synonym_threshold, seed=args.seed)
+        backoff_similarity=args.backoff_similarity,
+        synonym_threshold=args.synonym_threshold,
+        synonyms=(DEFAULT_SYNONYMS if args.synonyms is None else
+                  [g.split(',') for g in args.synonyms]),
+        replace_words=args.replace_words, seed=args.seed)
     print(f'{len(generator.captions)} unique captions of {len(dataset)} '
           f'pairs; {len(generator.content)} content words, '
           f'{sum(1 for v in generator.word_classes().values() if v)} with '
@@ -149,6 +171,8 @@ def main(argv=None):
                 seed=args.seed, num_captions=len(negatives),
                 captions_with=counts, role_pairs=generator.role_of,
                 max_df=args.max_df, min_similarity=args.min_similarity,
+                backoff_similarity=args.backoff_similarity,
+                replace_words=args.replace_words,
                 synonym_threshold=args.synonym_threshold,
                 synonyms=sorted(sorted(s) for s in generator.synonyms),
                 word_classes=generator.word_classes())

@@ -3,7 +3,8 @@
 # the image feature encoder (stride 16: a 6x9 grid of 64-dim features on
 # 96x144 images, trained with the rest), width 128, 4 heads, F_sing and
 # F_pair 1 layer each, F_cross 2 layers, no dropout. Tasks drawn per step
-# in the published ratio MLM : MVCL : FDA = 8 : 1 : 2.
+# in the published ratio MLM : MVCL : FDA = 8 : 1 : 2, with the published
+# code's tau1 = tau2 = 1, MVCL negatives and FDA batch layout.
 # The features carry the difference of the two images at each position
 # (DifferenceFeatureEncoder): with plain features trained from scratch the
 # captioner never told change pairs from no-change pairs in the tiny
@@ -31,4 +32,6 @@ model = dict(
     mlm_mask_prob=0.15,
     mvcl_mask_prob=0.15,
     mvcl_loss=dict(type='MaskedVisualContrastiveLoss', temperature=1.0),
-    fda_loss=dict(type='DifferenceAlignmentLoss', temperature=0.1))
+    mvcl_negatives='predictions',
+    fda_layout='split',
+    fda_loss=dict(type='DifferenceAlignmentLoss', temperature=1.0))

@@ -2,15 +2,17 @@
 _base_ = ['../default_runtime.py']
 
 # IDC-PCL fine-tuning as published for CLEVR-Change: Adam at 3e-5 without
-# weight decay, 100,000 steps (batch 200 in the configs); here 1,000
-# warm-up steps and validation every 2,000 steps, keeping the best CIDEr-D
-# on val (the configs of other data sets change the metric).
+# weight decay, halved after 10,000 and again after 20,000 steps, 100,000
+# steps (batch 200 in the configs); validation every 2,000 steps, keeping
+# the best CIDEr-D on val (the configs of other data sets change the
+# metric).
 max_iters = 100000
 optim_wrapper = dict(type='OptimWrapper',
                      optimizer=dict(type='Adam', lr=3e-5, weight_decay=0.0))
+# the published loop counts steps from 1: its step 10,000 is iteration 9,999
 param_scheduler = [
-    dict(type='LinearLR', start_factor=1e-2, by_epoch=False, begin=0,
-         end=1000),
+    dict(type='MultiStepLR', milestones=[9999, 19999], gamma=0.5,
+         by_epoch=False),
 ]
 train_cfg = dict(type='IterBasedTrainLoop', max_iters=max_iters,
                  val_interval=2000)

@@ -19,7 +19,8 @@ class SampleHardNegatives(BaseTransform):
     kind by kind in turn (retrieve, replace, confuse; each kind's list
     shuffled), and when the caption has too few, filled up with random
     captions of the file (easy negatives), so every sample has the same
-    number. Put it after ``TokenizeCaptions`` and add
+    number; the pair's own references (``gt_captions``) are never drawn
+    as easy negatives. Put it after ``TokenizeCaptions`` and add
     ``'negative_captions'`` to ``PackIDCInputs``' ``meta_keys``.
 
     Required keys: ``gt_captions``, ``caption_index``. Added key:
@@ -27,11 +28,12 @@ class SampleHardNegatives(BaseTransform):
 
     Args:
         negatives_file (str): The file of hard negatives.
-        num_negatives (int): ``K``. Defaults to 5 (the published model's).
+        num_negatives (int): ``K``. Defaults to 6 (the published code's
+            ``neg_num``).
         kinds (Sequence[str], optional): Kinds used. Defaults to all.
     """
 
-    def __init__(self, negatives_file: str, num_negatives: int = 5,
+    def __init__(self, negatives_file: str, num_negatives: int = 6,
                  kinds: Optional[Sequence[str]] = None):
         kinds = tuple(kinds or KINDS)
         unknown = set(kinds) - set(KINDS)
@@ -73,12 +75,25 @@ class SampleHardNegatives(BaseTransform):
             for options in lists:
                 if options and len(chosen) < self.num_negatives:
                     chosen.append(options.pop(0))
+        references = set(results['gt_captions'])
+        chosen = [c for c in chosen if c not in references]
         while len(chosen) < self.num_negatives:  # easy negatives
-            other = self._pool[np.random.randint(len(self._pool))]
-            if other != caption or len(self._pool) == 1:
-                chosen.append(other)
+            chosen.append(self._easy_negative(references))
         results['negative_captions'] = chosen
         return results
+
+    def _easy_negative(self, references: set) -> str:
+        """A random caption of the file that is none of ``references``."""
+        for _ in range(100):
+            other = self._pool[np.random.randint(len(self._pool))]
+            if other not in references:
+                return other
+        others = [c for c in self._pool if c not in references]
+        if not others:
+            raise ValueError(f'{self.negatives_file}: every caption of the file '
+                             'is a reference of this pair: no easy negative '
+                             'to draw')
+        return others[np.random.randint(len(others))]
 
     def __repr__(self) -> str:
         return (f'{self.__class__.__name__}(negatives_file='

@@ -1,4 +1,5 @@
 """Parameter schedulers."""
 from .bert_warmup_lr import BertWarmupLR, bert_warmup_factor
+from .noam_lr import NoamLR, noam_factor
 
-__all__ = ['BertWarmupLR', 'bert_warmup_factor']
+__all__ = ['BertWarmupLR', 'bert_warmup_factor', 'NoamLR', 'noam_factor']

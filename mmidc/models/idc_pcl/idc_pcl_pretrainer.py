@@ -15,6 +15,8 @@ from .masking import mask_caption_tokens, mask_one_image
 __all__ = ['IDCPCLPretrainer']
 
 TASKS = ('mlm', 'mvcl', 'fda')
+MVCL_NEGATIVES = ('predictions', 'features')
+FDA_LAYOUTS = ('split', 'full')
 
 
 @lru_cache(maxsize=65536)
@@ -36,15 +38,23 @@ class IDCPCLPretrainer(IDCPCLBase):
     - ``mvcl``: in each pair one image has 15% of its feature positions
       zeroed before the token embedding; the output at each masked position,
       mapped to the feature space by ``mvcl_head``, must find its original
-      feature among the batch's masked and unmasked ones
-      (:class:`MaskedVisualContrastiveLoss`); ``loss_mvcl``. The original
-      features are targets only (no gradient through them).
+      feature among the batch's masked originals and the negatives
+      (:class:`MaskedVisualContrastiveLoss`); ``loss_mvcl``,
+      ``mvcl_accuracy`` (share of masked positions whose own original
+      scores highest). ``mvcl_negatives='predictions'`` (the published
+      code): the negatives are ``mvcl_head``'s outputs at the batch's
+      unmasked positions; ``'features'``: their original features. The
+      original features are targets only (no gradient through them).
     - ``fda``: the pair is read with its own caption and ``K`` hard
       negatives (``negative_captions`` on each data sample, from
       ``SampleHardNegatives`` in the pipeline); the pair vector (mean of
       the ``[IMG1]``, ``[IMG2]`` outputs) and the caption vector (the
       ``[CLS]`` output) of each reading are compared
       (:class:`DifferenceAlignmentLoss`); ``loss_fda``, ``fda_accuracy``.
+      ``fda_layout='split'`` (the published code): the first
+      ``max(1, B // (1 + K))`` pairs of the batch are read, about ``B``
+      sequences per step, the cost of the other tasks' steps; ``'full'``:
+      all ``B`` pairs, ``B (1 + K)`` sequences.
 
     The task of a step depends only on ``task_seed`` and the iteration, so
     every process of a distributed run draws the same one (they then need
@@ -57,16 +67,30 @@ class IDCPCLPretrainer(IDCPCLBase):
             :class:`IDCPCLBase`.
         task_weights (dict): Relative frequency of ``mlm``, ``mvcl`` and
             ``fda``; a task left out or at 0 is never drawn. Defaults to
-            ``dict(mlm=8, mvcl=1, fda=2)``.
+            ``dict(mlm=8, mvcl=1, fda=2)`` (CLEVR-Change; the published
+            Birds-to-Words ratio is 9 : 1 : 2).
         mlm_mask_prob (float): Share of caption tokens masked. Defaults to
             0.15.
         mvcl_mask_prob (float): Share of one image's feature positions
             masked. Defaults to 0.15.
+        mvcl_negatives (str): ``'predictions'`` or ``'features'`` (see
+            above). Defaults to ``'predictions'``.
+        mvcl_exclude_counterpart (bool): Leave the same grid position of
+            the other image out of a masked position's negatives (where
+            the two images agree it is the target itself). Defaults to
+            False (the published code keeps it).
+        fda_layout (str): ``'split'`` or ``'full'`` (see above). Defaults
+            to ``'split'``.
+        mvcl_head (dict, optional): A registered regressor of the masked
+            outputs (``hidden`` and ``feature_dim`` filled in), e.g.
+            ``dict(type='FeatureRegressionHead', tied=True)`` (the published
+            code's, tied to the feature projection). Defaults to
+            ``Linear, GELU, LayerNorm, Linear``.
         mlm_loss (dict): Defaults to ``MaskedLMLoss``.
         mvcl_loss (dict): Defaults to ``MaskedVisualContrastiveLoss``
             (``tau1 = 1``).
         fda_loss (dict): Defaults to ``DifferenceAlignmentLoss``
-            (``tau2 = 0.1``).
+            (``tau2 = 1``).
         task_seed (int): Seed of the task draw. Defaults to 0.
         init_cfg (dict, optional): MMEngine init config.
     """
@@ -82,6 +106,10 @@ class IDCPCLPretrainer(IDCPCLBase):
                  task_weights: Optional[dict] = None,
                  mlm_mask_prob: float = 0.15,
                  mvcl_mask_prob: float = 0.15,
+                 mvcl_negatives: str = 'predictions',
+                 mvcl_exclude_counterpart: bool = False,
+                 fda_layout: str = 'split',
+                 mvcl_head: Optional[dict] = None,
                  mlm_loss: Optional[dict] = None,
                  mvcl_loss: Optional[dict] = None,
                  fda_loss: Optional[dict] = None,
@@ -106,15 +134,30 @@ class IDCPCLPretrainer(IDCPCLBase):
         self._steps = 0
         self.mlm_mask_prob = mlm_mask_prob
         self.mvcl_mask_prob = mvcl_mask_prob
+        if mvcl_negatives not in MVCL_NEGATIVES:
+            raise ValueError(f'mvcl_negatives={mvcl_negatives!r}: expected '
+                             f'one of {MVCL_NEGATIVES}')
+        if fda_layout not in FDA_LAYOUTS:
+            raise ValueError(f'fda_layout={fda_layout!r}: expected one of '
+                             f'{FDA_LAYOUTS}')
+        self.mvcl_negatives = mvcl_negatives
+        self.mvcl_exclude_counterpart = mvcl_exclude_counterpart
+        self.fda_layout = fda_layout
         self.mlm_loss = MODELS.build(mlm_loss or dict(type='MaskedLMLoss'))
         self.mvcl_loss = MODELS.build(
             mvcl_loss or dict(type='MaskedVisualContrastiveLoss'))
         self.fda_loss = MODELS.build(fda_loss or dict(type='DifferenceAlignmentLoss'))
         feature_dim = self.feature_encoder.feature_dim
         # output at a masked position -> the feature space
-        self.mvcl_head = nn.Sequential(
-            nn.Linear(hidden, hidden), nn.GELU(), nn.LayerNorm(hidden),
-            nn.Linear(hidden, feature_dim))
+        if mvcl_head is None:
+            self.mvcl_head = nn.Sequential(
+                nn.Linear(hidden, hidden), nn.GELU(), nn.LayerNorm(hidden),
+                nn.Linear(hidden, feature_dim))
+        else:
+            head = dict(mvcl_head, hidden=hidden, feature_dim=feature_dim)
+            if head.get('tied'):
+                head['projection'] = self.token_embedding.proj
+            self.mvcl_head = MODELS.build(head)
 
     # ------------------------------------------------------------- the tasks
     def next_task(self) -> str:
@@ -176,8 +219,33 @@ class IDCPCLPretrainer(IDCPCLBase):
         patches = hidden[:, :visual.shape[1]].view(B, 2, N + 1, -1)[:, :, 1:]
         predictions = self.mvcl_head(patches[mask])  # [M, C]
         originals = features.detach()
-        loss = self.mvcl_loss(predictions, originals[mask], originals[~mask])
-        return dict(loss_mvcl=loss)
+        if self.mvcl_negatives == 'predictions':
+            negatives = self.mvcl_head(patches[~mask])  # [U, C]
+        else:
+            negatives = originals[~mask]  # [U, C]
+        negative_mask = None
+        if self.mvcl_exclude_counterpart:
+            # the masked position's counterpart: same pair, same grid
+            # position, the other image (unmasked by construction)
+            index = torch.full(mask.shape, -1, dtype=torch.long,
+                               device=mask.device)
+            index[~mask] = torch.arange(int((~mask).sum()), device=mask.device)
+            counterpart = index.flip(1)[mask]  # [M]
+            negative_mask = torch.zeros(counterpart.shape[0], negatives.shape[0],
+                                        dtype=torch.bool, device=mask.device)
+            negative_mask[torch.arange(counterpart.shape[0]), counterpart] = True
+        loss = self.mvcl_loss(predictions, originals[mask], negatives,
+                              negative_mask)
+        with torch.no_grad():
+            p = torch.nn.functional.normalize(predictions.float(), dim=-1)
+            c = torch.nn.functional.normalize(
+                torch.cat([originals[mask], negatives]).float(), dim=-1)
+            scores = p @ c.t()  # [M, M+U]
+            if negative_mask is not None:
+                scores[:, p.shape[0]:].masked_fill_(negative_mask, float('-inf'))
+            accuracy = (scores.argmax(-1) == torch.arange(
+                p.shape[0], device=p.device)).float().mean()
+        return dict(loss_mvcl=loss, mvcl_accuracy=accuracy)
 
     def negative_tokens(self, data_samples: List, length: int, device) -> torch.Tensor:
         """Each sample's ``negative_captions`` (K strings) -> ``[B, K, L]``."""
@@ -199,6 +267,12 @@ class IDCPCLPretrainer(IDCPCLBase):
         cm = self.cross_modal
         negatives = self.negative_tokens(data_samples, tokens.shape[1],
                                          tokens.device)  # [B, K, L]
+        if self.fda_layout == 'split':
+            # the published batch: B / (1 + K) pairs, each with its K
+            # negatives (about B sequences)
+            keep = max(1, tokens.shape[0] // (negatives.shape[1] + 1))
+            features, tokens, negatives = (features[:keep], tokens[:keep],
+                                           negatives[:keep])
         candidates = torch.cat([tokens[:, None], negatives], 1)  # [B, 1+K, L]
         B, K1, _ = candidates.shape
         ids, valid = cm.caption_ids(candidates.flatten(0, 1))  # [B(1+K), L']

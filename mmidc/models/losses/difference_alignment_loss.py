@@ -29,11 +29,12 @@ class DifferenceAlignmentLoss(nn.Module):
     softmax.
 
     Args:
-        temperature (float): ``tau2``. Defaults to 0.1.
+        temperature (float): ``tau2``. Defaults to 1.0 (the published
+            code's ``--tmp``; the paper leaves the value open).
         loss_weight (float): Multiplier of the loss. Defaults to 1.0.
     """
 
-    def __init__(self, temperature: float = 0.1, loss_weight: float = 1.0):
+    def __init__(self, temperature: float = 1.0, loss_weight: float = 1.0):
         super().__init__()
         if temperature <= 0:
             raise ValueError(f'temperature must be > 0, got {temperature}')

@@ -1,4 +1,6 @@
 """Masked visual contrastive learning (MVCL)."""
+from typing import Optional
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -15,13 +17,17 @@ class MaskedVisualContrastiveLoss(nn.Module):
     The prediction at masked position ``i`` must be closer, in cosine
     similarity divided by the temperature ``tau1``, to the original feature
     of that position than to every other candidate: the original features
-    of the other masked positions of the batch and the ``negatives`` (the
-    batch's unmasked features). With ``P`` the predictions ``[M, C]``,
-    ``T`` the originals ``[M, C]`` and ``N`` the negatives ``[U, C]``, all
-    L2-normalised::
+    of the other masked positions of the batch and the ``negatives`` (in
+    the published code the model's predictions at the batch's unmasked
+    positions). With ``P`` the predictions ``[M, C]``, ``T`` the originals
+    ``[M, C]`` and ``N`` the negatives ``[U, C]``, all L2-normalised::
 
         logits = [P T^T, P N^T] / tau1          # [M, M + U]
         loss = cross_entropy(logits, arange(M))
+
+    ``negative_mask`` (bool ``[M, U]``) leaves single negatives out of a
+    row's softmax (e.g. the same grid position of the other image, whose
+    feature is the target's where the images agree).
 
     Args:
         temperature (float): ``tau1``. Defaults to 1.0 (the public IDC-PCL
@@ -37,13 +43,15 @@ class MaskedVisualContrastiveLoss(nn.Module):
         self.loss_weight = loss_weight
 
     def forward(self, predictions: torch.Tensor, targets: torch.Tensor,
-                negatives: torch.Tensor) -> torch.Tensor:
+                negatives: torch.Tensor,
+                negative_mask: Optional[torch.Tensor] = None) -> torch.Tensor:
         """Args:
             predictions (Tensor): ``[M, C]`` outputs at the masked positions,
                 mapped to the feature space.
             targets (Tensor): ``[M, C]`` the original features there.
-            negatives (Tensor): ``[U, C]`` features of unmasked positions
-                (``U`` may be 0).
+            negatives (Tensor): ``[U, C]`` negatives (``U`` may be 0).
+            negative_mask (Tensor, optional): ``[M, U]`` bool, True where
+                a negative is left out of that prediction's softmax.
 
         Returns:
             Tensor: the weighted scalar loss (0 when ``M == 0``).
@@ -57,5 +65,12 @@ class MaskedVisualContrastiveLoss(nn.Module):
         candidates = torch.cat([targets, negatives]).float()  # [M+U, C]
         c = F.normalize(candidates, dim=-1)
         logits = p @ c.t() / self.temperature  # [M, M+U]
+        if negative_mask is not None:
+            M, U = predictions.shape[0], negatives.shape[0]
+            if negative_mask.shape != (M, U):
+                raise ValueError(f'negative_mask must be [{M}, {U}], got '
+                                 f'{tuple(negative_mask.shape)}')
+            logits = torch.cat([logits[:, :M], logits[:, M:].masked_fill(
+                negative_mask, float('-inf'))], 1)
         labels = torch.arange(p.shape[0], device=p.device)
         return self.loss_weight * F.cross_entropy(logits, labels)

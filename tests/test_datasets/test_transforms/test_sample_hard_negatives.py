@@ -55,3 +55,32 @@ def test_bad_input_names_the_file_and_caption(negatives_file):
                                     negatives_file=negatives_file + '.gone'))
     with pytest.raises(FileNotFoundError, match='make_hard_negatives.py'):
         missing(results('the red cube moved'))
+
+
+def test_easy_negatives_are_never_a_reference_of_the_pair(negatives_file):
+    # the pair has two references; the file's third caption is the only
+    # caption that is false of it, so every easy negative must be that one
+    sample = TRANSFORMS.build(dict(type='SampleHardNegatives', kinds=['confuse'],
+                                   negatives_file=negatives_file, num_negatives=6))
+    pair = dict(gt_captions=['the cube is gone', 'the red cube moved'],
+                caption_index=0, pair_id='3')
+    for seed in range(20):
+        np.random.seed(seed)
+        out = sample(dict(pair))['negative_captions']
+        assert out == ['there is no change'] * 6
+    # a hard negative that is another reference of the pair is dropped too
+    hard = TRANSFORMS.build(dict(type='SampleHardNegatives', kinds=['retrieve'],
+                                 negatives_file=negatives_file, num_negatives=1))
+    np.random.seed(0)
+    assert hard(dict(gt_captions=['there is no change', 'the cube is gone'],
+                     caption_index=0, pair_id='4'))['negative_captions'] == \
+        ['the red cube moved']
+    every = dict(gt_captions=list(NEGATIVES), caption_index=0, pair_id='5')
+    with pytest.raises(ValueError, match='every caption of the file is a reference'):
+        sample(every)
+
+
+def test_six_negatives_by_default(negatives_file):
+    sample = TRANSFORMS.build(dict(type='SampleHardNegatives',
+                                   negatives_file=negatives_file))
+    assert len(sample(results('the red cube moved'))['negative_captions']) == 6

@@ -77,3 +77,105 @@ def test_fda_needs_hard_negatives_and_train_step_works():
     assert set(losses) == {'loss', 'loss_fda', 'fda_accuracy'}
     with pytest.raises(ValueError, match='mode'):
         model(torch.zeros(1), mode='predict')
+
+
+SIX = ['the red cube changed to blue', 'there is no change',
+       'the small sphere has been added', 'the cylinder moved',
+       'the green ball is gone', 'the big block turned metal']
+
+
+def sequences_read(model, data, **kwargs):
+    """The number of sequences the cross-modal transformer reads in one
+    ``fda`` loss, and the loss."""
+    seen = []
+    handle = model.cross_modal.register_forward_hook(
+        lambda m, args, out: seen.append(out.shape[0]))
+    loss = model.loss(data['inputs'], data['data_samples'], task='fda')
+    handle.remove()
+    return seen, loss
+
+
+def test_fda_batch_layout():
+    torch.manual_seed(0)
+    split = build()  # default: the published layout
+    full = build(fda_layout='full')
+    full.load_state_dict(split.state_dict())
+    split.eval(), full.eval()
+    data = split.data_preprocessor(tiny_batch(SIX, negatives=2), True)
+    # B = 6 pairs, K = 2: B / (1 + K) = 2 pairs with their 2 negatives each
+    seen, loss = sequences_read(split, data)
+    assert seen == [6]
+    seen_full, _ = sequences_read(full, data)
+    assert seen_full == [18]  # B (1 + K)
+    # the split step is the full step of its first B / (1 + K) pairs
+    first_two = dict(inputs=data['inputs'][:2], data_samples=data['data_samples'][:2])
+    _, loss_first = sequences_read(full, first_two)
+    assert loss['loss_fda'].item() == pytest.approx(loss_first['loss_fda'].item(), rel=1e-5)
+    # fewer pairs than 1 + K: still one pair
+    one = dict(inputs=data['inputs'][:2], data_samples=data['data_samples'][:2])
+    assert sequences_read(split, one)[0] == [3]
+    with pytest.raises(ValueError, match='fda_layout'):
+        build(fda_layout='half')
+
+
+class Spy(torch.nn.Module):
+    """Records the arguments of the MVCL loss."""
+
+    def __init__(self, loss):
+        super().__init__()
+        self.inner, self.calls = loss, []
+
+    def forward(self, *args):
+        self.calls.append(args)
+        return self.inner(*args)
+
+
+@pytest.mark.parametrize('negatives', ['predictions', 'features'])
+def test_mvcl_negatives(negatives):
+    torch.manual_seed(0)
+    model = build(mvcl_negatives=negatives, mvcl_exclude_counterpart=True)
+    model.mvcl_loss = Spy(model.mvcl_loss)
+    data = model.data_preprocessor(tiny_batch(), True)
+    feats = model.extract_feat(data['inputs']).detach()  # [B, 2, N, C]
+    model.extract_feat = lambda inputs: feats
+    out = model.loss(data['inputs'], data['data_samples'], task='mvcl')
+    assert 0.0 <= out['mvcl_accuracy'] <= 1.0
+    predictions, targets, negs, excluded = model.mvcl_loss.calls[0]
+    B, _, N, C = feats.shape
+    M = predictions.shape[0]
+    assert negs.shape == (2 * B * N - M, C) and excluded.shape == (M, negs.shape[0])
+    # targets: the original features at the masked positions
+    rows = feats.flatten(0, 2)
+    assert all((rows == t).all(-1).any() for t in targets)
+    if negatives == 'features':
+        assert not negs.requires_grad
+        assert all((rows == n).all(-1).any() for n in negs)
+    else:  # the regressor's outputs: trained through
+        assert negs.requires_grad
+        assert not any((rows == n).all(-1).any() for n in negs)
+    # each masked position leaves out exactly its counterpart: the same
+    # grid position of the other image
+    assert (excluded.sum(1) == 1).all()
+    if negatives == 'features':
+        for t, row in zip(targets, excluded):
+            b, i, n = [int(x) for x in (feats == t).all(-1).nonzero()[0]]
+            assert torch.equal(negs[row.nonzero()[0, 0]], feats[b, 1 - i, n])
+    with pytest.raises(ValueError, match='mvcl_negatives'):
+        build(mvcl_negatives='outputs')
+
+
+def test_tied_mvcl_head_shares_the_feature_projection():
+    torch.manual_seed(0)
+    model = build(mvcl_head=dict(type='FeatureRegressionHead', tied=True))
+    head, proj = model.mvcl_head, model.token_embedding.proj
+    assert head.weight is proj.weight
+    x = torch.randn(5, 32)
+    expected = head.net(x) @ proj.weight + head.bias  # [5, C] by hand
+    assert torch.allclose(head(x), expected, atol=1e-6)
+    data = model.data_preprocessor(tiny_batch(), True)
+    model.loss(data['inputs'], data['data_samples'], task='mvcl')['loss_mvcl'].backward()
+    assert proj.weight.grad is not None and head.bias.grad is not None
+    # one copy in the optimizer
+    assert sum(p is proj.weight for p in model.parameters()) == 1
+    untied = build(mvcl_head=dict(type='FeatureRegressionHead'))
+    assert untied.mvcl_head.out.weight.shape == (proj.in_features, 32)

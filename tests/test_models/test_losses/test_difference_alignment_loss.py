@@ -46,3 +46,14 @@ def test_shared_pair_vector():
     text = torch.tensor([[[1.0, 0.0], [0.0, 1.0]]])
     loss = DifferenceAlignmentLoss(temperature=1.0)(pair, text)
     assert loss.item() == pytest.approx(-(1 - math.log(math.exp(1) + math.exp(0))), rel=1e-6)
+
+
+def test_default_temperature_is_the_published_one():
+    # tau2 = 1 (the published code's --tmp)
+    expected = 0.0
+    for pairs, texts in zip(PAIR, TEXT):
+        scores = [cos(p, t) for p, t in zip(pairs, texts)]
+        expected -= scores[0] - math.log(sum(math.exp(s) for s in scores))
+    expected /= 2
+    loss = DifferenceAlignmentLoss()(torch.tensor(PAIR), torch.tensor(TEXT))
+    assert loss.item() == pytest.approx(expected, rel=1e-6)

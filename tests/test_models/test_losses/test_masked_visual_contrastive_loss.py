@@ -40,3 +40,22 @@ def test_no_masked_position_and_bad_input():
         loss(torch.zeros(2, 3), torch.zeros(3, 3), torch.ones(2, 3))
     with pytest.raises(ValueError, match='temperature'):
         MaskedVisualContrastiveLoss(temperature=0)
+
+
+def test_left_out_negatives_match_hand_computation():
+    P = [[1.0, 0.0], [1.0, 1.0]]
+    T = [[2.0, 0.5], [0.0, 1.0]]
+    N = [[-1.0, 0.0], [0.5, 2.0], [3.0, -1.0]]
+    left_out = [[False, True, False], [True, False, False]]
+    expected = 0.0
+    for i, p in enumerate(P):
+        candidates = T + [n for n, out in zip(N, left_out[i]) if not out]
+        scores = [cos(p, c) for c in candidates]  # tau1 = 1 by default
+        expected -= scores[i] - math.log(sum(math.exp(s) for s in scores))
+    expected /= len(P)
+    loss = MaskedVisualContrastiveLoss()(torch.tensor(P), torch.tensor(T), torch.tensor(N),
+                                         torch.tensor(left_out))
+    assert loss.item() == pytest.approx(expected, rel=1e-6)
+    with pytest.raises(ValueError, match='negative_mask'):
+        MaskedVisualContrastiveLoss()(torch.tensor(P), torch.tensor(T), torch.tensor(N),
+                                      torch.tensor(left_out)[:, :2])
