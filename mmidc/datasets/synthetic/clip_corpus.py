@@ -177,8 +177,8 @@ def corpus_caption(rng: np.random.Generator, objects: List[SceneObject],
         else:
             text = _with_article(phrase)
         if rng.random() < 0.3:
-            text += _choice(rng, (' on a gray floor', ' on the floor',
-                                  ' alone on the floor'))
+            # no floor colour: 'gray' names an object colour
+            text += _choice(rng, (' on the floor', ' alone on the floor'))
         return prefix.format(text)
     form = rng.integers(3)
     if form == 0:
