@@ -36,11 +36,11 @@ def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--work-dir', default='work_dirs/tiny_clip',
                         help='output folder (default: %(default)s)')
-    parser.add_argument('--num-images', type=int, default=10000,
+    parser.add_argument('--num-images', type=int, default=8000,
                         help='corpus size (default: %(default)s)')
     parser.add_argument('--seed', type=int, default=0,
                         help='corpus and training seed (default: %(default)s)')
-    parser.add_argument('--epochs', type=int, default=6,
+    parser.add_argument('--epochs', type=int, default=4,
                         help='epochs over the corpus (default: %(default)s)')
     parser.add_argument('--batch-size', type=int, default=128,
                         help='default: %(default)s')
