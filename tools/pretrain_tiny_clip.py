@@ -11,6 +11,7 @@ CLIP4IDC configs' ``pretrained=`` load::
 
     python tools/pretrain_tiny_clip.py                  # work_dirs/tiny_clip
     python tools/pretrain_tiny_clip.py --epochs 8       # train on, resumed
+                                                        # (a new cosine)
 
 Outputs under ``--work-dir``: ``corpus/`` (images and ``corpus.csv``),
 ``logs/<name>/`` (open_clip_train's log and ``checkpoints/epoch_N.pt``) and
@@ -66,8 +67,9 @@ def parse_args(argv=None):
 def run_name(args) -> str:
     if args.name:
         return args.name
-    return (f'n{args.num_images}_s{args.seed}_e{args.epochs}_'
-            f'b{args.batch_size}_lr{args.lr:g}')
+    # no epochs in the name: a larger --epochs trains the same run on
+    return (f'n{args.num_images}_s{args.seed}_b{args.batch_size}_'
+            f'lr{args.lr:g}')
 
 
 def open_clip_argv(args, csv_path: str, logs: str, name: str) -> list:
