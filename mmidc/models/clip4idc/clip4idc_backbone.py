@@ -212,8 +212,12 @@ class CLIP4IDCBackbone(BaseModule):
         state = vision_state_dict(load_clip_state_dict(pretrained, arch))
         if 'positional_embedding' in state:
             pos = state['positional_embedding']
+            # a table of this model's size is on this model's grid (also
+            # when it is not square, e.g. 6x9 for 96x144 images)
+            same = pos.shape == self.positional_embedding.shape
             state['positional_embedding'] = interpolate_pos_embed(
-                pos, grid_of(pos.shape[0]), self.grid_size)
+                pos, self.grid_size if same else grid_of(pos.shape[0]),
+                self.grid_size)
         has_new = 'joint_positional_embedding' in state
         ids = state.get('image_id_embedding')
         if ids is not None and ids.shape[0] != self.num_segments:

@@ -50,8 +50,23 @@ __all__ = [
     'get_clip_config', 'build_clip_vision_tower', 'build_clip_text_tower',
     'load_clip_state_dict', 'vision_state_dict', 'text_state_dict',
     'load_tower_weights', 'interpolate_pos_embed', 'resolve_pretrained',
-    'grid_of'
+    'grid_of', 'register_model_configs', 'MODEL_CONFIG_DIR'
 ]
+
+#: open_clip model configs shipped with mmidc (``mmidc-tiny-clip``, ...),
+#: registered with open_clip by :func:`register_model_configs`.
+MODEL_CONFIG_DIR = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'clip4idc',
+    'model_configs')
+
+
+def register_model_configs() -> None:
+    """Add mmidc's open_clip model configs to open_clip's registry, so that
+    ``open_clip.create_model('mmidc-tiny-clip', ...)`` and configs' ``arch``
+    know them (idempotent)."""
+    import open_clip
+    if 'mmidc-tiny-clip' not in open_clip.list_models():
+        open_clip.add_model_config(MODEL_CONFIG_DIR)
 
 ArchType = Union[str, dict]
 StateDict = Dict[str, torch.Tensor]
@@ -139,6 +154,7 @@ def get_clip_config(arch: ArchType) -> dict:
     """
     import open_clip
     if isinstance(arch, str):
+        register_model_configs()
         cfg = open_clip.get_model_config(arch)
         if cfg is None:
             vit_names = [m for m in open_clip.list_models() if 'ViT' in m]

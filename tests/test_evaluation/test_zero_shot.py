@@ -1,0 +1,78 @@
+"""Zero-shot accuracy on hand-made features and a hand-made model."""
+import numpy as np
+import pytest
+import torch
+
+from mmidc.evaluation.zero_shot import (ATTRIBUTE_PROMPTS,
+                                        attribute_zero_shot,
+                                        to_model_input, zero_shot_accuracy)
+
+
+def test_accuracy_by_cosine_not_dot_product():
+    classes = torch.tensor([[1., 0.], [0., 1.]])
+    # image 0 is nearer class 0 by angle though its dot product with the
+    # (long) class-1 row would win without normalising; image 2 is wrong
+    images = torch.tensor([[1., 0.2], [0.1, 3.], [2., 1.9]])
+    long_classes = classes * torch.tensor([[1.], [10.]])
+    labels = torch.tensor([0, 1, 1])
+    assert zero_shot_accuracy(images, long_classes, labels) == \
+        pytest.approx(2 / 3)
+    assert zero_shot_accuracy(images, classes, torch.tensor([0, 1, 0])) == 1
+
+
+def test_bad_shapes_are_named():
+    with pytest.raises(ValueError, match='labels must be'):
+        zero_shot_accuracy(torch.ones(3, 2), torch.ones(2, 2),
+                           torch.zeros(2, dtype=torch.long))
+    with pytest.raises(ValueError, match=r'\[N, D\] and \[C, D\]'):
+        zero_shot_accuracy(torch.ones(3, 2), torch.ones(2, 3),
+                           torch.zeros(3, dtype=torch.long))
+
+
+class OracleColourModel(torch.nn.Module):
+    """Images carry a colour index in pixel [0, 0, 0]; prompts map to one-hot
+    rows by their colour word; every other attribute reads 'red'-ish."""
+    colours = list(ATTRIBUTE_PROMPTS['color'])
+
+    def encode_image(self, images):
+        index = images[:, 0, 0, 0].long()
+        return torch.nn.functional.one_hot(index, 8).float()
+
+    def encode_text(self, tokens):
+        return tokens
+
+    def tokenize(self, texts):
+        rows = []
+        for text in texts:
+            words = text.split()
+            hit = [i for i, c in enumerate(self.colours) if c in words]
+            rows.append(torch.nn.functional.one_hot(
+                torch.tensor(hit[0] if hit else 0), 8).float())
+        return torch.stack(rows)
+
+
+def test_attribute_zero_shot_with_an_oracle_for_colour():
+    model = OracleColourModel()
+    colours = model.colours
+    records = [dict(color=colours[i % 8], material='rubber', shape='cube',
+                    size='large' if i % 2 else 'small') for i in range(16)]
+    images = torch.zeros(16, 3, 2, 2)
+    images[:, 0, 0, 0] = torch.arange(16) % 8
+    results = attribute_zero_shot(model, model.tokenize, images, records)
+    assert results['color'] == dict(accuracy=1.0, chance=1 / 8, num=16)
+    # no colour in the other prompts: every image predicts the first value
+    assert results['material']['accuracy'] == 1.0  # 'rubber' comes first
+    assert results['size']['accuracy'] == 0.5
+    assert results['shape']['accuracy'] == 1.0  # 'cube' comes first
+    records[3]['shape'] = 'torus'
+    with pytest.raises(KeyError, match="'shape': image 3 has value 'torus'"):
+        attribute_zero_shot(model, model.tokenize, images, records)
+    with pytest.raises(ValueError, match='16 images but 15'):
+        attribute_zero_shot(model, model.tokenize, images, records[:15])
+
+
+def test_to_model_input():
+    images = np.full((2, 4, 6, 3), 255, np.uint8)
+    x = to_model_input(images, (0.5, 0.5, 0.5), (0.25, 0.5, 1.0))
+    assert x.shape == (2, 3, 4, 6)
+    assert torch.allclose(x[0, :, 0, 0], torch.tensor([2., 1., 0.5]))
