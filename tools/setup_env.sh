@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Create (or refresh) the project's virtual environment in .venv/ and install
 # mmidc into it in editable mode. Idempotent: a second run is quick.
-#   EXTRAS=tests,demo bash tools/setup_env.sh
+#   EXTRAS=tests,demo,tensorboard,clip-pretrain bash tools/setup_env.sh   (the default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
-EXTRAS=${EXTRAS:-tests,demo}
+EXTRAS=${EXTRAS:-tests,demo,tensorboard,clip-pretrain}
 stamp=.venv/.mmidc-installed
 if [ ! -x .venv/bin/python ]; then
   echo "[setup] creating .venv with $($PY --version)"
