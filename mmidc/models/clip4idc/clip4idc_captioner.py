@@ -1,15 +1,15 @@
 """CLIP4IDC captioning stage: pair encoder + Transformer caption head."""
 import copy
-from typing import List, Optional
+from typing import Optional
 
 import torch
 from mmengine.logging import print_log
 from mmengine.model import BaseModel
 
+from ..utils.base_captioner import BaseCaptioner
 from ..utils.caption_batch import stack_text_tokens
 from ..utils.checkpoint_pattern import resolve_checkpoint
 from ..utils.data_preprocessor import build_data_preprocessor
-from ..utils.generation import check_decode_cfg, generate
 from mmidc.registry import MODELS
 from ..utils.open_clip_utils import load_clip_state_dict, load_tower_weights, vision_state_dict
 
@@ -17,7 +17,7 @@ __all__ = ['CLIP4IDCCaptioner']
 
 
 @MODELS.register_module()
-class CLIP4IDCCaptioner(BaseModel):
+class CLIP4IDCCaptioner(BaseCaptioner, BaseModel):
     """Caption the difference between two images (CLIP4IDC, second stage).
 
     The backbone's ``2(n+1)`` tokens feed a :class:`TransformerCaptionHead`.
@@ -93,7 +93,7 @@ class CLIP4IDCCaptioner(BaseModel):
         super().__init__(
             data_preprocessor=build_data_preprocessor(data_preprocessor),
             init_cfg=init_cfg)
-        self.decode_cfg = check_decode_cfg(decode_cfg or {})
+        self.set_decode_cfg(decode_cfg)
         self.backbone = MODELS.build(backbone)
         width = self.backbone.output_dim
         self.neck = None
@@ -191,21 +191,13 @@ class CLIP4IDCCaptioner(BaseModel):
                            'to the training pipeline')
         return [self.head.vocab.to_compact(ds.ref_tokens) for ds in data_samples]
 
-    def generate(self, inputs: torch.Tensor):
-        """Decode with ``decode_cfg``: a ``CaptionDecodeOutput``."""
+    @property
+    def caption_decoder(self):
+        return self.head
+
+    def decoder_inputs(self, inputs: torch.Tensor):
+        """The backbone's tokens and the neck's and auxiliary head's
+        conditioning, what the head decodes from."""
         memory = self.extract_feat(inputs)
         summary, _, bias = self.condition(memory)
-        return generate(self.head, memory, self.decode_cfg, extra_tokens=summary,
-                        logit_bias=bias)
-
-    def predict(self, inputs: torch.Tensor,
-                data_samples: Optional[list] = None) -> List:
-        out = self.generate(inputs)
-        captions = self.head.decode_text(out.tokens)
-        if data_samples is None:
-            from mmpretrain.structures import DataSample
-            data_samples = [DataSample() for _ in captions]
-        for ds, caption, score in zip(data_samples, captions, out.mean_logprob.tolist()):
-            ds.set_field(caption, 'pred_caption')
-            ds.set_field(float(score), 'pred_score')
-        return data_samples
+        return memory, dict(extra_tokens=summary, logit_bias=bias)
