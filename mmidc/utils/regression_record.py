@@ -2,7 +2,8 @@
 
 :func:`record` builds each family of :data:`FAMILIES` at a tiny size with
 random weights (``torch.manual_seed(seed)`` before each build), runs it on a
-fixed synthetic batch and keeps its outputs as named tensors: the losses,
+fixed synthetic batch and keeps as named tensors its state dict as built
+(checkpoint key names, shapes, initial weights) and its outputs: the losses,
 the ``'tensor'`` mode output, greedy and beam decoding (with and without the
 key/value cache) and the retrieval embeddings and scores. Two records are
 compared tensor by tensor, bitwise (:func:`compare`): a refactoring that
@@ -220,6 +221,8 @@ def _decode_outputs(name: str, model, data: dict, out: dict,
 def _record_family(name: str, seed: int, out: dict, captions: dict) -> None:
     _, size, runs = FAMILIES[name]
     model = build_family(name, seed)
+    for key, value in model.state_dict().items():  # names, shapes, init
+        out[f'{name}/state_dict/{key}'] = value
     batch = synthetic_batch(size, seed)
     model.train()
     torch.manual_seed(seed)

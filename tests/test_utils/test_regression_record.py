@@ -19,6 +19,8 @@ def test_records_twice_equal_and_round_trips(tmp_path):
                     'beam_eot_nocache/score', 'predict_beam/pred_score'):
             assert f'{name}/{out}' in tensors
         assert len(captions[f'{name}/predict_greedy']) == 4
+    # the state dict as built: checkpoint key names, shapes, initial weights
+    assert 'idc_pcl_captioner/state_dict/cross_modal.lm_bias' in tensors
     # the early-stop runs do stop early (an end-of-text token)
     for name in FAMILIES:
         stopped = tensors[f'{name}/greedy_eot/tokens']
