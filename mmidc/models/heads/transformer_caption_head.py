@@ -15,7 +15,7 @@ from torch import nn
 
 from mmidc.registry import MODELS
 from ..utils.caption_vocab import CaptionVocab, build_vocab_from_cfg
-from ..utils.generation import CaptionDecodeOutput, CaptionGenerator
+from ..utils.generation import CaptionDecodeOutput, CaptionGenerator, extend_cache
 
 __all__ = ['TransformerCaptionHead', 'CaptionDecodeOutput']
 
@@ -64,12 +64,9 @@ def cached_key_value(attn: Attention, x: torch.Tensor,
     ``[B, h, T, C/h]``: with ``cache`` (a dict) those of earlier positions
     are read from it and the new ones appended (``T`` = cached + ``t``)."""
     k, v = attn.key_value(x)  # 2 x [B, h, t, C/h]
-    if cache is not None:
-        if 'k' in cache:  # append the new position(s) to the cache
-            k = torch.cat([cache['k'], k], dim=2)  # [B, h, T, C/h]
-            v = torch.cat([cache['v'], v], dim=2)
-        cache['k'], cache['v'] = k, v
-    return k, v
+    if cache is None:
+        return k, v
+    return extend_cache(cache, k, v)  # 2 x [B, h, T, C/h]
 
 
 class EncoderLayer(nn.Module):

@@ -7,7 +7,7 @@ from torch import nn
 
 from mmidc.registry import MODELS
 from ..utils.caption_vocab import PAD_ID, CaptionVocab, build_vocab_from_cfg
-from ..utils.generation import CaptionGenerator
+from ..utils.generation import CaptionGenerator, extend_cache
 from .masking import joint_attention_mask
 from .transformer_layers import MaskedTransformer, init_weights
 
@@ -177,6 +177,5 @@ class CrossModalTransformer(CaptionGenerator, BaseModule):
         attn[0, 0, 0, cached + 1] = False  # the word does not read the [MASK]
         h, kv = self.transformer(x, attn, [(c['k'], c['v']) for c in caches])
         for cache, (k, v) in zip(caches, kv):  # keep the word's, not the [MASK]'s
-            cache['k'] = torch.cat([cache['k'], k[:, :, :1]], 2)
-            cache['v'] = torch.cat([cache['v'], v[:, :, :1]], 2)
+            extend_cache(cache, k[:, :, :1], v[:, :, :1])
         return self.word_logits(h[:, 1])  # [N, V]

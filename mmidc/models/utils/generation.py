@@ -18,9 +18,11 @@ provides:
   the word after ``tokens`` ``[N, t]``; with caches, it reads the earlier
   positions from them and appends the newest.
 
-Beam search reorders the caches to the surviving beams with
-:meth:`CaptionGenerator.reorder_caches` (caches as a list of dicts of
-tensors, batch first); a decoder with another cache layout overrides it.
+A layer's cache is a dict of batch-first tensors (self-attention keys and
+values ``k``, ``v`` ``[N, h, T, C/h]``); :func:`extend_cache` appends a
+step's. Beam search reorders the caches to the surviving beams with
+:meth:`CaptionGenerator.reorder_caches`; a decoder with another cache
+layout overrides it.
 
 :func:`check_decode_cfg` validates the captioners' ``decode_cfg`` and
 :func:`generate` runs it.
@@ -31,10 +33,20 @@ from typing import List, Optional
 import torch
 
 __all__ = ['CaptionDecodeOutput', 'CaptionGenerator', 'check_decode_cfg',
-           'generate', 'DECODE_KEYS']
+           'generate', 'extend_cache', 'DECODE_KEYS']
 
 #: The keys of a captioner's ``decode_cfg``.
 DECODE_KEYS = {'strategy', 'beam_size', 'length_penalty', 'max_length'}
+
+
+def extend_cache(cache: dict, k: torch.Tensor, v: torch.Tensor):
+    """Append keys and values ``[N, h, t, C/h]`` to a layer's ``cache``
+    (filled on first use); returns all of them, ``[N, h, T, C/h]`` each."""
+    if 'k' in cache:
+        k = torch.cat([cache['k'], k], dim=2)  # [N, h, T, C/h]
+        v = torch.cat([cache['v'], v], dim=2)
+    cache['k'], cache['v'] = k, v
+    return k, v
 
 
 @dataclass

@@ -8,7 +8,7 @@ import torch
 
 from mmidc.models.utils.caption_vocab import EOT_ID, CaptionVocab
 from mmidc.models.utils.generation import (CaptionGenerator, check_decode_cfg,
-                                           generate)
+                                           extend_cache, generate)
 from tests.helpers.toy_decoder import A, B, MarkovDecoder
 
 
@@ -28,6 +28,15 @@ def test_beam_finds_the_caption_greedy_misses(use_cache):
     assert torch.equal(one.tokens, greedy.tokens)
     cfg = check_decode_cfg(dict(strategy='beam'))
     assert torch.equal(generate(decoder, memory, cfg).tokens, beam.tokens)
+
+
+def test_extend_cache_appends_along_positions():
+    cache = {}
+    k, v = extend_cache(cache, torch.zeros(2, 1, 3, 4), torch.ones(2, 1, 3, 4))
+    assert k.shape == (2, 1, 3, 4) and cache['v'] is v
+    k, v = extend_cache(cache, torch.full((2, 1, 1, 4), 5.), torch.zeros(2, 1, 1, 4))
+    assert k.shape == v.shape == (2, 1, 4, 4) and cache['k'] is k
+    assert k[:, :, -1].eq(5).all() and v[:, :, :3].eq(1).all()
 
 
 def test_reorder_caches_keeps_the_given_rows():
