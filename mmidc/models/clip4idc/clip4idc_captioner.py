@@ -1,11 +1,13 @@
 """CLIP4IDC captioning stage: pair encoder + Transformer caption head."""
 import copy
-from typing import List, Optional
+from typing import Optional
 
 import torch
 from mmengine.logging import print_log
 from mmengine.model import BaseModel
 
+from ..utils.base_captioner import BaseCaptioner
+from ..utils.caption_batch import stack_text_tokens
 from ..utils.checkpoint_pattern import resolve_checkpoint
 from ..utils.data_preprocessor import build_data_preprocessor
 from mmidc.registry import MODELS
@@ -13,11 +15,9 @@ from ..utils.open_clip_utils import load_clip_state_dict, load_tower_weights, vi
 
 __all__ = ['CLIP4IDCCaptioner']
 
-_DECODE_KEYS = {'strategy', 'beam_size', 'length_penalty', 'max_length'}
-
 
 @MODELS.register_module()
-class CLIP4IDCCaptioner(BaseModel):
+class CLIP4IDCCaptioner(BaseCaptioner, BaseModel):
     """Caption the difference between two images (CLIP4IDC, second stage).
 
     The backbone's ``2(n+1)`` tokens feed a :class:`TransformerCaptionHead`.
@@ -93,7 +93,7 @@ class CLIP4IDCCaptioner(BaseModel):
         super().__init__(
             data_preprocessor=build_data_preprocessor(data_preprocessor),
             init_cfg=init_cfg)
-        self.decode_cfg = self._check_decode_cfg(decode_cfg or {})
+        self.set_decode_cfg(decode_cfg)
         self.backbone = MODELS.build(backbone)
         width = self.backbone.output_dim
         self.neck = None
@@ -122,19 +122,6 @@ class CLIP4IDCCaptioner(BaseModel):
         if freeze_backbone:
             self.backbone.requires_grad_(False)
             self.backbone.eval()
-
-    @staticmethod
-    def _check_decode_cfg(cfg: dict) -> dict:
-        unknown = set(cfg) - _DECODE_KEYS
-        if unknown:
-            raise KeyError(f'decode_cfg: unknown keys {sorted(unknown)}; '
-                           f'expected {sorted(_DECODE_KEYS)}')
-        cfg = dict(dict(strategy='greedy', beam_size=3, length_penalty=1.0,
-                        max_length=None), **cfg)
-        if cfg['strategy'] not in ('greedy', 'beam'):
-            raise ValueError(f"decode_cfg.strategy must be 'greedy' or 'beam', "
-                             f"got {cfg['strategy']!r}")
-        return cfg
 
     def load_backbone(self, path: str) -> None:
         """Load ``backbone.*`` weights of an adaptation-stage checkpoint.
@@ -170,22 +157,11 @@ class CLIP4IDCCaptioner(BaseModel):
         if mode == 'predict':
             return self.predict(inputs, data_samples)
         if mode == 'tensor':
-            tokens = self._stack_tokens(data_samples, inputs.device)
+            tokens = stack_text_tokens(data_samples, inputs.device)
             memory = self.extract_feat(inputs)
             summary, _, bias = self.condition(memory)
             return self.head(memory, tokens, summary, bias)
         raise ValueError(f'mode={mode!r}: expected loss, predict or tensor')
-
-    @staticmethod
-    def _stack_tokens(data_samples: Optional[list], device) -> torch.Tensor:
-        if not data_samples or not all('text_tokens' in ds for ds in data_samples):
-            raise KeyError('every data sample needs text_tokens [L] '
-                           '(TokenizeCaptions in the pipeline)')
-        tokens = [ds.text_tokens for ds in data_samples]
-        if any(t.ndim != 1 for t in tokens):
-            raise ValueError('captioning trains on one caption per sample: '
-                             'text_tokens must be [L]')
-        return torch.stack(tokens).to(device)  # [B, L]
 
     def condition(self, memory: torch.Tensor):
         """The neck's summary tokens ``[B, E, D]``, the auxiliary head's word
@@ -198,7 +174,7 @@ class CLIP4IDCCaptioner(BaseModel):
         return summary, logits, self.aux_head.logit_bias(logits)
 
     def loss(self, inputs: torch.Tensor, data_samples: list) -> dict:
-        tokens = self._stack_tokens(data_samples, inputs.device)
+        tokens = stack_text_tokens(data_samples, inputs.device)
         memory = self.extract_feat(inputs)
         summary, word_logits, bias = self.condition(memory)
         losses = self.head.loss(memory, tokens, summary, bias)
@@ -215,26 +191,13 @@ class CLIP4IDCCaptioner(BaseModel):
                            'to the training pipeline')
         return [self.head.vocab.to_compact(ds.ref_tokens) for ds in data_samples]
 
-    def generate(self, inputs: torch.Tensor):
-        """Decode with ``decode_cfg``: a ``CaptionDecodeOutput``."""
+    @property
+    def caption_decoder(self):
+        return self.head
+
+    def decoder_inputs(self, inputs: torch.Tensor):
+        """The backbone's tokens and the neck's and auxiliary head's
+        conditioning, what the head decodes from."""
         memory = self.extract_feat(inputs)
         summary, _, bias = self.condition(memory)
-        cfg = self.decode_cfg
-        if cfg['strategy'] == 'beam':
-            return self.head.beam_search(memory, cfg['beam_size'], cfg['length_penalty'],
-                                         cfg['max_length'], extra_tokens=summary,
-                                         logit_bias=bias)
-        return self.head.greedy_decode(memory, cfg['max_length'], extra_tokens=summary,
-                                       logit_bias=bias)
-
-    def predict(self, inputs: torch.Tensor,
-                data_samples: Optional[list] = None) -> List:
-        out = self.generate(inputs)
-        captions = self.head.decode_text(out.tokens)
-        if data_samples is None:
-            from mmpretrain.structures import DataSample
-            data_samples = [DataSample() for _ in captions]
-        for ds, caption, score in zip(data_samples, captions, out.mean_logprob.tolist()):
-            ds.set_field(caption, 'pred_caption')
-            ds.set_field(float(score), 'pred_score')
-        return data_samples
+        return memory, dict(extra_tokens=summary, logit_bias=bias)

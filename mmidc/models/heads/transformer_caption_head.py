@@ -6,7 +6,6 @@ a key/value cache: the self-attention K/V of every decoder layer grows by one
 position per step, the cross-attention K/V of the memory is computed once.
 ``use_cache=False`` recomputes the decoder over the whole prefix at each step.
 """
-from dataclasses import dataclass
 from typing import Dict, List, Optional
 
 import torch
@@ -16,22 +15,9 @@ from torch import nn
 
 from mmidc.registry import MODELS
 from ..utils.caption_vocab import CaptionVocab, build_vocab_from_cfg
+from ..utils.generation import CaptionDecodeOutput, CaptionGenerator, extend_cache
 
 __all__ = ['TransformerCaptionHead', 'CaptionDecodeOutput']
-
-
-@dataclass
-class CaptionDecodeOutput:
-    """Result of decoding a batch.
-
-    ``tokens``: CLIP ids ``[B, T]`` (no start token; end-of-text included
-    where reached, pad 0 after it). ``mean_logprob``: ``[B]`` mean
-    log-probability per generated token. ``score``: ``[B]`` the ranking score
-    (greedy: the mean log-prob; beam: sum of log-probs / length**penalty).
-    """
-    tokens: torch.Tensor
-    mean_logprob: torch.Tensor
-    score: torch.Tensor
 
 
 class Attention(nn.Module):
@@ -78,12 +64,9 @@ def cached_key_value(attn: Attention, x: torch.Tensor,
     ``[B, h, T, C/h]``: with ``cache`` (a dict) those of earlier positions
     are read from it and the new ones appended (``T`` = cached + ``t``)."""
     k, v = attn.key_value(x)  # 2 x [B, h, t, C/h]
-    if cache is not None:
-        if 'k' in cache:  # append the new position(s) to the cache
-            k = torch.cat([cache['k'], k], dim=2)  # [B, h, T, C/h]
-            v = torch.cat([cache['v'], v], dim=2)
-        cache['k'], cache['v'] = k, v
-    return k, v
+    if cache is None:
+        return k, v
+    return extend_cache(cache, k, v)  # 2 x [B, h, T, C/h]
 
 
 class EncoderLayer(nn.Module):
@@ -132,15 +115,15 @@ class DecoderLayer(nn.Module):
 
 
 @MODELS.register_module()
-class TransformerCaptionHead(BaseModule):
+class TransformerCaptionHead(CaptionGenerator, BaseModule):
     """Captioning Transformer over the backbone's pair tokens (CLIP4IDC's).
 
     The backbone's tokens are projected to ``hidden`` (when their width
     differs), get a learned positional embedding and a per-segment embedding,
     and pass ``num_encoder_layers`` encoder layers; the decoder reads them by
     cross-attention and predicts the next caption token, its output matrix
-    tied to the word embedding. Decoding (greedy, beam) keeps a key/value
-    cache.
+    tied to the word embedding. Decoding (greedy, beam) is
+    :class:`CaptionGenerator`'s, with a key/value cache.
 
     Two extension points, unused by the paper's configs, let other components
     condition the captioner without changing it:
@@ -397,18 +380,9 @@ class TransformerCaptionHead(BaseModule):
         correct = (logits.argmax(-1) == targets) & valid
         return (correct.sum() / valid.sum()).detach()
 
-    # --------------------------------------------------------------- decoding
-    def _log_probs(self, logits: torch.Tensor) -> torch.Tensor:
-        """Next-token log-probs ``[N, V]``; pad, start and unk never generated."""
-        logits = logits.float()
-        banned = [self.vocab.pad_id, self.vocab.sot_id]
-        if self.vocab.unk_id is not None:
-            banned.append(self.vocab.unk_id)
-        logits[:, banned] = float('-inf')
-        return logits.log_softmax(-1)
-
-    def _start(self, memory: torch.Tensor, repeat: int, use_cache: bool,
-               extra_tokens=None, logit_bias=None):
+    # ------------------- decoding (CaptionGenerator's greedy and beam search)
+    def start_decoding(self, memory: torch.Tensor, repeat: int, use_cache: bool,
+                       extra_tokens=None, logit_bias=None):
         """Start tokens ``[B*repeat, 1]``, the cross-attention keys/values,
         the caches and the logit bias (``[B*repeat, V]`` or None)."""
         encoded = self.encode(memory, extra_tokens)  # [B, T, H] (batch first)
@@ -422,107 +396,10 @@ class TransformerCaptionHead(BaseModule):
                             dtype=torch.long, device=memory.device)  # [N, 1]
         return tokens, cross_kv, caches, prior
 
-    def _next_logits(self, tokens, cross_kv, caches, prior=None):
+    def next_logits(self, tokens, cross_kv, caches, prior=None):
         """Logits ``[N, V]`` of the position after ``tokens`` ``[N, t]``."""
         if caches is None:  # recompute the decoder over the whole prefix
             return self.decode_step(tokens, cross_kv, logit_bias=prior)[:, -1]
         t = tokens.shape[1]
         return self.decode_step(tokens[:, -1:], cross_kv, caches, start=t - 1,
                                 logit_bias=prior)[:, 0]
-
-    @torch.no_grad()
-    def greedy_decode(self, memory: torch.Tensor, max_length: Optional[int] = None,
-                      use_cache: bool = True,
-                      extra_tokens: Optional[torch.Tensor] = None,
-                      logit_bias: Optional[torch.Tensor] = None) -> CaptionDecodeOutput:
-        """Greedy decoding, each sequence stopping at its end-of-text.
-
-        Args:
-            memory (Tensor): backbone tokens ``[B, T, memory_dim]``.
-            max_length (int, optional): context length incl. the start token
-                (at most ``max_length - 1`` generated). Defaults to the head's.
-            use_cache (bool): key/value cache; ``False`` recomputes the prefix.
-            extra_tokens, logit_bias: as in :meth:`loss`.
-        """
-        max_length = min(max_length or self.max_length, self.max_length)
-        tokens, cross_kv, caches, prior = self._start(memory, 1, use_cache,
-                                                      extra_tokens, logit_bias)
-        B = tokens.shape[0]
-        sum_logprob = memory.new_zeros(B, dtype=torch.float)
-        length = torch.zeros(B, dtype=torch.long, device=memory.device)
-        done = torch.zeros(B, dtype=torch.bool, device=memory.device)
-        for _ in range(max_length - 1):
-            log_probs = self._log_probs(self._next_logits(tokens, cross_kv, caches, prior))
-            logprob, word = log_probs.max(-1)  # [B], [B]
-            word = word.masked_fill(done, self.vocab.pad_id)
-            sum_logprob += logprob.masked_fill(done, 0.0)
-            length += (~done).long()
-            tokens = torch.cat([tokens, word[:, None]], dim=1)  # [B, t+1]
-            done |= word == self.vocab.eot_id
-            if done.all():
-                break
-        mean_logprob = sum_logprob / length.clamp(min=1)
-        return CaptionDecodeOutput(self.vocab.to_clip(tokens[:, 1:]), mean_logprob,
-                                   mean_logprob)
-
-    @torch.no_grad()
-    def beam_search(self, memory: torch.Tensor, beam_size: int = 3,
-                    length_penalty: float = 1.0, max_length: Optional[int] = None,
-                    use_cache: bool = True,
-                    extra_tokens: Optional[torch.Tensor] = None,
-                    logit_bias: Optional[torch.Tensor] = None) -> CaptionDecodeOutput:
-        """Beam search; a beam that emits end-of-text is frozen.
-
-        Beams are ranked by their sum of log-probs while searching; the final
-        pick maximises ``sum_logprob / length ** length_penalty`` (length
-        counts generated tokens, end-of-text included). ``beam_size=1`` is
-        greedy decoding. ``extra_tokens``, ``logit_bias``: as in :meth:`loss`.
-        """
-        if beam_size < 1:
-            raise ValueError(f'beam_size must be >= 1, got {beam_size}')
-        max_length = min(max_length or self.max_length, self.max_length)
-        K = beam_size
-        tokens, cross_kv, caches, prior = self._start(
-            memory, K, use_cache, extra_tokens, logit_bias)  # [B*K, 1]
-        B = memory.shape[0]
-        device = memory.device
-        beam_logprob = torch.full((B, K), float('-inf'), device=device)
-        beam_logprob[:, 0] = 0.0  # all beams start equal: keep one
-        length = torch.zeros(B, K, dtype=torch.long, device=device)
-        done = torch.zeros(B, K, dtype=torch.bool, device=device)
-        for _ in range(max_length - 1):
-            log_probs = self._log_probs(self._next_logits(tokens, cross_kv, caches, prior))
-            V = log_probs.shape[-1]
-            log_probs = log_probs.view(B, K, V)  # [B, K, V]
-            # a finished beam continues only with pad, at no cost
-            frozen = torch.full_like(log_probs[0, 0], float('-inf'))
-            frozen[self.vocab.pad_id] = 0.0
-            log_probs = torch.where(done[..., None], frozen, log_probs)
-            candidates = (beam_logprob[..., None] + log_probs).view(B, K * V)
-            beam_logprob, index = candidates.topk(K, dim=-1)  # [B, K] each
-            parent, word = index // V, index % V  # [B, K] each
-            flat_parent = (parent + torch.arange(B, device=device)[:, None] * K).view(-1)
-            tokens = torch.cat([tokens[flat_parent], word.view(-1, 1)], dim=1)  # [B*K, t+1]
-            if caches is not None:
-                for cache in caches:
-                    cache['k'] = cache['k'][flat_parent]
-                    cache['v'] = cache['v'][flat_parent]
-            was_done = done.gather(1, parent)
-            length = length.gather(1, parent) + (~was_done).long()
-            done = was_done | (word == self.vocab.eot_id)
-            if done.all():
-                break
-        score = beam_logprob / length.clamp(min=1).float() ** length_penalty  # [B, K]
-        best = score.argmax(-1)  # [B]
-        pick = torch.arange(B, device=device) * K + best  # [B]
-        chosen_length = length.gather(1, best[:, None])[:, 0].clamp(min=1)
-        mean_logprob = beam_logprob.gather(1, best[:, None])[:, 0] / chosen_length
-        tokens = tokens[pick, 1:]  # [B, t]
-        tokens = tokens[:, :int(chosen_length.max())]  # drop all-pad columns
-        return CaptionDecodeOutput(
-            self.vocab.to_clip(tokens), mean_logprob,
-            score.gather(1, best[:, None])[:, 0])
-
-    def decode_text(self, tokens: torch.Tensor) -> List[str]:
-        """CLIP ids ``[B, T]`` -> list of B caption strings."""
-        return [self.vocab.decode(row) for row in tokens.cpu()]

@@ -6,8 +6,8 @@ from mmengine.model import BaseModule
 from torch import nn
 
 from mmidc.registry import MODELS
-from ..heads.transformer_caption_head import TransformerCaptionHead
 from ..utils.caption_vocab import PAD_ID, CaptionVocab, build_vocab_from_cfg
+from ..utils.generation import CaptionGenerator, extend_cache
 from .masking import joint_attention_mask
 from .transformer_layers import MaskedTransformer, init_weights
 
@@ -15,7 +15,7 @@ __all__ = ['CrossModalTransformer']
 
 
 @MODELS.register_module()
-class CrossModalTransformer(BaseModule):
+class CrossModalTransformer(CaptionGenerator, BaseModule):
     """IDC-PCL's cross-modal transformer ``F_cross``.
 
     Reads the joint sequence ``[visual tokens (Tv), [CLS]?, caption (L)]``.
@@ -30,13 +30,13 @@ class CrossModalTransformer(BaseModule):
     transform and the tied word embedding (rows of the ``V`` words only, so
     ``[CLS]`` and ``[MASK]`` are never predicted).
 
-    Decoding uses :class:`TransformerCaptionHead`'s greedy and beam search
-    (its functions, bound to this class) through the hooks ``_start`` and
-    ``_next_logits``: UniLM's decoding, where step ``t`` reads the word of
-    step ``t - 1`` and a ``[MASK]`` at position ``t`` and predicts the word
-    there. The seq2seq mask lets it keep a key/value cache: the visual
-    tokens' keys and values are computed once, and each step appends those
-    of the previous word (the ``[MASK]``'s are dropped).
+    Decoding is :class:`CaptionGenerator`'s greedy and beam search through
+    :meth:`start_decoding` and :meth:`next_logits`: UniLM's decoding, where
+    step ``t`` reads the word of step ``t - 1`` and a ``[MASK]`` at position
+    ``t`` and predicts the word there. The seq2seq mask lets it keep a
+    key/value cache: the visual tokens' keys and values are computed once,
+    and each step appends those of the previous word (the ``[MASK]``'s are
+    dropped).
 
     Args:
         hidden (int): Width; the algorithms set it.
@@ -51,12 +51,6 @@ class CrossModalTransformer(BaseModule):
             :mod:`mmidc.models.utils.caption_vocab`).
         init_cfg (dict, optional): MMEngine init config.
     """
-
-    # TransformerCaptionHead's decoding, run through _start / _next_logits.
-    greedy_decode = TransformerCaptionHead.greedy_decode
-    beam_search = TransformerCaptionHead.beam_search
-    _log_probs = TransformerCaptionHead._log_probs
-    decode_text = TransformerCaptionHead.decode_text
 
     def __init__(self,
                  hidden: int,
@@ -144,9 +138,9 @@ class CrossModalTransformer(BaseModule):
         weight = self.word_embed.weight[:self.num_words]  # [V, H]
         return h @ weight.to(h.dtype).t() + self.lm_bias
 
-    # -------------------------------------------------------------- decoding
-    def _start(self, memory: torch.Tensor, repeat: int, use_cache: bool,
-               extra_tokens=None, logit_bias=None):
+    # ------------------------------------------ decoding (CaptionGenerator)
+    def start_decoding(self, memory: torch.Tensor, repeat: int, use_cache: bool,
+                       extra_tokens=None, logit_bias=None):
         """Decoding state for ``memory`` = visual tokens ``[B, Tv, H]``: the
         start tokens ``[B*repeat, 1]``, the visual tokens (repeated), the
         per-layer caches of the visual keys/values (or None) and no prior.
@@ -165,8 +159,8 @@ class CrossModalTransformer(BaseModule):
                             dtype=torch.long, device=memory.device)  # [N, 1]
         return tokens, visual, caches, None
 
-    def _next_logits(self, tokens: torch.Tensor, visual: torch.Tensor,
-                     caches: Optional[List[dict]], prior=None) -> torch.Tensor:
+    def next_logits(self, tokens: torch.Tensor, visual: torch.Tensor,
+                    caches: Optional[List[dict]], prior=None) -> torch.Tensor:
         """Word scores ``[N, V]`` at position ``t`` after ``tokens`` ``[N, t]``
         (a ``[MASK]`` there, UniLM's decoding)."""
         N, t = tokens.shape
@@ -183,6 +177,5 @@ class CrossModalTransformer(BaseModule):
         attn[0, 0, 0, cached + 1] = False  # the word does not read the [MASK]
         h, kv = self.transformer(x, attn, [(c['k'], c['v']) for c in caches])
         for cache, (k, v) in zip(caches, kv):  # keep the word's, not the [MASK]'s
-            cache['k'] = torch.cat([cache['k'], k[:, :, :1]], 2)
-            cache['v'] = torch.cat([cache['v'], v[:, :, :1]], 2)
+            extend_cache(cache, k[:, :, :1], v[:, :, :1])
         return self.word_logits(h[:, 1])  # [N, V]

@@ -7,7 +7,7 @@ import torch
 from mmengine.model import BaseModel
 
 from mmidc.registry import MODELS
-from ..clip4idc.clip4idc_captioner import CLIP4IDCCaptioner
+from ..utils.caption_batch import stack_text_tokens
 from ..utils.data_preprocessor import build_data_preprocessor
 
 __all__ = ['IDCPCLBase']
@@ -110,5 +110,5 @@ class IDCPCLBase(BaseModel):
         n = self.num_image_tokens
         return hidden[:, 0], hidden[:, n]
 
-    # each sample's text_tokens [L] -> [B, L], as CLIP4IDC's captioner reads them
-    stack_text_tokens = staticmethod(CLIP4IDCCaptioner._stack_tokens)
+    # each sample's text_tokens [L] -> [B, L]
+    stack_text_tokens = staticmethod(stack_text_tokens)

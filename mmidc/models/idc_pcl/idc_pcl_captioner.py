@@ -1,12 +1,13 @@
 """IDC-PCL fine-tuning: the pre-trained transformers as a captioner."""
-from typing import Dict, List, Optional
+from typing import Dict, Optional
 
 import torch
 from mmengine.logging import print_log
 from torch import nn
 
 from mmidc.registry import MODELS
-from ..clip4idc.clip4idc_captioner import CLIP4IDCCaptioner
+from ..utils.base_captioner import BaseCaptioner
+from ..utils.checkpoint_io import read_checkpoint
 from ..utils.checkpoint_pattern import resolve_checkpoint
 from .idc_pcl_base import SHARED_MODULES, IDCPCLBase
 from .masking import mask_caption_tokens
@@ -15,7 +16,7 @@ __all__ = ['IDCPCLCaptioner']
 
 
 @MODELS.register_module()
-class IDCPCLCaptioner(IDCPCLBase):
+class IDCPCLCaptioner(BaseCaptioner, IDCPCLBase):
     """Caption the difference between two images with IDC-PCL's trunk.
 
     Training (UniLM's sequence-to-sequence fine-tuning): the caption
@@ -82,16 +83,13 @@ class IDCPCLCaptioner(IDCPCLBase):
         if not 0.0 < mask_prob <= 1.0:
             raise ValueError(f'mask_prob must be in (0, 1], got {mask_prob}')
         self.mask_prob = mask_prob
-        self.decode_cfg = self._check_decode_cfg(decode_cfg or {})
+        self.set_decode_cfg(decode_cfg)
         self.caption_loss = MODELS.build(caption_loss or dict(type='MaskedLMLoss'))
         self.distractor_loss = (MODELS.build(distractor_loss)
                                 if distractor_loss is not None else None)
         self.distractor_head = (nn.Linear(2 * hidden, 2)
                                 if distractor_loss is not None else None)
         self.init_from = init_from
-
-    # the same decoding options as CLIP4IDC's captioner
-    _check_decode_cfg = staticmethod(CLIP4IDCCaptioner._check_decode_cfg)
 
     # ------------------------------------------------------------- weights
     def init_weights(self):
@@ -102,7 +100,6 @@ class IDCPCLCaptioner(IDCPCLBase):
     def load_pretrained(self, path: str) -> None:
         """Load the shared modules from a pre-training checkpoint (see the
         class docstring)."""
-        from mmidc.apis.model_loading import read_checkpoint
         path = resolve_checkpoint(path)
         state, _ = read_checkpoint(path)
         own = self.state_dict()
@@ -158,25 +155,10 @@ class IDCPCLCaptioner(IDCPCLBase):
             return -100
         return 0 if change_type == 'none' else 1
 
-    def generate(self, inputs: torch.Tensor):
-        """Decode with ``decode_cfg``: a ``CaptionDecodeOutput``."""
-        visual = self.visual_tokens(self.extract_feat(inputs))  # [B, Tv, H]
-        cfg = self.decode_cfg
-        if cfg['strategy'] == 'beam':
-            return self.cross_modal.beam_search(visual, cfg['beam_size'],
-                                                cfg['length_penalty'],
-                                                cfg['max_length'])
-        return self.cross_modal.greedy_decode(visual, cfg['max_length'])
+    @property
+    def caption_decoder(self):
+        return self.cross_modal
 
-    def predict(self, inputs: torch.Tensor,
-                data_samples: Optional[list] = None) -> List:
-        out = self.generate(inputs)
-        captions = self.cross_modal.decode_text(out.tokens)
-        if data_samples is None:
-            from mmpretrain.structures import DataSample
-            data_samples = [DataSample() for _ in captions]
-        for ds, caption, score in zip(data_samples, captions,
-                                      out.mean_logprob.tolist()):
-            ds.set_field(caption, 'pred_caption')
-            ds.set_field(float(score), 'pred_score')
-        return data_samples
+    def decoder_inputs(self, inputs: torch.Tensor):
+        """The visual tokens ``[B, Tv, H]`` that ``F_cross`` decodes from."""
+        return self.visual_tokens(self.extract_feat(inputs)), {}

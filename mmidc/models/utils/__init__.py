@@ -1,7 +1,11 @@
 """Reusable model parts: open_clip glue, the caption vocabulary and its
-tokenizer, the pair data preprocessor, checkpoint reading and paths."""
+tokenizer, caption generation and the captioners' base, the pair data
+preprocessor, checkpoint reading and paths."""
 from .open_clip_utils import *  # noqa: F401,F403
 from .caption_vocab import *  # noqa: F401,F403
+from .caption_batch import *  # noqa: F401,F403
+from .generation import *  # noqa: F401,F403
+from .base_captioner import *  # noqa: F401,F403
 from .checkpoint_io import *  # noqa: F401,F403
 from .checkpoint_pattern import *  # noqa: F401,F403
 from .segments import *  # noqa: F401,F403

@@ -1,0 +1,64 @@
+"""mmidc.models.utils.generation: greedy and beam search over any decoder
+that follows the protocol, on a toy Markov decoder whose best caption
+greedy decoding misses."""
+import math
+
+import pytest
+import torch
+
+from mmidc.models.utils.caption_vocab import EOT_ID, CaptionVocab
+from mmidc.models.utils.generation import (CaptionGenerator, check_decode_cfg,
+                                           extend_cache, generate)
+from tests.helpers.toy_decoder import A, B, MarkovDecoder
+
+
+@pytest.mark.parametrize('use_cache', [True, False])
+def test_beam_finds_the_caption_greedy_misses(use_cache):
+    decoder, memory = MarkovDecoder(), torch.zeros(2, 1, 1)
+    greedy = decoder.greedy_decode(memory, use_cache=use_cache)
+    assert greedy.tokens.tolist() == [[A, EOT_ID]] * 2
+    assert torch.allclose(greedy.mean_logprob, torch.tensor(math.log(.24) / 2))
+    beam = decoder.beam_search(memory, beam_size=3, use_cache=use_cache)
+    assert beam.tokens.tolist() == [[B, EOT_ID]] * 2
+    assert torch.allclose(beam.score, torch.tensor(math.log(.4) / 2))
+    assert decoder.decode_text(beam.tokens) == [decoder.vocab.decode(
+        torch.tensor([B, EOT_ID]))] * 2
+    # beam_size=1 is greedy; generate() follows decode_cfg
+    one = decoder.beam_search(memory, beam_size=1, use_cache=use_cache)
+    assert torch.equal(one.tokens, greedy.tokens)
+    cfg = check_decode_cfg(dict(strategy='beam'))
+    assert torch.equal(generate(decoder, memory, cfg).tokens, beam.tokens)
+
+
+def test_extend_cache_appends_along_positions():
+    cache = {}
+    k, v = extend_cache(cache, torch.zeros(2, 1, 3, 4), torch.ones(2, 1, 3, 4))
+    assert k.shape == (2, 1, 3, 4) and cache['v'] is v
+    k, v = extend_cache(cache, torch.full((2, 1, 1, 4), 5.), torch.zeros(2, 1, 1, 4))
+    assert k.shape == v.shape == (2, 1, 4, 4) and cache['k'] is k
+    assert k[:, :, -1].eq(5).all() and v[:, :, :3].eq(1).all()
+
+
+def test_reorder_caches_keeps_the_given_rows():
+    caches = [dict(k=torch.arange(3), v=torch.arange(3) * 10)]
+    CaptionGenerator.reorder_caches(caches, torch.tensor([2, 2, 0]))
+    assert caches[0]['k'].tolist() == [2, 2, 0]
+    assert caches[0]['v'].tolist() == [20, 20, 0]
+    CaptionGenerator.reorder_caches(None, torch.tensor([0]))  # no cache: no-op
+
+
+def test_bad_decode_cfg_and_incomplete_decoders_are_named():
+    assert check_decode_cfg({}) == dict(strategy='greedy', beam_size=3,
+                                        length_penalty=1.0, max_length=None)
+    with pytest.raises(KeyError, match='stratgy'):
+        check_decode_cfg(dict(stratgy='beam'))
+    with pytest.raises(ValueError, match='sample'):
+        check_decode_cfg(dict(strategy='sample'))
+    with pytest.raises(ValueError, match='beam_size'):
+        MarkovDecoder().beam_search(torch.zeros(1, 1, 1), beam_size=0)
+
+    class Incomplete(CaptionGenerator):
+        vocab, max_length = CaptionVocab([A]), 4
+
+    with pytest.raises(NotImplementedError, match='Incomplete must implement'):
+        Incomplete().greedy_decode(torch.zeros(1, 1, 1))

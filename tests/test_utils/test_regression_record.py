@@ -1,0 +1,68 @@
+"""mmidc.utils.regression_record: the same seed records the same outputs
+bitwise; a changed model is reported, tensor by tensor."""
+import torch
+
+from mmidc.utils import regression_record as rr
+
+FAMILIES = ['clip4idc_paper_captioner', 'idc_pcl_captioner']
+
+
+def test_records_twice_equal_and_round_trips(tmp_path):
+    first = rr.record(0, FAMILIES)
+    second = rr.record(0, FAMILIES)
+    report = rr.compare(first, second)
+    assert report and all(v == 'equal' for _, v in report)
+    tensors, captions = first
+    # losses, tensor mode, greedy and beam (cache on/off, early stops), captions
+    for name in FAMILIES:
+        for out in ('loss/loss_caption', 'tensor', 'greedy/tokens',
+                    'beam_eot_nocache/score', 'predict_beam/pred_score'):
+            assert f'{name}/{out}' in tensors
+        assert len(captions[f'{name}/predict_greedy']) == 4
+    # the state dict as built: checkpoint key names, shapes, initial weights
+    assert 'idc_pcl_captioner/state_dict/cross_modal.lm_bias' in tensors
+    # the early-stop runs do stop early (an end-of-text token)
+    for name in FAMILIES:
+        stopped = tensors[f'{name}/greedy_eot/tokens']
+        assert (stopped == 49407).any()
+    path = str(tmp_path / 'record.safetensors')
+    rr.save_record(*first, path)
+    assert all(v == 'equal' for _, v in rr.compare(first, rr.load_record(path)))
+
+
+def test_a_perturbed_model_is_reported_different(monkeypatch):
+    before = rr.record(0, FAMILIES)
+    build = rr.build_family
+
+    def perturbed(name, seed=0):
+        model = build(name, seed)
+        if name == 'idc_pcl_captioner':
+            with torch.no_grad():
+                model.cross_modal.lm_transform[0].weight[0, 0] += 1e-4
+        return model
+
+    monkeypatch.setattr(rr, 'build_family', perturbed)
+    verdicts = dict(rr.compare(before, rr.record(0, FAMILIES)))
+    assert 'elements differ' in verdicts['idc_pcl_captioner/tensor'] or \
+        'elements differ' in verdicts['idc_pcl_captioner/greedy/score']
+    assert 'elements differ' in verdicts['idc_pcl_captioner/loss/loss_caption']
+    assert all(v == 'equal' for k, v in verdicts.items()
+               if k.startswith('clip4idc_paper_captioner/'))
+
+
+def test_compare_names_every_kind_of_difference():
+    old = ({'a': torch.zeros(2), 'b': torch.zeros(2), 'c': torch.zeros(2),
+            'd': torch.tensor([0.0, 1.0]), 'gone': torch.zeros(1)},
+           {'f/predict_greedy': ['x']})
+    new = ({'a': torch.zeros(2), 'b': torch.zeros(3),
+            'c': torch.zeros(2, dtype=torch.float64),
+            'd': torch.tensor([-0.0, 1.5]), 'added': torch.zeros(1)},
+           {'f/predict_greedy': ['y']})
+    verdicts = dict(rr.compare(old, new))
+    assert verdicts['a'] == 'equal'
+    assert verdicts['b'].startswith('shape differs')
+    assert verdicts['c'].startswith('dtype differs')
+    assert verdicts['d'].startswith('2 of 2 elements differ')  # -0.0 is not 0.0
+    assert verdicts['gone'] == 'missing from the new record'
+    assert verdicts['added'] == 'new in this record'
+    assert verdicts['f/predict_greedy/captions'].startswith('captions differ')
