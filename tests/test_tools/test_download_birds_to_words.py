@@ -6,13 +6,13 @@ import csv
 import glob
 import os
 import os.path as osp
-import sys
 
 import pytest
 
 from mmidc.datasets import BirdsToWordsDataset
 from mmidc.datasets.birds_to_words import image_file_name
 from tests.helpers import load_tool
+from tests.helpers.progress import RecordingBar
 from tests.helpers.image_server import image_server
 from tests.helpers.pair_trees import (bird_photo, birds_to_words_url,
                                       jpeg_bytes, make_birds_to_words_tree)
@@ -24,19 +24,6 @@ GONE, CORRUPT, FLAKY = 1004, 1012, 1007  # pair 1 (train), 5 (test), 3
 @pytest.fixture(scope='module')
 def tool():
     return load_tool('tools/dataset_converters/download_birds_to_words.py')
-
-
-class RecordingBar:
-    """Stands in for mmengine's ProgressBar: records the updates."""
-    made = []
-
-    def __init__(self, total):
-        self.total, self.done = total, 0
-        self.file = sys.stdout
-        RecordingBar.made.append(self)
-
-    def update(self, n=1):
-        self.done += n
 
 
 def read_report(path):

@@ -3,11 +3,11 @@ import filecmp
 import json
 import os
 import os.path as osp
-import sys
 
 import pytest
 
 from tests.helpers import load_tool
+from tests.helpers.progress import RecordingBar
 from mmidc.datasets import BirdsToWordsDataset
 from tests.helpers.pair_trees import make_birds_to_words_tree
 
@@ -15,19 +15,6 @@ from tests.helpers.pair_trees import make_birds_to_words_tree
 @pytest.fixture(scope='module')
 def tool():
     return load_tool('tools/dataset_converters/make_hard_negatives.py')
-
-
-class RecordingBar:
-    """Stands in for mmengine's ProgressBar: records the updates."""
-    made = []
-
-    def __init__(self, total):
-        self.total, self.done = total, 0
-        self.file = sys.stdout
-        RecordingBar.made.append(self)
-
-    def update(self, n=1):
-        self.done += n
 
 
 def test_writes_next_to_the_annotations_with_progress_same_for_a_seed(
