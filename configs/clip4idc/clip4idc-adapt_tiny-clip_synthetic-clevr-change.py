@@ -5,7 +5,7 @@
 # the batch, epochs and learning rates below. Same classes, same recipe
 # (BertAdam, weight decay 0.2, warm-up cosine, the logit-scale clamp hook,
 # the distractor swap, the CLS-mean pair vector, frozen_stages=0).
-# Measured with seed 0 (docs/ablations.md, "The paper's path in miniature"):
+# Measured with seed 0 (docs/tiny_clip.md, "The paper's path in miniature"):
 # test R@1 1.67 / 1.90 (pair->text / text->pair), 5-6x chance; with
 # optimizer lr=1e-4 val rsum 45.10 against 35.60 (test R@1 2.33 / 2.77).
 _base_ = ['./clip4idc-adapt_vit-b32_clevr-change.py']

@@ -5,7 +5,7 @@
 # its token embedding), the synthetic set at 96x144, and the epochs below.
 # Same classes, same recipe (BertAdam, the backbone at 1e-3 of the head's
 # rate, PairedSceneSampler with the paired-scene loss, greedy decoding).
-# Measured with seed 0 (docs/ablations.md, "The paper's path in miniature"):
+# Measured with seed 0 (docs/tiny_clip.md, "The paper's path in miniature"):
 # at this budget every caption is the no-change sentence (val CIDEr-D 65.86).
 _base_ = ['./clip4idc-caption_vit-b32_clevr-change.py']
 data_root = 'data/synthetic_clevr_change'
