@@ -1,9 +1,9 @@
 """IDC-PCL pre-training with cross-task data: fine-grained classification
 pairs (NABirds) beside the image-difference pairs (Birds-to-Words)."""
-from typing import Dict, Optional
+from typing import Dict, List, Optional
 
 import torch
-from torch import nn
+from mmpretrain.structures import DataSample
 
 from mmidc.registry import MODELS
 from .idc_pcl_pretrainer import IDCPCLPretrainer
@@ -24,30 +24,36 @@ class IDCPCLCrossTaskPretrainer(IDCPCLPretrainer):
     batch comes from one of them in the published ratio (pairs 12 :
     NABirds 3, i.e. MLM 9 : MVCL 1 : FDA 2 : NABirds 3).
 
-    The ``nabirds`` task reads only the image difference encoder:
+    The ``nabirds`` task reads only the image difference encoder; each of
+    its objectives is a registered part:
 
-    - *classification* (``loss_cls``): each image's ``[IMGk]`` output of
-      ``F_sing`` -> ``classifier`` -> its class (``cls_loss``);
-    - *pair matching* (``loss_match``): the two ``[IMGk]`` outputs of
-      ``F_pair``, concatenated -> ``matcher`` -> same class or not
-      (``match_loss``);
-    - *class contrast* (``loss_contrast``): the ``F_sing`` ``[IMGk]``
+    - *classification* (``cls_head``, an MMPretrain classification head):
+      each image's ``[IMGk]`` output of ``F_sing`` -> its class;
+    - *pair matching* (``match_head``, the same kind of head with two
+      classes): the two ``[IMGk]`` outputs of ``F_pair``, concatenated ->
+      same class or not;
+    - *class contrast* (``contrast_loss``): the ``F_sing`` ``[IMGk]``
       outputs of the batch, by class (:class:`ClassMarginContrastiveLoss`).
 
     Args:
         num_classes (int): Classes of the classification data
             (``NABirdsPairDataset.num_classes``; 555 for NABirds).
-        cls_loss (dict): Defaults to ``mmpretrain.CrossEntropyLoss``.
-        match_loss (dict): Defaults to ``mmpretrain.CrossEntropyLoss``.
-        contrast_loss (dict): Defaults to ``ClassMarginContrastiveLoss``
-            (margin 0.4).
+        cls_head (dict, optional): The classification head; its
+            ``num_classes`` and ``in_channels`` (the width) are filled in.
+            Defaults to ``mmpretrain.LinearClsHead`` with
+            ``mmpretrain.CrossEntropyLoss``.
+        match_head (dict, optional): The pair-matching head; its
+            ``num_classes`` (2) and ``in_channels`` (twice the width) are
+            filled in. Defaults as ``cls_head``.
+        contrast_loss (dict, optional): Defaults to
+            ``ClassMarginContrastiveLoss`` (margin 0.4).
         **kwargs: :class:`IDCPCLPretrainer`'s arguments (it needs both
             ``single_image_encoder`` and ``pair_encoder``).
     """
 
     def __init__(self, num_classes: int,
-                 cls_loss: Optional[dict] = None,
-                 match_loss: Optional[dict] = None,
+                 cls_head: Optional[dict] = None,
+                 match_head: Optional[dict] = None,
                  contrast_loss: Optional[dict] = None,
                  **kwargs):
         super().__init__(**kwargs)
@@ -57,12 +63,19 @@ class IDCPCLCrossTaskPretrainer(IDCPCLPretrainer):
         if num_classes < 2:
             raise ValueError(f'num_classes must be >= 2, got {num_classes}')
         self.num_classes = num_classes
-        self.classifier = nn.Linear(self.hidden, num_classes)
-        self.matcher = nn.Linear(2 * self.hidden, 2)
-        self.cls_loss = MODELS.build(cls_loss or dict(type='mmpretrain.CrossEntropyLoss'))
-        self.match_loss = MODELS.build(match_loss or dict(type='mmpretrain.CrossEntropyLoss'))
+        self.cls_head = MODELS.build(_head_cfg(cls_head, num_classes, self.hidden))
+        self.match_head = MODELS.build(_head_cfg(match_head, 2, 2 * self.hidden))
         self.contrast_loss = MODELS.build(
             contrast_loss or dict(type='ClassMarginContrastiveLoss'))
+
+    #: state-dict prefixes of checkpoints whose heads were plain linear layers
+    _OLD_HEAD_PREFIXES = {'classifier.': 'cls_head.fc.', 'matcher.': 'match_head.fc.'}
+
+    def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
+        for old, new in self._OLD_HEAD_PREFIXES.items():
+            for key in [k for k in state_dict if k.startswith(prefix + old)]:
+                state_dict[prefix + new + key[len(prefix + old):]] = state_dict.pop(key)
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
     def loss(self, inputs: torch.Tensor, data_samples: list,
              task: Optional[str] = None) -> Dict[str, torch.Tensor]:
@@ -96,12 +109,33 @@ class IDCPCLCrossTaskPretrainer(IDCPCLPretrainer):
         single = self.single_image_encoder(self.token_embedding(features))  # [B, 2, N+1, H]
         pair = self.pair_encoder(single)  # [B, 2, N+1, H]
         image_vectors = single[:, :, 0].flatten(0, 1)  # [2B, H]: [IMG1], [IMG2]
+        pair_vectors = pair[:, :, 0].flatten(1)  # [B, 2H]
         flat_labels = labels.flatten()  # [2B]
-        class_logits = self.classifier(image_vectors)  # [2B, classes]
-        match_logits = self.matcher(pair[:, :, 0].flatten(1))  # [B, 2]
+        cls_loss = self.cls_head.loss((image_vectors, ), _labelled(flat_labels))
+        match_loss = self.match_head.loss((pair_vectors, ), _labelled(same))
+        with torch.no_grad():
+            class_logits = self.cls_head((image_vectors, ))  # [2B, classes]
+            match_logits = self.match_head((pair_vectors, ))  # [B, 2]
         return dict(
-            loss_cls=self.cls_loss(class_logits, flat_labels),
-            loss_match=self.match_loss(match_logits, same),
+            loss_cls=cls_loss['loss'],
+            loss_match=match_loss['loss'],
             loss_contrast=self.contrast_loss(image_vectors, flat_labels),
-            cls_accuracy=(class_logits.argmax(-1) == flat_labels).float().mean().detach(),
-            match_accuracy=(match_logits.argmax(-1) == same).float().mean().detach())
+            cls_accuracy=(class_logits.argmax(-1) == flat_labels).float().mean(),
+            match_accuracy=(match_logits.argmax(-1) == same).float().mean())
+
+
+def _head_cfg(cfg: Optional[dict], num_classes: int, in_channels: int) -> dict:
+    """A classification head's config with its sizes filled in."""
+    cfg = dict(cfg or dict(type='mmpretrain.LinearClsHead',
+                           loss=dict(type='mmpretrain.CrossEntropyLoss')))
+    for key, value in (('num_classes', num_classes), ('in_channels', in_channels)):
+        if cfg.setdefault(key, value) != value:
+            raise ValueError(f'{cfg["type"]}: {key} is set by '
+                             f'IDCPCLCrossTaskPretrainer ({value}), got {cfg[key]}')
+    return cfg
+
+
+def _labelled(labels: torch.Tensor) -> List[DataSample]:
+    """One :class:`DataSample` with ``gt_label`` per label (the heads'
+    ``loss`` input)."""
+    return [DataSample().set_gt_label(label) for label in labels]

@@ -44,13 +44,13 @@ def test_nabirds_batch_trains_its_heads_and_the_difference_encoder():
             'match_accuracy'} <= set(losses)
     assert changed(model, before) == {'feature_encoder', 'token_embedding',
                                       'single_image_encoder', 'pair_encoder',
-                                      'classifier', 'matcher'}
+                                      'cls_head', 'match_head'}
     # a caption batch trains the drawn pair task, not the NABirds heads
     before = snapshot(model)
     losses = model.train_step(tiny_batch(), optim)
     assert 'loss_mlm' in losses
     after = changed(model, before)
-    assert 'cross_modal' in after and not after & {'classifier', 'matcher'}
+    assert 'cross_modal' in after and not after & {'cls_head', 'match_head'}
 
 
 def test_losses_match_hand_computation():
@@ -62,10 +62,10 @@ def test_losses_match_hand_computation():
         model.extract_feat(data['inputs'])))
     pair = model.pair_encoder(single)
     labels = torch.tensor([0, 0, 1, 2, 2, 2, 0, 1])
-    logits = model.classifier(single[:, :, 0].flatten(0, 1))
+    logits = model.cls_head((single[:, :, 0].flatten(0, 1), ))
     assert out['loss_cls'].item() == pytest.approx(
         torch.nn.functional.cross_entropy(logits, labels).item(), rel=1e-5)
-    match = model.matcher(torch.cat([pair[:, 0, 0], pair[:, 1, 0]], -1))
+    match = model.match_head((torch.cat([pair[:, 0, 0], pair[:, 1, 0]], -1), ))
     assert out['loss_match'].item() == pytest.approx(
         torch.nn.functional.cross_entropy(match, torch.tensor([1, 0, 1, 0])).item(),
         rel=1e-5)
@@ -85,3 +85,33 @@ def test_bad_batches_and_settings():
         model.loss(data['inputs'], data['data_samples'])
     with pytest.raises(ValueError, match='single_image_encoder'):
         build(single_image_encoder=None, pair_encoder=None)
+
+
+def test_heads_are_registered_parts_the_config_composes():
+    model = build(cls_head=dict(type='mmpretrain.LinearClsHead',
+                                loss=dict(type='mmpretrain.LabelSmoothLoss',
+                                          label_smooth_val=0.1)))
+    assert type(model.cls_head).__name__ == 'LinearClsHead'
+    assert model.cls_head.fc.out_features == 3
+    assert model.match_head.fc.in_features == 2 * model.hidden
+    data = model.data_preprocessor(nabirds_batch(), True)
+    out = model.loss(data['inputs'], data['data_samples'])
+    plain = build()
+    plain.load_state_dict(model.state_dict())
+    plain_out = plain.loss(data['inputs'], data['data_samples'])
+    # the same weights, another loss: label smoothing changes loss_cls only
+    assert out['loss_cls'].item() != pytest.approx(plain_out['loss_cls'].item())
+    assert out['loss_match'].item() == pytest.approx(plain_out['loss_match'].item())
+    with pytest.raises(ValueError, match='num_classes is set by'):
+        build(match_head=dict(type='mmpretrain.LinearClsHead', num_classes=3))
+
+
+def test_checkpoints_with_linear_heads_still_load():
+    model = build()
+    old = {k.replace('cls_head.fc.', 'classifier.').replace('match_head.fc.', 'matcher.'): v
+           for k, v in model.state_dict().items()}
+    assert 'classifier.weight' in old and 'matcher.bias' in old
+    fresh = build()
+    fresh.load_state_dict(old)  # strict
+    assert torch.equal(fresh.cls_head.fc.weight, model.cls_head.fc.weight)
+    assert torch.equal(fresh.match_head.fc.bias, model.match_head.fc.bias)
