@@ -416,7 +416,7 @@ def measure_peer(args) -> list:
 
 
 def prepare_data(args) -> str:
-    from mmidc.datasets.synthetic import generate_dataset
+    from mmidc.synthetic import generate_dataset
     if not osp.isfile(osp.join(args.data_dir, 'splits.json')):
         width, height = (int(v) for v in args.image_size.split('x'))
         log(f'generating {args.num_scenes} synthetic scenes ({width}x{height}) '

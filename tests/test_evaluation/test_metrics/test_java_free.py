@@ -12,7 +12,7 @@ import os.path as osp
 import pytest
 from mmengine.config import Config
 
-from mmidc.datasets.synthetic.generator import generate_scene
+from mmidc.synthetic.generator import generate_scene
 from mmidc.evaluation import IDCMetric
 from mmidc.evaluation.metrics.caption_scorer import (JAVA_FREE_METRICS,
                                                      CaptionScorer)
