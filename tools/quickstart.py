@@ -187,6 +187,9 @@ def ensure_dataset(root, generate_kwargs, size, splits, workers, log=None):
     else:
         from mmidc.synthetic import generate_dataset
         generate_dataset(root, workers=workers, **generate_kwargs)
+    if 'train' in splits:  # the captioners' vocabulary (the generator writes it)
+        from mmidc.text import ensure_vocab_file
+        ensure_vocab_file(dict(type='CLEVRChangeDataset', data_root=root))
     run([sys.executable, 'tools/dataset_converters/build_resized_cache.py',
          '--dataset-type', 'CLEVRChangeDataset', '--data-root', root,
          '--splits', *splits, '--size', str(size[0]), str(size[1]),

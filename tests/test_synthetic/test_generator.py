@@ -6,11 +6,13 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from mmidc.datasets import CLEVRChangeDataset
 from mmidc.synthetic import SceneSettings, check_dataset, generate_dataset
+from mmidc.text import CaptionVocab, build_caption_vocab
 from tests.helpers.pair_trees import read_json, synthetic_scene
 
 JSON_FILES = ('change_captions.json', 'no_change_captions.json',
-              'splits.json', 'type_mapping.json')
+              'splits.json', 'type_mapping.json', 'caption_vocab_train.json')
 
 
 def _load(root, name):
@@ -64,6 +66,17 @@ def test_semantic_change_and_distractor_differ_from_before(synthetic_root):
         assert 3 <= len(record['objects']) <= 10
 
 
+def test_writes_the_vocabulary_of_the_training_captions(synthetic_root):
+    """The file holds the vocabulary a captioner builds from the training
+    split as CLEVRChangeDataset reads it (change and no-change captions)."""
+    vocab = CaptionVocab.from_file(osp.join(synthetic_root, 'caption_vocab_train.json'))
+    train = CLEVRChangeDataset(synthetic_root, split='train')
+    assert vocab.clip_ids.tolist() == build_caption_vocab(train).clip_ids.tolist()
+    content = _load(synthetic_root, 'caption_vocab_train.json')
+    assert content['num_captions'] == sum(
+        len(train.get_data_info(i)['gt_captions']) for i in range(len(train)))
+
+
 def test_deterministic_across_worker_counts(synthetic_root, synthetic_size,
                                             tmp_path):
     one = str(tmp_path / 'one')
@@ -94,7 +107,6 @@ def test_bad_arguments_fail_fast(tmp_path, synthetic_root):
 
 
 def test_clevr_change_dataset_reads_output(synthetic_root):
-    from mmidc.datasets import CLEVRChangeDataset
     train = CLEVRChangeDataset(synthetic_root, split='train')
     assert len(train) == 2 * 32
     first = train.get_data_info(0)
@@ -118,6 +130,7 @@ def test_settings_set_counts_and_ranges(tmp_path):
                      split_fractions=(0, 0.5, 0.5), settings=settings)
     assert check_dataset(root) == []
     assert _load(root, 'splits.json')['train'] == []
+    assert not osp.exists(osp.join(root, 'caption_vocab_train.json'))  # no training split
     for index in range(6):
         for record in synthetic_scene(root, index)['images'].values():
             assert 6 <= len(record['objects']) <= 8
