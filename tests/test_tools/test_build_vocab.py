@@ -2,8 +2,6 @@
 config (to the file its model reads) or from a data set type and root."""
 import os.path as osp
 
-import pytest
-
 from mmidc.synthetic import generate_dataset
 from mmidc.text import CaptionVocab
 from tests.helpers import REPO, load_tool
@@ -38,11 +36,3 @@ def test_from_a_data_set_type_with_its_options(tmp_path):
     load_tool(TOOL).main(['--dataset-type', 'ImagePairDataset', '--data-root', root,
                           '--dataset-options', 'ann_file=train.jsonl', '--out', out])
     assert osp.isfile(out)
-
-
-@pytest.mark.parametrize('argv', [[], ['c.py', '--dataset-type', 'X', '--data-root', 'r'],
-                                  ['--dataset-type', 'X']])
-def test_needs_one_source(argv, capsys):
-    with pytest.raises(SystemExit):
-        load_tool(TOOL).parse_args(argv)
-    assert 'error' in capsys.readouterr().err
