@@ -45,7 +45,7 @@ def trained_captioner(tmp_path):
     return write_config(cfg, tmp_path / 'captioner.py'), checkpoint
 
 
-def test_checkpoint_is_tested_without_clip_file_or_training_annotations(
+def test_checkpoint_is_tested_without_clip_file_or_vocabulary_file(
         trained_captioner, tmp_path, monkeypatch):
     from mmengine.config import Config
 
@@ -55,7 +55,7 @@ def test_checkpoint_is_tested_without_clip_file_or_training_annotations(
     with pytest.raises(FileNotFoundError, match='clip.safetensors'):
         MODELS.build(copy.deepcopy(model_cfg))  # what training needs
     model_cfg.backbone.pretrained = None
-    with pytest.raises(FileNotFoundError, match='train.jsonl'):
+    with pytest.raises(FileNotFoundError, match='caption_vocab_train.json'):
         MODELS.build(copy.deepcopy(model_cfg))
 
     work_dir = tmp_path / 'test_run'
