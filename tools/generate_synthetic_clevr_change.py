@@ -10,8 +10,8 @@ import argparse
 import dataclasses
 import time
 
-from mmidc.datasets.synthetic import (PRESETS, SceneSettings, check_dataset,
-                                      generate_dataset)
+from mmidc.synthetic import (PRESETS, SceneSettings, check_dataset,
+                             generate_dataset)
 
 DEFAULTS = dict(num_scenes=1000, seed=0, image_size=(480, 320),
                 split_fractions=(0.8, 0.1, 0.1))

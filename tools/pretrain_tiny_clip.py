@@ -1,7 +1,7 @@
 """Pretrain mmidc's tiny CLIP (``mmidc-tiny-clip``) with open_clip's trainer.
 
 One command: writes the synthetic image-text corpus
-(:mod:`mmidc.datasets.synthetic.clip_corpus`), trains the model config
+(:mod:`mmidc.synthetic.clip_corpus`), trains the model config
 ``mmidc/models/clip4idc/model_configs/mmidc-tiny-clip.json`` with
 ``open_clip_train`` on CPU (its own loop, logging and checkpoints), resumes
 from its latest epoch checkpoint when run again, and exports the final
@@ -142,7 +142,7 @@ def pretrain(args) -> str:
     """Write the corpus, train (or resume) and export; returns the export."""
     from mmengine.logging import print_log
 
-    from mmidc.datasets.synthetic.clip_corpus import generate_clip_corpus
+    from mmidc.synthetic.clip_corpus import generate_clip_corpus
     from mmidc.models.utils.open_clip_utils import (get_clip_config,
                                                     register_model_configs)
     try:

@@ -185,8 +185,11 @@ def ensure_dataset(root, generate_kwargs, size, splits, workers, log=None):
     if osp.isfile(osp.join(root, 'splits.json')):
         print(f'{root} exists: kept')
     else:
-        from mmidc.datasets.synthetic import generate_dataset
+        from mmidc.synthetic import generate_dataset
         generate_dataset(root, workers=workers, **generate_kwargs)
+    if 'train' in splits:  # the captioners' vocabulary (the generator writes it)
+        from mmidc.text import ensure_vocab_file
+        ensure_vocab_file(dict(type='CLEVRChangeDataset', data_root=root))
     run([sys.executable, 'tools/dataset_converters/build_resized_cache.py',
          '--dataset-type', 'CLEVRChangeDataset', '--data-root', root,
          '--splits', *splits, '--size', str(size[0]), str(size[1]),
@@ -302,7 +305,7 @@ def main(argv=None):
 
     shifted = None
     if not args.no_shifted:
-        from mmidc.datasets.synthetic import PRESETS
+        from mmidc.synthetic import PRESETS
         banner('6/7 shifted evaluation set (another seed and settings)')
         t0 = time.time()
         ensure_dataset(SHIFTED_ROOT, PRESETS[SHIFTED_PRESET], size,

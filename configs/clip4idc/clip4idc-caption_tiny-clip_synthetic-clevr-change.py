@@ -9,6 +9,7 @@
 # at this budget every caption is the no-change sentence (val CIDEr-D 65.86).
 _base_ = ['./clip4idc-caption_vit-b32_clevr-change.py']
 data_root = 'data/synthetic_clevr_change'
+vocab_file = data_root + '/caption_vocab_train.json'
 image_size = (96, 144)
 adapt_work_dir = 'work_dirs/clip4idc-adapt_tiny-clip_synthetic-clevr-change'
 model = dict(

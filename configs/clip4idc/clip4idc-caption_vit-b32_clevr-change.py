@@ -30,10 +30,8 @@ model = dict(
     # The decoder's frozen word embeddings come from the same checkpoint's
     # text encoder (CLIP's, kept frozen by stage 1), as in the published code.
     # To predict only the tokens of the training captions (CLIP's rows of
-    # them; a faster head step), add
-    #   vocab=dict(_delete_=True,  # replaces the base's vocab=None
-    #              captions_from=dict(type='CLEVRChangeDataset',
-    #                                 data_root=data_root, split='train'),
-    #              cache_file='work_dirs/caption_vocab/clevr-change_train.json')
+    # them; a faster head step), write their vocabulary once with
+    # tools/dataset_converters/build_vocab.py CONFIG and add
+    #   vocab=_base_.vocab_file
     head=dict(pretrained=adapt_work_dir + '/best_rsum_*.pth',
               loss_reduction='paired_scene_sum'))

@@ -22,10 +22,7 @@ model = dict(
     # The decoder's frozen word embeddings come from the same checkpoint's
     # text encoder (the published code's setting outside Spot-the-Diff).
     # To predict only the tokens of the training captions (CLIP's rows of
-    # them; a faster head step), add
-    #   vocab=dict(_delete_=True,  # replaces the base's vocab=None
-    #              captions_from=dict(type='ImageEditingRequestDataset',
-    #                                 data_root=data_root, split='train'),
-    #              cache_file='work_dirs/caption_vocab/'
-    #              'image-editing-request_train.json')
+    # them; a faster head step), write their vocabulary once with
+    # tools/dataset_converters/build_vocab.py CONFIG and add
+    #   vocab=_base_.vocab_file
     head=dict(pretrained=adapt_work_dir + '/best_rsum_*.pth'))

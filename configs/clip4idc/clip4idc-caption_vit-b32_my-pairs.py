@@ -17,10 +17,8 @@ model = dict(
     init_backbone_from=best_adapted,
     # the decoder's frozen word embeddings: CLIP's, from the same checkpoint
     head=dict(pretrained=best_adapted))
-# To predict only the tokens of your training captions (a faster head step;
-# _delete_: replaces the base's vocab=None):
-# model = dict(head=dict(vocab=dict(
-#     _delete_=True,
-#     captions_from=dict(type='ImagePairDataset', data_root=data_root,
-#                        ann_file='train.jsonl'),
-#     cache_file='work_dirs/caption_vocab/my-pairs_train.json')))
+# To predict only the tokens of your training captions (a faster head step),
+# write their vocabulary once with
+#   python tools/dataset_converters/build_vocab.py CONFIG
+# and add
+# model = dict(head=dict(vocab=data_root + '/caption_vocab_train.json'))

@@ -24,10 +24,8 @@ model = dict(
     # token embedding (at the encoder's lr, below) and keeps the positional
     # one frozen. To predict only the tokens of the training captions
     # (CLIP's rows of them; a faster head step), add
-    #   vocab=dict(_delete_=True,  # replaces the base's vocab=None
-    #              captions_from=dict(type='SpotTheDiffDataset',
-    #                                 data_root=data_root, split='train'),
-    #              cache_file='work_dirs/caption_vocab/spot-the-diff_train.json')
+    #   vocab=_base_.vocab_file
+    # (written once with tools/dataset_converters/build_vocab.py CONFIG)
     head=dict(pretrained=adapt_work_dir + '/best_rsum_*.pth',
               freeze_word_embed=False))
 # The tied token embedding is one of CLIP's weights: lr 1e-7, as the encoder.

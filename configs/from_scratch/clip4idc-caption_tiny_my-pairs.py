@@ -12,6 +12,7 @@ _base_ = [
     './_base_/scratch_parts.py'
 ]
 data_root = 'data/my_pairs'
+vocab_file = data_root + '/caption_vocab_train.json'
 
 # Stage 1 run with tools/train.py's default work dir; a glob, resolved to
 # the newest match when the model is built (no match: an error naming it).
@@ -21,11 +22,10 @@ model = dict(
     backbone={{_base_.scratch_backbone}},
     neck={{_base_.scratch_neck}},
     aux_head={{_base_.scratch_aux_head}},
-    # Restricted output vocabulary from the training captions.
-    head=dict(vocab=dict(
-        _delete_=True,
-        captions_from=dict(type='ImagePairDataset', data_root=data_root,
-                           ann_file='train.jsonl'))))
+    # Restricted output vocabulary: the tokens of the training captions,
+    # written once with
+    #   python tools/dataset_converters/build_vocab.py CONFIG
+    head=dict(vocab=vocab_file))
 # The bag-of-words head reads every reference of a pair.
 train_pipeline = [
     {{_base_.load_pair}},

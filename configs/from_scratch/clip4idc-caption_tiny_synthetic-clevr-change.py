@@ -11,7 +11,6 @@ _base_ = [
     '../_base_/schedules/tiny_from_scratch.py', '../_base_/default_runtime.py',
     './_base_/scratch_parts.py'
 ]
-data_root = 'data/synthetic_clevr_change'
 
 # Stage 1 run with tools/train.py's default work dir; a glob, resolved to
 # the newest match when the model is built (no match: an error naming it).
@@ -21,12 +20,9 @@ model = dict(
     backbone={{_base_.scratch_backbone}},
     neck={{_base_.scratch_neck}},
     aux_head={{_base_.scratch_aux_head}},
-    # Restricted output vocabulary from the training captions (annotations
-    # only).
-    head=dict(vocab=dict(
-        _delete_=True,
-        captions_from=dict(type='CLEVRChangeDataset', data_root=data_root,
-                           split='train'))))
+    # Restricted output vocabulary: the tokens of the training captions
+    # (the data set's vocabulary file, written by the generator).
+    head=dict(vocab=_base_.vocab_file))
 # The bag-of-words head reads every reference of a pair.
 train_pipeline = [
     {{_base_.load_pair}},

@@ -8,7 +8,6 @@ _base_ = [
     '../_base_/models/idc_pcl-captioner_resnet101.py',
     '../_base_/schedules/idc_pcl_finetune.py'
 ]
-data_root = 'data/clevr_change'
 pretrain_work_dir = 'work_dirs/idc-pcl-pretrain_resnet101_clevr-change'
 train_pipeline = [
     _base_.load_pair,
@@ -19,8 +18,4 @@ train_pipeline = [
 train_dataloader = dict(batch_size=200, dataset=dict(pipeline=train_pipeline))
 model = dict(
     init_from=pretrain_work_dir + '/iter_*.pth',
-    cross_modal=dict(vocab=dict(
-        _delete_=True,
-        captions_from=dict(type='CLEVRChangeDataset', data_root=data_root,
-                           split='train'),
-        cache_file='work_dirs/caption_vocab/clevr-change_train.json')))
+    cross_modal=dict(vocab=_base_.vocab_file))

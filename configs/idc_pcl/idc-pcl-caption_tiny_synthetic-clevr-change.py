@@ -8,7 +8,6 @@ _base_ = [
     '../_base_/models/idc_pcl-captioner_tiny.py',
     '../_base_/schedules/tiny_from_scratch.py', '../_base_/default_runtime.py'
 ]
-data_root = 'data/synthetic_clevr_change'
 pretrain_work_dir = 'work_dirs/idc-pcl-pretrain_tiny_synthetic-clevr-change'
 model = dict(
     # 70% of the caption masked (UniLM's sequence-to-sequence rate; the
@@ -19,10 +18,7 @@ model = dict(
     # the newest match of the pattern, read when the runner initialises
     # the weights (relative to the working directory)
     init_from=pretrain_work_dir + '/epoch_*.pth',
-    cross_modal=dict(vocab=dict(
-        _delete_=True,
-        captions_from=dict(type='CLEVRChangeDataset', data_root=data_root,
-                           split='train'))))
+    cross_modal=dict(vocab=_base_.vocab_file))
 # Batch 16 and lr 1e-3 for 5 epochs: the tiny CLIP4IDC captioner's settings
 # (1,500 steps).
 train_dataloader = dict(batch_size=16)

@@ -13,6 +13,7 @@ _base_ = ['./idc-pcl-pretrain_resnet101_birds-to-words.py']
 data_root = 'data/birds_to_words'  # the bases read their own: set per loader
 nabirds_root = 'data/nabirds'
 negatives_file = data_root + '/hard_negatives_train.json'
+vocab_file = data_root + '/caption_vocab_train.json'
 batch_size = 150
 pretrain_pipeline = [
     _base_.load_pair,
@@ -49,4 +50,4 @@ model = dict(
     type='IDCPCLCrossTaskPretrainer',
     num_classes=555,
     task_weights=dict(mlm=9, mvcl=1, fda=2),
-    cross_modal=dict(vocab=dict(captions_from=dict(data_root=data_root))))
+    cross_modal=dict(vocab=vocab_file))

@@ -26,8 +26,4 @@ test_dataloader = None
 test_evaluator = None
 model = dict(
     **_base_.cached_features,
-    cross_modal=dict(vocab=dict(
-        _delete_=True,
-        captions_from=dict(type='CLEVRChangeDataset', data_root=data_root,
-                           split='train'),
-        cache_file='work_dirs/caption_vocab/clevr-change_train.json')))
+    cross_modal=dict(vocab=_base_.vocab_file))

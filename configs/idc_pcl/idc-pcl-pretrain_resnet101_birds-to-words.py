@@ -4,6 +4,9 @@
 # negatives (confuse swaps animal1 and animal2): write them once with
 #   python tools/dataset_converters/make_hard_negatives.py \
 #       configs/idc_pcl/idc-pcl-pretrain_resnet101_birds-to-words.py
+# and the caption vocabulary (read by the fine-tuning config too) with
+#   python tools/dataset_converters/build_vocab.py \
+#       configs/idc_pcl/idc-pcl-pretrain_resnet101_birds-to-words.py
 # The published model also pre-trained on cross-task data (CUB captions,
 # NABirds classes): idc-pcl-pretrain-nabirds_resnet101_birds-to-words.py adds
 # NABirds; captioned pairs in the ImagePairDataset format join through a
@@ -15,6 +18,7 @@ _base_ = [
 ]
 data_root = 'data/birds_to_words'  # the bases read their own: set per loader
 negatives_file = data_root + '/hard_negatives_train.json'
+vocab_file = data_root + '/caption_vocab_train.json'
 pretrain_pipeline = [
     _base_.load_pair,
     dict(type='ResizePair', size=_base_.image_size),
@@ -32,13 +36,8 @@ val_dataloader = None
 val_evaluator = None
 test_dataloader = None
 test_evaluator = None
-model = dict(task_weights=dict(mlm=9, mvcl=1, fda=2), cross_modal=dict(
-    num_layers=2, max_length=80,
-    vocab=dict(_delete_=True,
-               captions_from=dict(type='BirdsToWordsDataset',
-                                  data_root=data_root, split='train',
-                                  skip_missing_images=True),
-               cache_file='work_dirs/caption_vocab/birds-to-words_train.json')))
+model = dict(task_weights=dict(mlm=9, mvcl=1, fda=2),
+             cross_modal=dict(num_layers=2, max_length=80, vocab=vocab_file))
 # the published bird stage: 60,000 steps of 150, 4,000 warm-up steps
 max_iters = 60000
 param_scheduler = [dict(type='NoamLR', warmup=4000, by_epoch=False)]

@@ -4,6 +4,9 @@
 # steps. FDA's hard negatives: write them once with
 #   python tools/dataset_converters/make_hard_negatives.py \
 #       --dataset-type CLEVRChangeDataset --data-root data/clevr_change
+# and the caption vocabulary (the fine-tuning config reads the same file)
+#   python tools/dataset_converters/build_vocab.py \
+#       --dataset-type CLEVRChangeDataset --data-root data/clevr_change
 # Cross-task pairs (e.g. captioning data in the ImagePairDataset format)
 # join by making train_dataloader.dataset a ConcatDataset of both.
 _base_ = [
@@ -29,8 +32,4 @@ val_dataloader = None
 val_evaluator = None
 test_dataloader = None
 test_evaluator = None
-model = dict(cross_modal=dict(vocab=dict(
-    _delete_=True,
-    captions_from=dict(type='CLEVRChangeDataset', data_root=data_root,
-                       split='train'),
-    cache_file='work_dirs/caption_vocab/clevr-change_train.json')))
+model = dict(cross_modal=dict(vocab=_base_.vocab_file))

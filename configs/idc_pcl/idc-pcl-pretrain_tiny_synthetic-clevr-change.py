@@ -33,12 +33,10 @@ test_dataloader = None
 test_cfg = None
 test_evaluator = None
 
-# Caption vocabulary of the training captions; the captioning config builds
-# the same one, so the word embeddings carry over.
-model = dict(cross_modal=dict(vocab=dict(
-    _delete_=True,
-    captions_from=dict(type='CLEVRChangeDataset', data_root=data_root,
-                       split='train'))))
+# Caption vocabulary of the training captions (the data set's vocabulary
+# file, written by the generator); the captioning config reads the same one,
+# so the word embeddings carry over.
+model = dict(cross_modal=dict(vocab=_base_.vocab_file))
 model_wrapper_cfg = dict(type='MMDistributedDataParallel',
                          find_unused_parameters=True)
 

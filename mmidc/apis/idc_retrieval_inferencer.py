@@ -6,7 +6,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from mmidc.models.utils.caption_vocab import clip_tokenizer
+from mmidc.text import clip_tokenizer
 from .base_pair_inferencer import BasePairInferencer, Pair
 from .image_loading import DEFAULT_MAX_PIXELS, ImageInput
 from .model_loading import ConfigType

@@ -118,8 +118,8 @@ def prepare_model_cfg_for_checkpoint(cfg, checkpoint: str) -> None:
     ``model.backbone.pretrained``, ``model.init_backbone_from``...):
     initialisation paths (CLIP or adaptation-stage weights the user may not
     have) become None, and a ``vocab`` option becomes the checkpoint (it holds
-    ``vocab.clip_ids``) instead of the training annotations or a vocabulary
-    file. Used by :func:`init_model` and ``tools/test.py``.
+    ``vocab.clip_ids``) instead of the vocabulary file of the training
+    captions. Used by :func:`init_model` and ``tools/test.py``.
 
     Args:
         cfg (dict | list): The model config (or a part of it).

@@ -36,12 +36,13 @@ import math
 import os
 import os.path as osp
 import random
-import re
 import warnings
 from collections import Counter, defaultdict
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import torch
+
+from mmidc.text.caption_words import word_spans
 
 __all__ = ['HardNegativeGenerator', 'load_hard_negatives', 'KINDS',
            'DEFAULT_ROLE_PAIRS', 'DEFAULT_SYNONYMS']
@@ -63,13 +64,7 @@ DEFAULT_SYNONYMS = (
     ('striped', 'streaked', 'barred'), ('cube', 'block'),
     ('sphere', 'ball'), ('object', 'thing'), ('chest', 'breast'),
     ('bill', 'beak'))
-_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
 _START, _END = '<s>', '</s>'
-
-
-def word_spans(caption: str) -> List[Tuple[int, int, str]]:
-    """``(start, end, lower-cased word)`` of every word of a caption."""
-    return [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(caption)]
 
 
 def _nested(a: Sequence[str], b: Sequence[str],

@@ -10,7 +10,7 @@ from typing import Dict, Mapping, Sequence
 import numpy as np
 import torch
 
-from ..datasets.synthetic.properties import COLORS, MATERIALS, SHAPES, SIZES
+from ..synthetic.properties import COLORS, MATERIALS, SHAPES, SIZES
 
 __all__ = ['ATTRIBUTE_PROMPTS', 'zero_shot_accuracy', 'attribute_zero_shot',
            'to_model_input']

@@ -137,7 +137,7 @@ def synthetic_batch(image_size: Sequence[int], seed: int = 0,
     ``all_captions``)."""
     from mmpretrain.structures import DataSample
 
-    from mmidc.models.utils.caption_vocab import clip_tokenizer
+    from mmidc.text import clip_tokenizer
     g = torch.Generator().manual_seed(seed)
     tokens = clip_tokenizer()(CAPTIONS, context_length=16)  # [B, 16]
     inputs, samples = [], []

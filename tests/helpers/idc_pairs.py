@@ -1,4 +1,5 @@
-"""Hand-made CLEVR-Change-like pairs with known change types."""
+"""Hand-made CLEVR-Change-like pairs with known change types, and sentences
+for the PTB tokenizer's rules."""
 # (pair_id, change_type, prediction, references): CLEVR-Change-like pairs with
 # known types; no 'drop' pair, so 'drop/...' keys must be absent.
 PAIRS = [
@@ -46,3 +47,28 @@ def records(pairs=PAIRS):
         dict(pair_id=pid, prediction=pred, references=list(refs),
              change_type=ctype) for pid, ctype, pred, refs in pairs
     ]
+
+
+# Sentences for PTB's rules (clitics, quotes, brackets, numbers, symbols),
+# with what PTB + coco-caption's punctuation removal make of them.
+PTB_CASES = {
+    'The small brown matte cube changed to green.':
+        'the small brown matte cube changed to green',
+    "the cube's color is red, isn't it?": "the cube 's color is red is n't it",
+    "Mr. Smith's car (the blue one) moved left.":
+        "mr. smith 's car -lrb- the blue one -rrb- moved left",
+    "it's 3.5 m away; don't move": "it 's 3.5 m away do n't move",
+    'the "red" ball': 'the red ball',
+    "the 'red' ball": 'the red ball',
+    'cars/trucks are gone...': 'cars/trucks are gone',
+    "we're here, they've gone, I'll stay, he'd go, I'm in":
+        "we 're here they 've gone i 'll stay he 'd go i 'm in",
+    'cannot gonna wanna': 'can not gon na wan na',
+    'the man in the $5 shirt & hat': 'the man in the $ 5 shirt & hat',
+    'e.g. the U.S. car': 'e.g. the u.s. car',
+    '50% of a 1,000 cubes': '50 % of a 1,000 cubes',
+    'the 2nd car, #1 car': 'the 2nd car # 1 car',
+    'the {a} [b]': 'the -lcb- a -rcb- -lsb- b -rsb-',
+    'a well-known car-park, done.Then a b-': 'a well-known car-park done.then a b',
+    'what?! -- ok': 'what ?! ok',
+}

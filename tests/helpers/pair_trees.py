@@ -301,7 +301,7 @@ def make_synthetic_change_pairs(root: str, num_scenes: int, seed: int
     graphs) under ``root``; returns ``(pair_id, change_type, references)``
     of each change pair, ``pair_id`` as ``'000003.png'`` (its distractor is
     ``'000003.png_n'``, type ``'none'``)."""
-    from mmidc.datasets.synthetic import generate_dataset
+    from mmidc.synthetic import generate_dataset
     generate_dataset(root, num_scenes, seed=seed, image_size=(48, 32),
                      progress=False)
     captions = read_json(osp.join(root, 'change_captions.json'))
@@ -312,3 +312,8 @@ def make_synthetic_change_pairs(root: str, num_scenes: int, seed: int
         pair_id = image.split('_')[-1]  # 'CLEVR_default_000003.png'
         pairs.append((pair_id, types[pair_id], refs))
     return pairs
+
+
+def synthetic_scene(root: str, index: int) -> dict:
+    """The scene graph of scene ``index`` of a synthetic set under ``root``."""
+    return read_json(osp.join(root, 'scenes', f'CLEVR_default_{index:06d}.json'))

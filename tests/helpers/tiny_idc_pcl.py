@@ -4,7 +4,7 @@ import copy
 import torch
 from mmpretrain.structures import DataSample
 
-from mmidc.models.utils.caption_vocab import clip_tokenizer
+from mmidc.text import clip_tokenizer
 
 CAPTIONS = ['the red cube changed to blue', 'there is no change',
             'the small sphere has been added', 'the cylinder moved']

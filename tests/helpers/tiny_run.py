@@ -12,6 +12,7 @@ import os.path as osp
 import subprocess
 import sys
 
+from mmidc.text import write_vocab_file
 from . import REPO
 from .pair_trees import make_clevr_change_tree
 
@@ -84,9 +85,8 @@ model = dict(
     backbone=dict(type='CLIP4IDCBackbone', arch=tiny_arch, num_inter_layers=1),
     head=dict(type='TransformerCaptionHead', hidden=32, num_heads=2,
               num_encoder_layers=1, num_decoder_layers=1, dropout={dropout},
-              max_length=16, vocab=dict(captions_from=dict(
-                  type='CLEVRChangeDataset', data_root=data_root,
-                  split='train')){head_options}))
+              max_length=16,
+              vocab=data_root + '/caption_vocab_train.json'{head_options}))
 """
 
 
@@ -103,9 +103,11 @@ def captioner_config(dropout: float = 0.0, head_options: str = '',
 
 
 def make_tiny_data(root: str) -> str:
-    """Write the tiny CLEVR-Change tree under ``root`` (once)."""
+    """Write the tiny CLEVR-Change tree and its caption vocabulary under
+    ``root`` (once)."""
     if not osp.isfile(osp.join(root, 'splits.json')):
         make_clevr_change_tree(root, splits=SPLITS)
+        write_vocab_file(dict(type='CLEVRChangeDataset', data_root=root, split='train'))
     return root
 
 

@@ -13,7 +13,7 @@ TINY_CONFIG = 'configs/from_scratch/clip4idc-adapt_tiny_synthetic-clevr-change.p
 
 def make_tiny_synthetic(root: str) -> str:
     """Generate the tiny synthetic set (48x32 px) under ``root`` (once)."""
-    from mmidc.datasets.synthetic import generate_dataset
+    from mmidc.synthetic import generate_dataset
     if not osp.isfile(osp.join(root, 'splits.json')):
         generate_dataset(root, 8, seed=3, image_size=(48, 32), progress=False,
                          split_fractions=(0.5, 0.25, 0.25))

@@ -2,7 +2,7 @@
 caption greedy decoding misses."""
 import torch
 
-from mmidc.models.utils.caption_vocab import CaptionVocab
+from mmidc.text import CaptionVocab
 from mmidc.models.utils.generation import CaptionGenerator
 
 A, B = 100, 200  # CLIP ids of the toy's two words

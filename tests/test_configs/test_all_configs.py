@@ -12,7 +12,7 @@ from mmengine.registry import init_default_scope
 from mmpretrain.structures import DataSample
 
 import mmidc  # noqa: F401  (registers every component)
-from mmidc.models.utils.caption_vocab import clip_tokenizer
+from mmidc.text import clip_tokenizer
 from mmidc.registry import DATASETS, METRICS, MODELS, TRANSFORMS
 from mmidc.utils.config_check import check_config
 from tests.helpers.tiny_idc_pcl import TINY_RESNET  # a 2x2 grid at 32 px

@@ -79,7 +79,6 @@ def tiny_config(path: str, work_dir: str) -> Config:
     model.task_weights = dict(mlm=1)
     model.feature_encoder.backbone = copy.deepcopy(TINY_RESNET)  # no download
     model.feature_encoder.image_size = SIZE
-    model.cross_modal.vocab.cache_file = None
     cfg.model_wrapper_cfg = None
     cfg.train_cfg.max_iters = 6
     cfg.param_scheduler = None
@@ -102,6 +101,9 @@ def test_cross_task_stage_trains_both_kinds_of_batch(tmp_path):
     negatives = load_tool('tools/dataset_converters/make_hard_negatives.py')
     negatives.main([path, '--show', '0'])
     assert (Path(birds) / 'hard_negatives_train.json').is_file()
+    # the caption vocabulary: the caption pairs' (NABirds has no captions)
+    load_tool('tools/dataset_converters/build_vocab.py').main([path])
+    assert (Path(birds) / 'caption_vocab_train.json').is_file()
     cfg = tiny_config(path, str(tmp_path / 'work'))
     runner = Runner.from_cfg(cfg)
     record = ChangedTensors()

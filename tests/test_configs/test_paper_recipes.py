@@ -14,7 +14,7 @@ from mmengine.runner import Runner
 
 import mmidc  # noqa: F401  (registers every component)
 from mmidc.datasets.image_pair_dataset import load_json
-from mmidc.datasets.synthetic import generate_dataset
+from mmidc.synthetic import generate_dataset
 from mmidc.engine import BertAdam, bert_warmup_factor
 from mmidc.utils.config_check import check_config
 

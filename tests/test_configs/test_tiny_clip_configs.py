@@ -9,7 +9,7 @@ from mmengine.config import Config
 from mmengine.runner import Runner
 
 import mmidc  # noqa: F401  (registers every component)
-from mmidc.datasets.synthetic import generate_dataset
+from mmidc.synthetic import generate_dataset
 from mmidc.utils.config_check import check_config
 
 CONFIGS = Path(__file__).parents[2] / 'configs' / 'clip4idc'

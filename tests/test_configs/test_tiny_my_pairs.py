@@ -9,6 +9,7 @@ from mmengine.runner import Runner
 
 import mmidc  # noqa: F401
 from mmidc.utils.config_check import apply_launch_args, check_config
+from tests.helpers import load_tool
 from tests.helpers.pair_trees import make_my_pairs_tree
 
 CONFIGS = Path(__file__).parents[2] / 'configs' / 'from_scratch'
@@ -47,11 +48,15 @@ def test_both_stages_train_on_own_pairs(tmp_path):
     cfg = tiny_run_cfg(
         'clip4idc-caption_tiny_my-pairs.py', root, caption_dir, **{
             'model.init_backbone_from': best[0],
-            'model.head.vocab.captions_from.data_root': root,
+            'model.head.vocab': root + '/caption_vocab_train.json',
             # CIDEr needs Java: validation is the adaptation run's test here
             'val_dataloader': None, 'val_cfg': None, 'val_evaluator': None,
             'default_hooks.checkpoint.save_best': None})
-    assert cfg.model.head.vocab.captions_from.ann_file == 'train.jsonl'
+    # the vocabulary of the training captions, as the config says
+    load_tool('tools/dataset_converters/build_vocab.py').main([
+        str(CONFIGS / 'clip4idc-caption_tiny_my-pairs.py'), '--cfg-options',
+        f'train_dataloader.dataset.data_root={root}',
+        f'model.head.vocab={cfg.model.head.vocab}'])
     runner = Runner.from_cfg(cfg)
     runner.train()
     assert runner.iter == 2

@@ -15,7 +15,7 @@ from mmpretrain.structures import DataSample
 
 import mmidc  # noqa: F401  (registries)
 from mmidc.engine import AutocastOptimWrapper
-from mmidc.models.utils.caption_vocab import clip_tokenizer
+from mmidc.text import clip_tokenizer
 from mmidc.registry import MODELS
 from tests.helpers.tiny_models import CAPTIONS, captioner_cfg
 

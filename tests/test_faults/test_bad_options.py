@@ -62,6 +62,7 @@ def test_cfg_option_without_value_is_a_usage_error(tool, item, monkeypatch,
      ['config.py', '--cache-dir', 'out']),
     ('tools/dataset_converters/build_resized_cache.py', ['config.py']),
     ('tools/dataset_converters/make_hard_negatives.py', ['config.py']),
+    ('tools/dataset_converters/build_vocab.py', ['config.py']),
 ])
 def test_every_tool_names_a_cfg_option_without_value(tool, argv, capsys):
     with pytest.raises(SystemExit) as exit_info:

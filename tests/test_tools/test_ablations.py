@@ -178,7 +178,7 @@ def test_val_columns_read_the_tested_epoch(ablations, tmp_path):
 def _tiny_batch():
     from mmpretrain.structures import DataSample
 
-    from mmidc.models.utils.caption_vocab import clip_tokenizer
+    from mmidc.text import clip_tokenizer
     captions = ['the red cube moved', 'there is no change']
     tokens = clip_tokenizer()(captions, context_length=32)  # [2, 32]
     inputs = [torch.randint(0, 256, (2, 3, 96, 144), dtype=torch.uint8)

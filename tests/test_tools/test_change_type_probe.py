@@ -44,7 +44,7 @@ def test_probe_max_readout(tmp_path):
 
 
 def test_probe_predicts_an_attribute_of_the_changed_object(tmp_path):
-    from mmidc.datasets.synthetic import generate_dataset
+    from mmidc.synthetic import generate_dataset
     root = str(tmp_path / 'synthetic')
     generate_dataset(root, 20, seed=3, image_size=(48, 32), progress=False)
     config = write_tiny_config(str(tmp_path))

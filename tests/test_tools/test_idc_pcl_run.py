@@ -22,9 +22,7 @@ trunk = dict(
     single_image_encoder=dict(type='SingleImageEncoder', num_heads=2),
     pair_encoder=dict(type='PairEncoder', num_heads=2),
     cross_modal=dict(type='CrossModalTransformer', num_layers=1, num_heads=2,
-                     max_length=16, vocab=dict(captions_from=dict(
-                         type='CLEVRChangeDataset', data_root=data_root,
-                         split='train'))))
+                     max_length=16, vocab=data_root + '/caption_vocab_train.json'))
 """
 COMMON = """
 _base_ = [{runtime!r}]

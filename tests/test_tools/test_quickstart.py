@@ -105,8 +105,7 @@ def test_test_stage_runs_once_per_checkpoint(quickstart, tmp_path,
     assert cfg.test_evaluator[0]['output_dir'] == str(work_dir)
     assert cfg.test_evaluator[1]['data_root'] == quickstart.SHIFTED_ROOT
     # the model (and its vocabulary) is the captioning config's
-    assert cfg.model.head.vocab.captions_from.data_root == \
-        quickstart.DATA_ROOT
+    assert cfg.model.head.vocab == quickstart.DATA_ROOT + '/caption_vocab_train.json'
     assert cfg.model.decode_cfg.strategy == 'greedy'
 
 

@@ -1,6 +1,6 @@
 """tools/test.py tests a trained checkpoint without the files its config
-trains from: the CLIP weights of ``backbone.pretrained`` and the training
-annotations the caption vocabulary is built from."""
+trains from: the CLIP weights of ``backbone.pretrained`` and the caption
+vocabulary file."""
 import copy
 import json
 import sys
@@ -16,8 +16,8 @@ from tests.helpers.tiny_models import (IMAGE_PIPELINE, captioner_cfg,
 
 @pytest.fixture
 def trained_captioner(tmp_path):
-    """(config, checkpoint): the config names a CLIP file and training
-    annotations that do not exist; the checkpoint holds the weights and the
+    """(config, checkpoint): the config names a CLIP file and a vocabulary
+    file that do not exist; the checkpoint holds the weights and the
     vocabulary of the model trained from them."""
     import mmidc  # noqa: F401
     from mmidc.registry import MODELS
@@ -29,8 +29,7 @@ def trained_captioner(tmp_path):
 
     cfg['_base_'] = [str(REPO / 'configs' / '_base_' / 'default_runtime.py')]
     cfg['model']['backbone']['pretrained'] = str(tmp_path / 'clip.safetensors')
-    cfg['model']['head']['vocab'] = dict(captions_from=dict(
-        type='ImagePairDataset', data_root=str(root), ann_file='train.jsonl'))
+    cfg['model']['head']['vocab'] = str(root / 'caption_vocab_train.json')
     pipeline = [p for p in IMAGE_PIPELINE if p['type'] != 'TokenizeCaptions']
     cfg['test_dataloader'] = dict(
         batch_size=2, num_workers=0,
@@ -46,7 +45,7 @@ def trained_captioner(tmp_path):
     return write_config(cfg, tmp_path / 'captioner.py'), checkpoint
 
 
-def test_checkpoint_is_tested_without_clip_file_or_training_annotations(
+def test_checkpoint_is_tested_without_clip_file_or_vocabulary_file(
         trained_captioner, tmp_path, monkeypatch):
     from mmengine.config import Config
 
@@ -56,7 +55,7 @@ def test_checkpoint_is_tested_without_clip_file_or_training_annotations(
     with pytest.raises(FileNotFoundError, match='clip.safetensors'):
         MODELS.build(copy.deepcopy(model_cfg))  # what training needs
     model_cfg.backbone.pretrained = None
-    with pytest.raises(FileNotFoundError, match='train.jsonl'):
+    with pytest.raises(FileNotFoundError, match='caption_vocab_train.json'):
         MODELS.build(copy.deepcopy(model_cfg))
 
     work_dir = tmp_path / 'test_run'
@@ -73,8 +72,8 @@ def test_model_cfg_for_checkpoint_at_every_depth():
                pretrained='clip.pt',
                backbone=dict(type='B', pretrained='clip.safetensors',
                              arch=dict(vision_cfg=dict(layers=2))),
-               heads=[dict(type='H', vocab=dict(captions_from=dict(
-                   type='D', ann_file='train.jsonl')), hidden=8),
+               heads=[dict(type='H', vocab='data/caption_vocab_train.json',
+                           hidden=8),
                    dict(type='H2', vocab=None)])
     prepare_model_cfg_for_checkpoint(cfg, 'work/epoch_3.pth')
     assert cfg == dict(type='Captioner', init_backbone_from=None,

@@ -6,7 +6,7 @@ import json
 import pytest
 from mmengine.registry import init_default_scope
 
-from mmidc.datasets.synthetic import generate_dataset
+from mmidc.synthetic import generate_dataset
 from mmidc.registry import MODELS
 from tests.helpers import load_tool
 from tests.helpers.tiny_models import (captioner_cfg, save_checkpoint,

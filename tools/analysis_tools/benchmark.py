@@ -76,7 +76,7 @@ from benchmark_lib.workloads import (build_benchmark_model, build_optim_wrapper,
                                      decode_timed, disable_dropout, input_size,
                                      normalised_inputs, synthetic_batch)
 
-from mmidc.models.utils.caption_vocab import CaptionVocab, build_caption_vocab  # noqa: E402
+from mmidc.text import CaptionVocab, build_caption_vocab  # noqa: E402
 
 ROOT = osp.dirname(osp.dirname(HERE))
 MODELS_DIR = osp.join(ROOT, 'configs', '_base_', 'models')
@@ -416,7 +416,8 @@ def measure_peer(args) -> list:
 
 
 def prepare_data(args) -> str:
-    from mmidc.datasets.synthetic import generate_dataset
+    from mmidc.synthetic import generate_dataset
+    from mmidc.text import ensure_vocab_file
     if not osp.isfile(osp.join(args.data_dir, 'splits.json')):
         width, height = (int(v) for v in args.image_size.split('x'))
         log(f'generating {args.num_scenes} synthetic scenes ({width}x{height}) '
@@ -424,6 +425,7 @@ def prepare_data(args) -> str:
         generate_dataset(args.data_dir, args.num_scenes, image_size=(width, height),
                          workers=os.cpu_count() or 1, overwrite=True,
                          progress=False)
+    ensure_vocab_file(dict(type='CLEVRChangeDataset', data_root=args.data_dir))
     return args.data_dir
 
 

@@ -37,9 +37,9 @@ from mmengine.registry import init_default_scope
 from torch import nn
 
 import mmidc  # noqa: F401  (registers the components)
-from mmidc.datasets.synthetic.caption_checker import scene_graph_file
-from mmidc.datasets.synthetic.captions import ATTRIBUTES
-from mmidc.datasets.synthetic.properties import \
+from mmidc.synthetic.caption_checker import scene_graph_file
+from mmidc.synthetic.captions import ATTRIBUTES
+from mmidc.synthetic.properties import \
     CHANGE_TYPES as SYNTHETIC_CHANGE_TYPES
 from mmidc.models.necks import PairPooling
 from mmidc.registry import DATASETS, MODELS

@@ -91,7 +91,8 @@ def run(cmd, threads):
 
 def prepare_data(threads):
     """The synthetic set (as tools/quickstart.py makes it), its 96x144
-    cache and the training split's hard negatives, when absent."""
+    cache, the training split's caption vocabulary and hard negatives, when
+    absent."""
     if not osp.isfile(osp.join(ROOT, DATA_ROOT, 'splits.json')):
         # what tools/quickstart.py generates (its adaptation config's
         # synthetic_data: 3000 scenes of 240x160, seed 0)
@@ -101,6 +102,9 @@ def prepare_data(threads):
     run([sys.executable, 'tools/dataset_converters/build_resized_cache.py',
          '--dataset-type', 'CLEVRChangeDataset', '--data-root', DATA_ROOT,
          '--splits', 'train', 'val', 'test', '--size', '96', '144'], threads)
+    if not osp.isfile(osp.join(ROOT, DATA_ROOT, 'caption_vocab_train.json')):
+        run([sys.executable, 'tools/dataset_converters/build_vocab.py',
+             '--dataset-type', 'CLEVRChangeDataset', '--data-root', DATA_ROOT], threads)
     if not osp.isfile(osp.join(ROOT, DATA_ROOT, 'hard_negatives_train.json')):
         run([sys.executable, 'tools/dataset_converters/make_hard_negatives.py',
              '--dataset-type', 'CLEVRChangeDataset', '--data-root', DATA_ROOT,

@@ -3,7 +3,7 @@
 Times forward + backward + Adam step of a ``TransformerCaptionHead`` on random
 memory tokens, once with the full 49,408-way softmax and once with a
 vocabulary restricted to the tokens of CLEVR-Change-style captions (or of a
-``--vocab`` file written by ``CaptionVocab.save``)::
+``--vocab`` file written by ``tools/dataset_converters/build_vocab.py``)::
 
     python tools/analysis_tools/vocab_speed.py --threads 2
     python tools/analysis_tools/vocab_speed.py --device cuda --amp
@@ -17,8 +17,7 @@ import time
 import torch
 
 from mmidc.models.heads import TransformerCaptionHead
-from mmidc.models.utils.caption_vocab import (CaptionVocab, build_caption_vocab,
-                                                 clip_tokenizer)
+from mmidc.text import CaptionVocab, build_caption_vocab, clip_tokenizer
 
 
 def clevr_like_captions() -> list:

@@ -38,19 +38,15 @@ from mmidc.datasets.hard_negatives import (DEFAULT_ROLE_PAIRS, DEFAULT_SYNONYMS,
                                            HardNegativeGenerator,
                                            save_hard_negatives)
 from mmidc.registry import DATASETS
-from mmidc.utils.cfg_options import CfgOptionsAction
+from mmidc.utils.dataset_args import (add_dataset_args, check_dataset_args,
+                                      with_dataset_options)
 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(
         description='Write the hard negative captions of a training split')
-    parser.add_argument('config', nargs='?', help='config whose '
-                        'train_dataloader data set to use')
-    parser.add_argument('--dataset-type', help='registered data set type, '
-                        'e.g. CLEVRChangeDataset (instead of a config)')
-    parser.add_argument('--data-root', help='data set root (with --dataset-type)')
-    parser.add_argument('--split', default='train', help='split (with '
-                        '--dataset-type)')
+    add_dataset_args(parser, 'config whose train_dataloader data set to use',
+                     default_split='train')
     parser.add_argument('--out', help='output file (default: '
                         'hard_negatives_<split>.json next to the annotations)')
     parser.add_argument('--seed', type=int, default=0)
@@ -76,17 +72,8 @@ def parse_args(argv=None):
                         help='most words one replaced negative swaps')
     parser.add_argument('--show', type=int, default=5, help='print this many '
                         'negatives of each kind')
-    parser.add_argument('--cfg-options', nargs='+', action=CfgOptionsAction,
-                        help='override config settings, key=value')
-    parser.add_argument('--dataset-options', nargs='+', action=CfgOptionsAction,
-                        default={}, metavar='KEY=VALUE',
-                        help="the data set's own arguments, e.g. "
-                        'skip_missing_images=True')
     args = parser.parse_args(argv)
-    if (args.config is None) == (args.dataset_type is None):
-        parser.error('give either a CONFIG or --dataset-type and --data-root')
-    if args.dataset_type and not args.data_root:
-        parser.error('--dataset-type needs --data-root')
+    check_dataset_args(parser, args)
     return args
 
 
@@ -109,11 +96,7 @@ def build_dataset(args):
     else:
         dataset_cfg = dict(type=args.dataset_type, data_root=args.data_root,
                            split=args.split)
-    # dotted keys (data_prefix.img_path=...) as in --cfg-options
-    options = Config(dict(dataset=dataset_cfg))
-    options.merge_from_dict({f'dataset.{key}': value for key, value
-                             in args.dataset_options.items()})
-    dataset_cfg = options.dataset.to_dict()
+    dataset_cfg = with_dataset_options(dataset_cfg, args.dataset_options)
     dataset_cfg['pipeline'] = []
     try:
         return DATASETS.build(dataset_cfg)

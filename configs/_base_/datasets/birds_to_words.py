@@ -6,6 +6,7 @@
 # them in missing_pairs.tsv). Descriptions are paragraphs: 80 caption tokens.
 _base_ = ['./image_pair.py']
 data_root = 'data/birds_to_words'
+vocab_file = data_root + '/caption_vocab_train.json'
 context_length = 80
 train_pipeline = [
     _base_.load_pair,

@@ -1,6 +1,7 @@
 # CLEVR-Change (Park et al. 2019) in its distributed layout under data_root.
 _base_ = ['./image_pair.py']
 data_root = 'data/clevr_change'
+vocab_file = data_root + '/caption_vocab_train.json'
 
 train_dataloader = dict(dataset=dict(
     _delete_=True, type='CLEVRChangeDataset', data_root=data_root, split='train',

@@ -1,6 +1,7 @@
 # Image-Editing-Request (Tan et al. 2019): {train,valid,test}.json + images/.
 _base_ = ['./image_pair.py']
 data_root = 'data/image_editing_request'
+vocab_file = data_root + '/caption_vocab_train.json'
 
 train_dataloader = dict(dataset=dict(
     _delete_=True, type='ImageEditingRequestDataset', data_root=data_root, split='train',

@@ -6,6 +6,11 @@
 # Captioning-stage loaders; the adaptation configs switch the pipelines to the
 # retrieval ones (and, for CLEVR-Change, drop the no-change pairs).
 data_root = 'data/my_pairs'
+# The caption vocabulary of the training split (the tokens a captioner
+# predicts; captioning configs pass it as the decoder's vocab), written once:
+#   python tools/dataset_converters/build_vocab.py CONFIG
+# Each data-set base names its own under its data_root.
+vocab_file = data_root + '/caption_vocab_train.json'
 image_size = (224, 224)
 context_length = 32
 # The pre-resized cache under a data root (<data_root>/cache_<H>x<W>), read

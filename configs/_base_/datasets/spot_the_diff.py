@@ -2,6 +2,7 @@
 # Every sentence of a pair is a separate reference (single-sentence protocol).
 _base_ = ['./image_pair.py']
 data_root = 'data/spot_the_diff'
+vocab_file = data_root + '/caption_vocab_train.json'
 
 train_dataloader = dict(dataset=dict(
     _delete_=True, type='SpotTheDiffDataset', data_root=data_root, split='train',

@@ -1,7 +1,9 @@
-# The synthetic CLEVR-Change-style set (tools/generate_synthetic_clevr_change.py):
+# The synthetic CLEVR-Change-style set (tools/generate_synthetic_clevr_change.py
+# writes it, with its caption vocabulary):
 # same layout and loaders as CLEVR-Change, another root.
 _base_ = ['./clevr_change.py']
 data_root = 'data/synthetic_clevr_change'
+vocab_file = data_root + '/caption_vocab_train.json'
 
 train_dataloader = dict(dataset=dict(data_root=data_root))
 val_dataloader = dict(dataset=dict(data_root=data_root))

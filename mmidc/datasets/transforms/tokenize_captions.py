@@ -2,8 +2,8 @@
 import numpy as np
 from mmcv.transforms import BaseTransform
 
-from mmidc.models.utils.caption_vocab import clip_tokenizer
 from mmidc.registry import TRANSFORMS
+from mmidc.text import clip_tokenizer
 
 
 @TRANSFORMS.register_module()

@@ -17,9 +17,9 @@ from pycocoevalcap.bleu.bleu import Bleu
 from pycocoevalcap.cider.cider import Cider
 from pycocoevalcap.rouge.rouge import Rouge
 
+from mmidc.text.ptb_tokenizer import PythonPTBTokenizer
 from mmidc.utils.java import INSTALL_HINT, find_java, require_java
 from .coco_caption_java import JavaMeteor, JavaPTBTokenizer
-from .python_ptb_tokenizer import PythonPTBTokenizer
 
 METRIC_GROUPS = ('Bleu', 'METEOR', 'ROUGE_L', 'CIDEr')
 #: The metrics that need no Java (with the Python tokenizer).

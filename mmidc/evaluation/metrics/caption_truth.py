@@ -5,7 +5,7 @@ Shared by :class:`CaptionTruthMetric` (during validation / test) and
 A *record* is one pair, ``{'pair_id', 'prediction', 'change_type', ...}``,
 the layout of the predictions JSON that :class:`IDCMetric` writes. Each
 record is graded against the scene graph of its pair with the synthetic
-generator's caption checker (:mod:`mmidc.datasets.synthetic.caption_checker`):
+generator's caption checker (:mod:`mmidc.synthetic.caption_checker`):
 entirely true, and the partial checks right change type, right object (change
 pairs) and right new value (colour and material changes).
 """
@@ -14,10 +14,10 @@ import os.path as osp
 from collections import OrderedDict
 from typing import Dict, List, Optional, Sequence
 
-from mmidc.datasets.synthetic.caption_checker import (CaptionVerdict,
-                                                      judge_change_caption,
-                                                      judge_no_change_caption,
-                                                      scene_graph_file)
+from mmidc.synthetic.caption_checker import (CaptionVerdict,
+                                             judge_change_caption,
+                                             judge_no_change_caption,
+                                             scene_graph_file)
 from .caption_scorer import NO_CHANGE_TYPE, change_type_subsets
 
 #: The partial checks, in report order (key infix, verdict attribute).

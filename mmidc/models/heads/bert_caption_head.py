@@ -14,7 +14,7 @@ from mmengine.logging import print_log
 from torch import nn
 
 from mmidc.registry import MODELS
-from ..utils.caption_vocab import CLIP_VOCAB_SIZE
+from mmidc.text import CLIP_VOCAB_SIZE
 from ..utils.checkpoint_pattern import resolve_checkpoint
 from ..utils.open_clip_utils import load_clip_state_dict, text_state_dict
 from .transformer_caption_head import (Attention, TransformerCaptionHead,

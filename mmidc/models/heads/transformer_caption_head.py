@@ -14,7 +14,7 @@ from mmengine.model import BaseModule
 from torch import nn
 
 from mmidc.registry import MODELS
-from ..utils.caption_vocab import CaptionVocab, build_vocab_from_cfg
+from mmidc.text import CaptionVocab, build_vocab_from_cfg
 from ..utils.generation import CaptionDecodeOutput, CaptionGenerator, extend_cache
 
 __all__ = ['TransformerCaptionHead', 'CaptionDecodeOutput']

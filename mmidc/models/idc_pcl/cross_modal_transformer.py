@@ -6,7 +6,7 @@ from mmengine.model import BaseModule
 from torch import nn
 
 from mmidc.registry import MODELS
-from ..utils.caption_vocab import PAD_ID, CaptionVocab, build_vocab_from_cfg
+from mmidc.text import PAD_ID, CaptionVocab, build_vocab_from_cfg
 from ..utils.generation import CaptionGenerator, extend_cache
 from .masking import joint_attention_mask
 from .transformer_layers import MaskedTransformer, init_weights

@@ -8,7 +8,7 @@ from mmengine.logging import MessageHub
 from torch import nn
 
 from mmidc.registry import MODELS
-from ..utils.caption_vocab import clip_tokenizer
+from mmidc.text import clip_tokenizer
 from .idc_pcl_base import IDCPCLBase
 from .masking import mask_caption_tokens, mask_one_image
 

@@ -79,9 +79,9 @@ def test_pack_errors():
 def test_one_tokenizer_for_pipeline_vocabulary_and_inference():
     from mmidc.apis import idc_retrieval_inferencer
     from mmidc.datasets.transforms import tokenize_captions
-    from mmidc.models.utils import caption_vocab
-    assert tokenize_captions.clip_tokenizer is caption_vocab.clip_tokenizer
-    assert idc_retrieval_inferencer.clip_tokenizer is caption_vocab.clip_tokenizer
+    from mmidc import text
+    assert tokenize_captions.clip_tokenizer is text.clip_tokenizer
+    assert idc_retrieval_inferencer.clip_tokenizer is text.clip_tokenizer
     tokens = TRANSFORMS.build(dict(type='TokenizeCaptions', mode='first'))(
         dict(gt_captions=['the red cube moved']))['text_tokens']
-    assert caption_vocab.CaptionVocab().decode(tokens) == 'the red cube moved'
+    assert text.CaptionVocab().decode(tokens) == 'the red cube moved'

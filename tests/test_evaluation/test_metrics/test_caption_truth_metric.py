@@ -7,8 +7,8 @@ from collections import defaultdict
 import pytest
 from mmpretrain.structures import DataSample
 
-from mmidc.datasets.synthetic import generate_dataset
-from mmidc.datasets.synthetic.properties import CHANGE_TEMPLATES, COLORS
+from mmidc.synthetic import generate_dataset
+from mmidc.synthetic.properties import CHANGE_TEMPLATES, COLORS
 from mmidc.registry import METRICS
 from tests.helpers import load_tool
 

@@ -4,7 +4,7 @@ import torch.nn.functional as F
 from mmengine.optim import OptimWrapper, build_optim_wrapper
 from mmpretrain.structures import DataSample
 
-from mmidc.models.utils.caption_vocab import clip_tokenizer
+from mmidc.text import clip_tokenizer
 from mmidc.registry import MODELS
 
 CAPTIONS = ['the red cube changed to blue', 'there is no change',

@@ -3,7 +3,7 @@ import torch
 import torch.nn.functional as F
 from torch.testing import assert_close
 
-from mmidc.models.utils.caption_vocab import EOT_ID, SOT_ID, clip_tokenizer
+from mmidc.text import EOT_ID, SOT_ID, clip_tokenizer
 from mmidc.registry import MODELS
 
 V = 49408  # the full CLIP vocabulary: compact ids are CLIP ids

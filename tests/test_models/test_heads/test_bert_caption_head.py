@@ -10,7 +10,7 @@ from torch import nn
 from torch.testing import assert_close
 
 from mmidc.models.heads.bert_caption_head import BertDecoderLayer, BertEncoderLayer
-from mmidc.models.utils.caption_vocab import EOT_ID, build_caption_vocab, clip_tokenizer
+from mmidc.text import EOT_ID, build_caption_vocab, clip_tokenizer
 from mmidc.registry import MODELS
 
 # change and no-change captions alternate, as PairedSceneSampler orders them

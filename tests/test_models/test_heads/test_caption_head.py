@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from mmidc.models.utils.caption_vocab import EOT_ID, SOT_ID, build_caption_vocab, clip_tokenizer
+from mmidc.text import EOT_ID, SOT_ID, build_caption_vocab, clip_tokenizer
 from mmidc.registry import MODELS
 
 CAPTIONS = ['the red cube changed to blue', 'there is no change',

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from mmidc.models.utils.caption_vocab import SOT_ID
+from mmidc.text import SOT_ID
 from mmidc.registry import MODELS
 from tests.helpers.tiny_idc_pcl import CAPTIONS
 

@@ -6,7 +6,7 @@ import math
 import pytest
 import torch
 
-from mmidc.models.utils.caption_vocab import EOT_ID, CaptionVocab
+from mmidc.text import EOT_ID, CaptionVocab
 from mmidc.models.utils.generation import (CaptionGenerator, check_decode_cfg,
                                            extend_cache, generate)
 from tests.helpers.toy_decoder import A, B, MarkovDecoder

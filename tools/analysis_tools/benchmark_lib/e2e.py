@@ -26,7 +26,8 @@ REPO = osp.dirname(osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__)))))
 
 
 def _rewrite(node, data_root: str, work_dir: str) -> None:
-    """Point every data root at ``data_root``, drop weight files and caches."""
+    """Point every data root (and vocabulary file) at ``data_root``, drop
+    weight files and caches."""
     if isinstance(node, dict):
         for key in list(node):
             value = node[key]
@@ -34,8 +35,8 @@ def _rewrite(node, data_root: str, work_dir: str) -> None:
                 node[key] = data_root
             elif key in ('pretrained', 'init_backbone_from'):
                 node[key] = None
-            elif key == 'cache_file':
-                node[key] = osp.join(work_dir, 'caption_vocab.json')
+            elif key == 'vocab' and isinstance(value, str) and value.endswith('.json'):
+                node[key] = osp.join(data_root, osp.basename(value))
             else:
                 _rewrite(value, data_root, work_dir)
         if str(node.get('type', '')).endswith('LoadImagePair'):

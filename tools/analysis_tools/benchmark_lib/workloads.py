@@ -25,7 +25,7 @@ from mmengine.optim import OptimWrapper
 from mmengine.registry import init_default_scope
 from mmpretrain.structures import DataSample
 
-from mmidc.models.utils.caption_vocab import EOT_ID, SOT_ID, clip_tokenizer
+from mmidc.text import EOT_ID, SOT_ID, clip_tokenizer
 from .measure import synchronize
 
 __all__ = ['build_benchmark_model', 'input_size', 'synthetic_batch',

@@ -1,10 +1,10 @@
-"""The caption head's output vocabulary: CLIP's BPE ids, all or a subset.
+"""The caption decoders' output vocabulary: CLIP's BPE ids, all or a subset.
 
-Captions are tokenised with open_clip's BPE tokenizer (``<start_of_text>`` =
-49406, ``<end_of_text>`` = 49407, pad 0). A Transformer captioner trained from
+Captions are tokenised with open_clip's BPE tokenizer
+(:func:`~mmidc.text.clip_tokenizer`). A Transformer captioner trained from
 scratch on one data set uses a few hundred of the 49,408 BPE ids, and the full
 softmax is a large share of its compute. :class:`CaptionVocab` maps CLIP ids to
-*compact* ids (the rows of the head's word embedding) and back.
+*compact* ids (the rows of the decoder's word embedding) and back.
 
 Compact layout of a restricted vocabulary::
 
@@ -13,52 +13,35 @@ Compact layout of a restricted vocabulary::
 
 A full vocabulary is the identity (compact id == CLIP id, no unk).
 
-The CLIP ids live in a persistent buffer, so a checkpoint of the head holds
-its vocabulary. How the vocabulary reaches the head (see
-``TransformerCaptionHead(vocab=...)``):
+The CLIP ids live in a persistent buffer, so a checkpoint of the decoder
+holds its vocabulary. A decoder's ``vocab`` option (see
+:func:`build_vocab_from_cfg`) is one of:
 
-* ``None``: full CLIP vocabulary.
-* a list of captions: built from them (tiny configs, tests).
-* a path: a ``.json`` list of CLIP ids written by :meth:`CaptionVocab.save`, or
-  a checkpoint (``.pth``/``.safetensors``) whose state dict holds a
+* ``None``: the full CLIP vocabulary.
+* a path: a vocabulary file (``.json``, written from the training captions by
+  ``tools/dataset_converters/build_vocab.py``, see :mod:`.vocab_file`), or a
+  checkpoint (``.pth``/``.safetensors``) whose state dict holds a
   ``*vocab.clip_ids`` buffer (a trained model is self-contained).
-* ``dict(captions_from=<dataset cfg>, cache_file=None)``: built in the model's
-  constructor from the training data set's ``gt_captions`` (annotations only,
-  no images). With ``cache_file``, the tokenised vocabulary is written there
-  with a SHA-256 of the captions and read back while the captions are the
-  same; when the annotations change, it is rebuilt (and logged).
+* a list of captions: built from them (tiny configs, tests).
 """
-import hashlib
 import json
 import os
 import os.path as osp
 import re
-from functools import lru_cache
 from typing import Iterable, Optional, Sequence, Union
 
 import torch
 from mmengine.logging import print_log
 from torch import nn
 
-from .checkpoint_io import read_checkpoint
+from .clip_tokenizer import CLIP_VOCAB_SIZE, EOT_ID, PAD_ID, SOT_ID, clip_tokenizer
 
-__all__ = ['CaptionVocab', 'build_caption_vocab', 'build_vocab_from_cfg', 'captions_key',
-           'CLIP_VOCAB_SIZE', 'SOT_ID', 'EOT_ID', 'PAD_ID']
+__all__ = ['CaptionVocab', 'build_caption_vocab', 'build_vocab_from_cfg',
+           'iter_captions', 'VOCAB_TOOL']
 
-CLIP_VOCAB_SIZE = 49408
-SOT_ID = 49406
-EOT_ID = 49407
-PAD_ID = 0
 UNK_CLIP_ID = -1  # the restricted vocab's unk has no CLIP id
-
-
-@lru_cache(maxsize=1)
-def clip_tokenizer():
-    """open_clip's BPE tokenizer, the one instance every part uses (captions
-    in the data pipeline, the vocabulary, decoding, the retrieval inferencer);
-    built once: reading the merges takes ~0.3 s."""
-    from open_clip.tokenizer import SimpleTokenizer
-    return SimpleTokenizer()
+#: The tool that writes a vocabulary file (named in errors).
+VOCAB_TOOL = 'tools/dataset_converters/build_vocab.py'
 
 
 class CaptionVocab(nn.Module):
@@ -131,15 +114,14 @@ class CaptionVocab(nn.Module):
                 'or the vocab file used in training.')
         super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
-    def save(self, path: str, captions_key: Optional[str] = None) -> None:
+    def save(self, path: str, meta: Optional[dict] = None) -> None:
         """Write the restricted vocabulary's CLIP ids as a JSON list, or, with
-        ``captions_key``, as ``{"captions_sha256": key, "clip_ids": [...]}``
-        (a cache that knows which captions it was built from)."""
+        ``meta``, as ``{**meta, "clip_ids": [...]}`` (what a vocabulary file
+        holds: where its captions came from)."""
         if self.is_full:
             raise ValueError('CaptionVocab.save: the full vocabulary needs no file')
         ids = [i for i in self.clip_ids.tolist() if i > 0]
-        content = ids if captions_key is None else dict(
-            captions_sha256=captions_key, clip_ids=ids)
+        content = ids if meta is None else dict(meta, clip_ids=ids)
         os.makedirs(osp.dirname(osp.abspath(path)), exist_ok=True)
         tmp = f'{path}.tmp{os.getpid()}'
         with open(tmp, 'w') as f:
@@ -148,17 +130,25 @@ class CaptionVocab(nn.Module):
 
     @classmethod
     def from_file(cls, path: str) -> 'CaptionVocab':
-        """Read a ``.json`` id list or the vocab buffer of a checkpoint."""
+        """Read a vocabulary file (a ``.json`` id list, or a dict whose
+        ``clip_ids`` are the list) or the vocab buffer of a checkpoint."""
         if not osp.isfile(path):
-            raise FileNotFoundError(f'caption vocab file not found: {path}')
+            if path.endswith('.json'):
+                raise FileNotFoundError(
+                    f'caption vocabulary file not found: {path}. Write it from '
+                    f'the training captions with\n  python {VOCAB_TOOL} CONFIG\n'
+                    '(CONFIG: the config that names the file), or with '
+                    f'--dataset-type/--data-root (python {VOCAB_TOOL} --help).')
+            raise FileNotFoundError(f'caption vocabulary file not found: {path}')
         if path.endswith('.json'):
             with open(path) as f:
                 ids = json.load(f)
-            if isinstance(ids, dict):  # a cache written with its captions key
+            if isinstance(ids, dict):  # a vocabulary file with its metadata
                 ids = ids.get('clip_ids')
             if not isinstance(ids, list) or not all(isinstance(i, int) for i in ids):
                 raise ValueError(f'{path}: expected a JSON list of CLIP token ids')
             return cls(ids)
+        from mmidc.models.utils.checkpoint_io import read_checkpoint
         state, _ = read_checkpoint(path)
         keys = [k for k in state if k.endswith('vocab.clip_ids')]
         if len(keys) != 1:
@@ -185,7 +175,7 @@ class CaptionVocab(nn.Module):
         return re.sub(r' ([.,!?;:])', r'\1', text)
 
 
-def _iter_captions(source) -> Iterable:
+def iter_captions(source) -> Iterable:
     """Yield str captions or token tensors from the accepted sources."""
     if hasattr(source, 'get_data_info') and hasattr(source, '__len__'):
         for i in range(len(source)):
@@ -214,7 +204,7 @@ def build_caption_vocab(source) -> CaptionVocab:
     tokenizer = clip_tokenizer()
     ids = set()
     num_captions = 0
-    for caption in _iter_captions(source):
+    for caption in iter_captions(source):
         if torch.is_tensor(caption):
             ids.update(caption.flatten().tolist())
         elif isinstance(caption, str):
@@ -231,51 +221,8 @@ def build_caption_vocab(source) -> CaptionVocab:
     return vocab
 
 
-def captions_key(captions: Sequence[str]) -> str:
-    """SHA-256 of the captions, in order (the vocabulary cache's key)."""
-    digest = hashlib.sha256()
-    for caption in captions:
-        digest.update(caption.encode('utf-8'))
-        digest.update(b'\0')
-    return digest.hexdigest()
-
-
-def _cached_key(cache_file: str) -> Optional[str]:
-    """The captions key stored in a vocabulary cache (None: none, unreadable
-    or a plain id list without a key)."""
-    try:
-        with open(cache_file) as f:
-            content = json.load(f)
-    except (OSError, ValueError):
-        return None
-    return content.get('captions_sha256') if isinstance(content, dict) else None
-
-
-def _vocab_from_dataset(dataset, cache_file: Optional[str]) -> CaptionVocab:
-    """Build from a data set (config) or read ``cache_file`` when it was
-    built from the same captions."""
-    if isinstance(dataset, dict):
-        from mmidc.registry import DATASETS
-        dataset = DATASETS.build(dataset)
-    captions = list(_iter_captions(dataset))
-    if not all(isinstance(c, str) for c in captions):
-        raise TypeError('vocab.captions_from: expected a data set whose '
-                        'gt_captions are strings')
-    key = captions_key(captions)
-    if cache_file and osp.isfile(cache_file):
-        if _cached_key(cache_file) == key:
-            return CaptionVocab.from_file(cache_file)
-        print_log(f'caption vocabulary cache {cache_file} was built from other '
-                  'captions (the annotations changed): rebuilding it',
-                  logger='current', level=30)
-    built = build_caption_vocab(captions)
-    if cache_file:
-        built.save(cache_file, captions_key=key)
-    return built
-
-
 def build_vocab_from_cfg(vocab) -> CaptionVocab:
-    """Resolve the head's ``vocab`` option (see the module docstring)."""
+    """Resolve a decoder's ``vocab`` option (see the module docstring)."""
     if vocab is None:
         return CaptionVocab(None)
     if isinstance(vocab, CaptionVocab):
@@ -285,11 +232,10 @@ def build_vocab_from_cfg(vocab) -> CaptionVocab:
     if isinstance(vocab, (list, tuple)):  # captions (tiny configs, tests)
         return build_caption_vocab(vocab)
     if isinstance(vocab, dict) and 'captions_from' in vocab:
-        unknown = set(vocab) - {'captions_from', 'cache_file'}
-        if unknown:
-            raise KeyError(f'vocab: unknown keys {sorted(unknown)}')
-        return _vocab_from_dataset(vocab['captions_from'],
-                                   vocab.get('cache_file'))
-    raise TypeError('vocab: expected None, a file path, a list of captions, '
-                    'a CaptionVocab or '
-                    f'dict(captions_from=..., cache_file=...), got {vocab!r}')
+        raise TypeError(
+            'vocab: a data set (captions_from) is not read when the model is '
+            'built; write the vocabulary of its captions to a file with\n'
+            f'  python {VOCAB_TOOL} CONFIG\n'
+            "and give the file: vocab='<data_root>/caption_vocab_train.json'")
+    raise TypeError('vocab: expected None, a vocabulary file or checkpoint '
+                    f'path, a list of captions or a CaptionVocab, got {vocab!r}')

@@ -1,13 +1,12 @@
+"""CaptionVocab: CLIP ids <-> compact ids, building from captions, files and
+checkpoints, decoding."""
 import json
 
 import pytest
 import torch
 
-from mmidc.models.utils import caption_vocab
-from mmidc.models.utils.caption_vocab import (CLIP_VOCAB_SIZE, EOT_ID, SOT_ID,
-                                              CaptionVocab, build_caption_vocab,
-                                              build_vocab_from_cfg, captions_key,
-                                              clip_tokenizer)
+from mmidc.text import (CLIP_VOCAB_SIZE, EOT_ID, SOT_ID, CaptionVocab,
+                        build_caption_vocab, build_vocab_from_cfg, clip_tokenizer)
 
 CAPTIONS = ['the red cube changed to blue.', 'there is no change', 'the small sphere moved']
 
@@ -58,12 +57,32 @@ def test_save_load_json_and_checkpoint(tmp_path):
     vocab.save(str(path))
     assert all(isinstance(i, int) for i in json.loads(path.read_text()))
     assert torch.equal(CaptionVocab.from_file(str(path)).clip_ids, vocab.clip_ids)
+    # with metadata: a dict whose clip_ids are the list
+    vocab.save(str(path), meta=dict(source='three captions'))
+    content = json.loads(path.read_text())
+    assert content['source'] == 'three captions'
+    assert torch.equal(build_vocab_from_cfg(str(path)).clip_ids, vocab.clip_ids)
     # a checkpoint is self-contained: the vocab is read back from its state dict
     ckpt = tmp_path / 'epoch_1.pth'
     torch.save({'meta': {}, 'state_dict': {'head.vocab.clip_ids': vocab.clip_ids}}, ckpt)
     assert torch.equal(build_vocab_from_cfg(str(ckpt)).clip_ids, vocab.clip_ids)
-    with pytest.raises(FileNotFoundError, match='missing.json'):
-        CaptionVocab.from_file(str(tmp_path / 'missing.json'))
+
+
+def test_a_missing_file_names_itself_and_the_tool(tmp_path):
+    missing = str(tmp_path / 'caption_vocab_train.json')
+    with pytest.raises(FileNotFoundError) as error:
+        build_vocab_from_cfg(missing)
+    assert missing in str(error.value)
+    assert 'tools/dataset_converters/build_vocab.py CONFIG' in str(error.value)
+    with pytest.raises(FileNotFoundError, match='missing.pth'):
+        CaptionVocab.from_file(str(tmp_path / 'missing.pth'))
+
+
+def test_a_data_set_option_points_to_the_vocabulary_file():
+    with pytest.raises(TypeError, match='build_vocab.py CONFIG'):
+        build_vocab_from_cfg(dict(captions_from=dict(type='CLEVRChangeDataset')))
+    with pytest.raises(TypeError, match='expected None'):
+        build_vocab_from_cfg(3)
 
 
 def test_state_dict_mismatch_names_the_key():
@@ -73,7 +92,7 @@ def test_state_dict_mismatch_names_the_key():
         other.load_state_dict(vocab.state_dict())
 
 
-def test_build_from_dataset_like_with_cache(tmp_path, monkeypatch):
+def test_build_from_a_data_set():
 
     class Captions:  # the two methods build_caption_vocab uses of a data set
         def __len__(self):
@@ -82,35 +101,5 @@ def test_build_from_dataset_like_with_cache(tmp_path, monkeypatch):
         def get_data_info(self, i):
             return dict(gt_captions=[CAPTIONS[i]])
 
-    cache = tmp_path / 'vocab.json'
-    built = build_vocab_from_cfg(dict(captions_from=Captions(), cache_file=str(cache)))
-    assert json.loads(cache.read_text())['captions_sha256'] == captions_key(CAPTIONS)
-    monkeypatch.setattr(caption_vocab, 'build_caption_vocab', None)  # no rebuild
-    cached = build_vocab_from_cfg(dict(captions_from=Captions(), cache_file=str(cache)))
-    assert torch.equal(cached.clip_ids, built.clip_ids)  # read back
-    with pytest.raises(KeyError, match='unknown keys'):
-        build_vocab_from_cfg(dict(captions_from=Captions(), file='x'))
-
-
-def test_cache_is_rebuilt_when_the_annotations_change(tmp_path):
-    from mmidc.registry import DATASETS  # noqa: F401  (registers the data sets)
-    from tests.helpers.pair_trees import make_generic_tree, write_records
-    root = tmp_path / 'pairs'
-    records = make_generic_tree(str(root), ann_name='train.jsonl')
-    cache = tmp_path / 'cache' / 'vocab.json'
-    cfg = dict(captions_from=dict(type='ImagePairDataset', data_root=str(root),
-                                  ann_file='train.jsonl',
-                                  data_prefix=dict(img_path='imgs')),
-               cache_file=str(cache))
-    zebra = clip_tokenizer().encode('zebra')[0]
-    first = build_vocab_from_cfg(cfg)
-    assert zebra not in first.clip_ids.tolist()
-    # a new caption with a new word, same file name: the cache is stale
-    records[0]['captions'].append('a zebra has appeared')
-    write_records(str(root / 'train.jsonl'), records)
-    second = build_vocab_from_cfg(cfg)
-    assert zebra in second.clip_ids.tolist()
-    assert torch.equal(CaptionVocab.from_file(str(cache)).clip_ids, second.clip_ids)
-    # a cache of the old format (a bare id list, no key) is rebuilt too
-    first.save(str(cache))
-    assert torch.equal(build_vocab_from_cfg(cfg).clip_ids, second.clip_ids)
+    assert torch.equal(build_caption_vocab(Captions()).clip_ids,
+                       build_caption_vocab(CAPTIONS).clip_ids)

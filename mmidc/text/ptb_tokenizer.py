@@ -30,6 +30,8 @@ exactly; the measured difference of the scores is in docs/evaluation.md.
 import re
 from typing import Dict, List
 
+__all__ = ['PythonPTBTokenizer', 'ptb_like_tokens', 'tokenize_sentence']
+
 #: Tokens coco-caption removes after tokenising (pycocoevalcap's list).
 PUNCTUATIONS = frozenset(["''", "'", '``', '`', '-LRB-', '-RRB-', '-LCB-',
                           '-RCB-', '.', '?', '!', ',', ':', '-', '--', '...',
@@ -77,8 +79,9 @@ def tokenize_sentence(sentence: str) -> str:
 
 
 class PythonPTBTokenizer:
-    """Drop-in for :class:`~.coco_caption_java.JavaPTBTokenizer` that needs
-    no Java (see the module's notes on how it differs)."""
+    """Drop-in for ``JavaPTBTokenizer``
+    (:mod:`mmidc.evaluation.metrics.coco_caption_java`) that needs no Java
+    (see the module's notes on how it differs)."""
 
     def tokenize(self, captions_for_image: Dict) -> Dict[object, List[str]]:
         """Tokenise ``{key: [{'caption': str}, ...]}`` into

@@ -5,7 +5,9 @@ Per scene index ``i`` (``NNNNNN``): ``images/CLEVR_default_NNNNNN.png``
 ``nsc_images/CLEVR_nonsemantic_NNNNNN.png`` (distractor: camera/light only)
 and ``scenes/CLEVR_default_NNNNNN.json`` (the scene graphs); then
 ``change_captions.json``, ``no_change_captions.json``, ``splits.json`` and
-``type_mapping.json`` as CLEVR-Change distributes them. Every scene is
+``type_mapping.json`` as CLEVR-Change distributes them, and the caption
+vocabulary of the training split, ``caption_vocab_train.json``
+(:mod:`mmidc.text.vocab_file`; none when the split is empty). Every scene is
 seeded from ``(seed, i)``, so the output does not depend on ``workers``.
 """
 import json
@@ -20,6 +22,7 @@ from mmengine.logging import print_log
 from PIL import Image
 from tqdm import tqdm
 
+from mmidc.text.vocab_file import vocab_file_name, write_vocab_file
 from .caption_checker import MIN_VISIBLE_PIXELS
 from .captions import change_captions, no_change_captions
 from .properties import CHANGE_TYPES
@@ -264,6 +267,10 @@ def generate_dataset(out_dir: str,
     for name, content in files.items():
         with open(osp.join(out_dir, name), 'w') as f:
             f.write(json.dumps(content))
+    if splits['train']:  # change and no-change captions, as CLEVRChangeDataset reads them
+        write_vocab_file([c for i in splits['train'] for c in results[i][2] + results[i][3]],
+                         osp.join(out_dir, vocab_file_name('train')),
+                         source_name='synthetic CLEVR-Change (train)')
     type_counts = {t: len(v) for t, v in type_mapping.items()}
     print_log(f'synthetic CLEVR-Change: {num_scenes} scenes in {out_dir} '
               f'(splits {[len(v) for v in splits.values()]}, types '

@@ -1,6 +1,8 @@
-"""Synthetic CLEVR-Change-style data (numpy/PIL renderer, no Blender).
+"""Synthetic CLEVR-Change-style data (numpy/PIL renderer, no Blender): the
+generator writes a data set in CLEVR-Change's layout, with scene graphs that
+the caption checker reads; ``CLEVRChangeDataset`` loads it.
 
-Not imported by :mod:`mmidc.datasets`; use ``mmidc.datasets.synthetic``.
+Imported on demand (``mmidc`` does not import it).
 """
 from .caption_checker import (CaptionVerdict, check_change_caption,
                               check_dataset, check_no_change_caption,

@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass, field
 from typing import List, Optional
 
+from mmidc.text.caption_words import normalize_caption
+
 from .camera import Camera
 from .captions import relation_holds
 from .properties import (CHANGE_TEMPLATES, GENERIC_NOUNS, NO_CHANGE_SENTENCES,
@@ -146,11 +148,6 @@ class CaptionVerdict:
     @property
     def true(self) -> bool:
         return not self.problems
-
-
-def normalize_caption(caption: str) -> str:
-    """Lower case, single spaces, no final full stop."""
-    return ' '.join(caption.lower().split()).rstrip('.').rstrip()
 
 
 def judge_change_caption(caption: str, scene: dict) -> CaptionVerdict:

@@ -1,0 +1,8 @@
+"""Caption text: open_clip's BPE tokenizer, the caption decoders' vocabulary
+and its file, the PTB-style tokenizer of the caption metrics and the words
+of a caption."""
+from .clip_tokenizer import *  # noqa: F401,F403
+from .caption_vocab import *  # noqa: F401,F403
+from .vocab_file import *  # noqa: F401,F403
+from .ptb_tokenizer import *  # noqa: F401,F403
+from .caption_words import *  # noqa: F401,F403

@@ -1,0 +1,38 @@
+"""tools/dataset_converters/build_vocab.py: the caption vocabulary from a
+config (to the file its model reads) or from a data set type and root."""
+import os.path as osp
+
+from mmidc.synthetic import generate_dataset
+from mmidc.text import CaptionVocab
+from tests.helpers import REPO, load_tool
+from tests.helpers.pair_trees import make_my_pairs_tree, read_json
+
+TOOL = 'tools/dataset_converters/build_vocab.py'
+
+
+def test_from_a_config_to_the_file_its_model_reads(tmp_path):
+    root = str(tmp_path / 'synthetic')
+    generate_dataset(root, 6, seed=1, image_size=(48, 32), progress=False)
+    out = str(tmp_path / 'vocab' / 'caption_vocab_train.json')
+    config = str(REPO / 'configs/idc_pcl/idc-pcl-caption_tiny_synthetic-clevr-change.py')
+    load_tool(TOOL).main([config, '--cfg-options', f'train_dataloader.dataset.data_root={root}',
+                          f'model.cross_modal.vocab={out}'])
+    written = read_json(out)
+    assert written['source'] == f'CLEVR-Change {root} (train)'
+    # the same vocabulary as the generator's file
+    generated = read_json(osp.join(root, 'caption_vocab_train.json'))
+    assert written['clip_ids'] == generated['clip_ids']
+    assert written['captions_sha256'] == generated['captions_sha256']
+
+
+def test_from_a_data_set_type_with_its_options(tmp_path):
+    root = str(tmp_path / 'pairs')
+    make_my_pairs_tree(root)
+    load_tool(TOOL).main(['--dataset-type', 'ImagePairDataset', '--data-root', root,
+                          '--dataset-options', 'ann_file=val.jsonl'])
+    vocab = CaptionVocab.from_file(osp.join(root, 'caption_vocab_val.json'))
+    assert 'ball' in vocab.decode(vocab.clip_ids[2:])
+    out = str(tmp_path / 'other.json')
+    load_tool(TOOL).main(['--dataset-type', 'ImagePairDataset', '--data-root', root,
+                          '--dataset-options', 'ann_file=train.jsonl', '--out', out])
+    assert osp.isfile(out)
