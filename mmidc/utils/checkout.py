@@ -21,14 +21,14 @@ def git_commit(root: str = REPO_ROOT, paths: Sequence[str] = ('.', ),
         paths (Sequence[str]): Where changes count, relative to ``root``.
         exclude (Sequence[str]): Files whose changes do not count (e.g. the
             report a command rewrites), absolute or relative to the working
-            directory.
+            directory; those outside ``root`` change nothing.
         untracked (bool): Whether untracked files count as changes.
 
     Returns:
         tuple | None: ``(short hash, dirty)``, or None without git.
     """
-    excluded = [f':(exclude){osp.relpath(osp.abspath(p), root)}'
-                for p in exclude]
+    inside = [osp.relpath(osp.abspath(p), root) for p in exclude]
+    excluded = [f':(exclude){p}' for p in inside if not p.startswith('..')]
     status = ['git', 'status', '--porcelain'] + (
         [] if untracked else ['--untracked-files=no'])
     try:
