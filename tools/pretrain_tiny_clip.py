@@ -1,13 +1,9 @@
 """Pretrain mmidc's tiny CLIP (``mmidc-tiny-clip``) with open_clip's trainer.
 
-One command: writes the synthetic image-text corpus
-(:mod:`mmidc.datasets.synthetic.clip_corpus`), trains the model config
-``mmidc/models/clip4idc/model_configs/mmidc-tiny-clip.json`` with
-``open_clip_train`` on CPU (its own loop, logging and checkpoints), resumes
-from its latest epoch checkpoint when run again, and exports the final
-weights as a safetensors state dict with open_clip's names, which
-``open_clip.create_model('mmidc-tiny-clip', pretrained=path)`` and the
-CLIP4IDC configs' ``pretrained=`` load::
+One command: writes the synthetic image-text corpus, trains the tiny CLIP with
+``open_clip_train`` on CPU, resumes from its latest epoch checkpoint when run
+again, and exports the final weights as a safetensors state dict with
+open_clip's names (:mod:`mmidc.experiments.tiny_clip_pretraining`)::
 
     python tools/pretrain_tiny_clip.py                  # work_dirs/tiny_clip
     python tools/pretrain_tiny_clip.py --epochs 8       # train on, resumed

@@ -342,7 +342,8 @@ def measure_inference(settings) -> list:
         for batch_size in ((1, 4) if settings.quick else (1, 64)):
             inputs = normalised_inputs(model, synthetic_batch(model, batch_size))
             repeats = 1 if (arch == 'vit-b32' and batch_size > 1) else 3
-            cached = _best_of(lambda: decode_timed(model, inputs, settings.decode_steps, True), repeats)
+            cached = _best_of(lambda: decode_timed(
+                model, inputs, settings.decode_steps, True), repeats)
             # The reference-style loop re-runs both encoders at every step. Run
             # it in full where that is affordable; otherwise time its decoder
             # part in full and add steps x the measured encoder time.

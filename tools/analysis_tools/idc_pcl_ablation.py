@@ -4,14 +4,8 @@ CLEVR-Change-style set with the tiny CPU configs.
     python tools/analysis_tools/idc_pcl_ablation.py \
         [--rows ROW ...] [--seeds 0 1 2] [--work-dir work_dirs/idc_pcl_ablation]
 
-Rows (each: pre-training, if any, then fine-tuning, then the test split):
-
-    no-pretraining   fine-tuning from random weights
-    mlm              pre-training with MLM only
-    mlm-mvcl         MLM + MVCL (8 : 1)
-    mlm-mvcl-fda     MLM + MVCL + FDA (8 : 1 : 2), the full recipe
-    no-diff-encoder  the full recipe without F_sing and F_pair
-    no-distractor    the full recipe, fine-tuned without the distractor judge
+Rows (:data:`mmidc.experiments.idc_pcl_ablation.ROWS`): no-pretraining, mlm,
+mlm-mvcl, mlm-mvcl-fda (the full recipe), no-diff-encoder, no-distractor.
 
 Every run of a row and seed: ``tools/train.py`` (pre-training), then
 ``tools/train.py`` (fine-tuning; the checkpoint is chosen on val by CIDEr-D),
