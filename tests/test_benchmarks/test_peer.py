@@ -1,6 +1,10 @@
 """mmidc.benchmarks.peer: open_clip's CLIP step, one tiny step."""
+import pytest
+
 from mmidc.benchmarks.peer import clip_train_step_time
 from tests.helpers.rates import assert_rate
+
+pytestmark = pytest.mark.usefixtures('one_thread')
 
 
 def test_open_clip_peer_step():
