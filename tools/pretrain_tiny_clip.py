@@ -1,13 +1,9 @@
 """Pretrain mmidc's tiny CLIP (``mmidc-tiny-clip``) with open_clip's trainer.
 
-One command: writes the synthetic image-text corpus
-(:mod:`mmidc.synthetic.clip_corpus`), trains the model config
-``mmidc/models/clip4idc/model_configs/mmidc-tiny-clip.json`` with
-``open_clip_train`` on CPU (its own loop, logging and checkpoints), resumes
-from its latest epoch checkpoint when run again, and exports the final
-weights as a safetensors state dict with open_clip's names, which
-``open_clip.create_model('mmidc-tiny-clip', pretrained=path)`` and the
-CLIP4IDC configs' ``pretrained=`` load::
+One command: writes the synthetic image-text corpus, trains the tiny CLIP with
+``open_clip_train`` on CPU, resumes from its latest epoch checkpoint when run
+again, and exports the final weights as a safetensors state dict with
+open_clip's names (:mod:`mmidc.experiments.tiny_clip_pretraining`)::
 
     python tools/pretrain_tiny_clip.py                  # work_dirs/tiny_clip
     python tools/pretrain_tiny_clip.py --epochs 8       # train on, resumed
@@ -20,17 +16,12 @@ command again only re-exports. Needs open_clip_train's packages
 (``pip install "mmidc[clip-pretrain]"``: pandas, braceexpand, webdataset).
 """
 import argparse
-import contextlib
-import glob
-import os
-import os.path as osp
-import re
 import sys
-import time
 
-import torch
-
-MODEL_NAME = 'mmidc-tiny-clip'
+from mmidc.experiments import ExperimentError
+from mmidc.experiments.tiny_clip_pretraining import (MODEL_NAME,
+                                                     PretrainSettings,
+                                                     pretrain)
 
 
 def parse_args(argv=None):
@@ -61,129 +52,14 @@ def parse_args(argv=None):
     parser.add_argument('--export', default=None,
                         help='safetensors file to write (default: '
                         f'WORK_DIR/{MODEL_NAME}.safetensors)')
-    return parser.parse_args(argv)
-
-
-def run_name(args) -> str:
-    if args.name:
-        return args.name
-    # no epochs in the name: a larger --epochs trains the same run on
-    return (f'n{args.num_images}_s{args.seed}_b{args.batch_size}_'
-            f'lr{args.lr:g}')
-
-
-def open_clip_argv(args, csv_path: str, logs: str, name: str) -> list:
-    """open_clip_train's command line for this run."""
-    return [
-        '--model', MODEL_NAME, '--train-data', csv_path,
-        '--dataset-type', 'csv', '--csv-separator', '\t',
-        '--csv-img-key', 'filepath', '--csv-caption-key', 'title',
-        '--device', 'cpu', '--precision', 'fp32',
-        '--workers', str(args.workers), '--batch-size', str(args.batch_size),
-        '--epochs', str(args.epochs), '--lr', str(args.lr),
-        '--wd', str(args.wd), '--warmup', str(args.warmup),
-        '--seed', str(args.seed), '--logs', logs, '--name', name,
-        '--resume', 'latest', '--save-frequency', '1',
-        '--log-every-n-steps', str(args.log_every), '--report-to', '',
-        '--aug-cfg', 'scale=(1.0,1.0)',
-    ]
-
-
-@contextlib.contextmanager
-def whole_image_crop(aspect: float):
-    """Give open_clip's training crop the images' own aspect ratio.
-
-    open_clip's train transform is ``RandomResizedCrop(image_size, scale)``
-    with torchvision's default aspect range 3:4-4:3; on the 3:2 corpus images
-    that crops a 4:3 centre and stretches it back. With ``ratio`` fixed to
-    the images' aspect (and ``scale=(1, 1)``) the crop is the whole image.
-    """
-    import open_clip.transform as oc_transform
-    from torchvision.transforms import RandomResizedCrop
-
-    def crop(size, scale, interpolation):
-        return RandomResizedCrop(size, scale=scale, ratio=(aspect, aspect),
-                                 interpolation=interpolation)
-
-    original = oc_transform.RandomResizedCrop
-    oc_transform.RandomResizedCrop = crop
-    try:
-        yield
-    finally:
-        oc_transform.RandomResizedCrop = original
-
-
-def latest_checkpoint(checkpoint_dir: str):
-    """``(epoch, path)`` of the newest ``epoch_N.pt``, or None."""
-    found = []
-    for path in glob.glob(osp.join(checkpoint_dir, 'epoch_*.pt')):
-        match = re.fullmatch(r'epoch_(\d+)\.pt', osp.basename(path))
-        if match:
-            found.append((int(match.group(1)), path))
-    return max(found) if found else None
-
-
-def export_state_dict(checkpoint: str, out: str) -> str:
-    """Write an open_clip training checkpoint's weights as safetensors."""
-    from safetensors.torch import save_file
-    ckpt = torch.load(checkpoint, map_location='cpu', weights_only=True)
-    state = ckpt.get('state_dict', ckpt)
-    state = {(k[len('module.'):] if k.startswith('module.') else k):
-             v.contiguous() for k, v in state.items()}
-    os.makedirs(osp.dirname(osp.abspath(out)), exist_ok=True)
-    tmp = out + '.tmp'
-    save_file(state, tmp, metadata={'arch': MODEL_NAME,
-                                    'source': osp.abspath(checkpoint)})
-    os.replace(tmp, out)
-    return out
-
-
-def pretrain(args) -> str:
-    """Write the corpus, train (or resume) and export; returns the export."""
-    from mmengine.logging import print_log
-
-    from mmidc.synthetic.clip_corpus import generate_clip_corpus
-    from mmidc.models.utils.open_clip_utils import (get_clip_config,
-                                                    register_model_configs)
-    try:
-        import open_clip_train.main as oc_main
-    except ImportError as err:
-        raise SystemExit(
-            f'open_clip_train needs the packages of open_clip\'s training '
-            f'extra ({err}): pip install pandas braceexpand webdataset')
-    register_model_configs()
-    height, width = get_clip_config(MODEL_NAME)['vision_cfg']['image_size']
-    csv_path = generate_clip_corpus(
-        osp.join(args.work_dir, 'corpus'), args.num_images, seed=args.seed,
-        image_size=(height, width))
-    logs, name = osp.join(args.work_dir, 'logs'), run_name(args)
-    checkpoint_dir = osp.join(logs, name, 'checkpoints')
-    done = latest_checkpoint(checkpoint_dir)
-    if done is None or done[0] < args.epochs:
-        argv = open_clip_argv(args, csv_path, logs, name)
-        print_log('open_clip_train ' + ' '.join(
-            repr(a) if a == '\t' else a for a in argv), logger='current')
-        start = time.time()
-        with whole_image_crop(width / height):
-            status = oc_main.main(argv)
-        if status == -1:
-            raise SystemExit(f'open_clip_train failed (see '
-                             f'{osp.join(logs, name, "out.log")})')
-        print_log(f'tiny CLIP: trained in {time.time() - start:.0f} s',
-                  logger='current')
-        done = latest_checkpoint(checkpoint_dir)
-    if done is None:
-        raise SystemExit(f'no checkpoint in {checkpoint_dir}')
-    out = args.export or osp.join(args.work_dir, f'{MODEL_NAME}.safetensors')
-    export_state_dict(done[1], out)
-    print_log(f'tiny CLIP: epoch {done[0]} weights in {out}', logger='current')
-    return out
+    return PretrainSettings(**vars(parser.parse_args(argv)))
 
 
 def main(argv=None):
-    args = parse_args(argv)
-    sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
-    pretrain(args)
+    try:
+        return pretrain(parse_args(argv))
+    except ExperimentError as err:
+        sys.exit(str(err))
 
 
 if __name__ == '__main__':

@@ -1,4 +1,4 @@
-"""tools/demo/app.py: endpoints over a live local server, and the page in
+"""mmidc.apis.demo_app: endpoints over a live local server, and the page in
 headless Chromium.
 
 FastAPI's TestClient needs httpx, which this environment lacks, so the app
@@ -15,8 +15,8 @@ import urllib.request
 import pytest
 from PIL import Image
 
-from tests.helpers import load_tool
-from tests.helpers.demo_server import post_form, serve
+from mmidc.apis.demo_app import create_app, load_candidates, serve_app
+from tests.helpers.demo_server import post_form
 from tests.helpers.hostile_images import png_bytes
 from tests.helpers.tiny_models import CAPTIONS, square_pair
 
@@ -41,14 +41,13 @@ def server(captioner_files, retriever_files, examples_dir):
     """Base URL of the demo served by uvicorn in a thread."""
     from mmidc.apis import IDCInferencer, IDCRetrievalInferencer
     from mmidc.apis.pair_sources import find_example_pairs
-    demo = load_tool('tools/demo/app.py')
     examples = find_example_pairs(str(examples_dir))
-    app = demo.create_app(
+    app = create_app(
         IDCInferencer(*captioner_files, device='cpu'),
         IDCRetrievalInferencer(*retriever_files, device='cpu'),
-        examples, demo.load_candidates(None, examples) + CAPTIONS[2:],
+        examples, load_candidates(None, examples) + CAPTIONS[2:],
         max_upload_bytes=20_000)
-    with serve(app) as url:
+    with serve_app(app) as url:
         yield url
 
 
@@ -172,21 +171,10 @@ def test_first_paint_has_no_broken_images_nor_empty_blocks(server, captioner_fil
     assert examples.count('class="label"') == 2 and '>ex1</span>' in examples
 
     from mmidc.apis import IDCInferencer
-    demo = load_tool('tools/demo/app.py')
     captioner = IDCInferencer(*captioner_files, device='cpu')
-    with serve(demo.create_app(captioner)) as url:
+    with serve_app(create_app(captioner)) as url:
         dom = _dom(url + '/', tmp_path / 'profile2')
     for side in ('before', 'after'):
         assert 'hidden' in _tag(dom, f'{side}-preview')
         assert 'hidden' not in _tag(dom, f'{side}-placeholder')
     assert 'hidden' in _tag(dom, 'examples-box')
-
-
-def test_command_line_checks_limits(capsys):
-    demo = load_tool('tools/demo/app.py')
-    args = demo.parse_args(['cfg.py', 'ckpt.pth'])
-    assert (args.max_megapixels, args.max_queue) == (16.0, 4)
-    for option in (['--max-queue', '0'], ['--max-megapixels', '0']):
-        with pytest.raises(SystemExit):
-            demo.parse_args(['cfg.py', 'ckpt.pth', *option])
-        assert '--max-queue' in capsys.readouterr().err

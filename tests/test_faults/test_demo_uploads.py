@@ -9,8 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from tests.helpers import load_tool
-from tests.helpers.demo_server import get_json, post_form, serve, tiny_model_files
+from mmidc.apis.demo_app import create_app, serve_app
+from tests.helpers.demo_server import get_json, post_form, tiny_model_files
 from tests.helpers.hostile_images import malformed_pngs, pixel_bomb_png, png_bytes
 from tests.helpers.tiny_models import square_pair
 
@@ -51,9 +51,8 @@ class GatedCaptioner:
 
 @pytest.mark.parametrize('name', sorted(malformed_pngs()))
 def test_malformed_png_is_a_400_naming_the_upload(captioner, good_pair, name):
-    demo = load_tool('tools/demo/app.py')
     upload = ('before', name, 'image/png', malformed_pngs()[name])
-    with serve(demo.create_app(captioner)) as url:
+    with serve_app(create_app(captioner)) as url:
         status, body = post_form(url + '/api/caption',
                                  files=[upload, good_pair[1]])
         assert status == 400, body
@@ -62,10 +61,9 @@ def test_malformed_png_is_a_400_naming_the_upload(captioner, good_pair, name):
 
 
 def test_pixel_limit_refuses_bombs_with_413(captioner, good_pair):
-    demo = load_tool('tools/demo/app.py')
-    app = demo.create_app(captioner, max_pixels=100_000)
+    app = create_app(captioner, max_pixels=100_000)
     large = png_bytes(np.zeros((400, 400, 3), np.uint8))  # 0.16 MP, ~1 kB
-    with serve(app) as url:
+    with serve_app(app) as url:
         for name, data in (('large.png', large),
                            ('bomb.png', pixel_bomb_png(100_000, 100_000))):
             status, body = post_form(url + '/api/caption', files=[
@@ -81,9 +79,8 @@ def test_busy_model_neither_blocks_the_server_nor_queues_without_bound(
     """While the model works on one pair, the server answers other requests
     at once; with ``max_queue`` requests accepted, the next gets a 503 and
     every accepted one is answered once the model is free."""
-    demo = load_tool('tools/demo/app.py')
     gated = GatedCaptioner(captioner)
-    with serve(demo.create_app(gated, max_queue=2)) as url, \
+    with serve_app(create_app(gated, max_queue=2)) as url, \
             ThreadPoolExecutor(2) as clients:
         try:
             first = clients.submit(post_form, url + '/api/caption',

@@ -1,279 +1,40 @@
-"""tools/analysis_tools/ablations.py: rows, summaries, the markdown report,
-resuming, and that every built-in row's options build the tiny models."""
-import copy
+"""tools/analysis_tools/ablations.py: a dry run over a finished run writes
+its page with the command; unknown rows end the command (the ablation
+itself: tests/test_experiments/test_clip4idc_ablation.py)."""
 import json
-import math
 
 import pytest
-import torch
-from mmengine.registry import init_default_scope
 
-from mmidc.registry import MODELS
+from mmidc.experiments import clip4idc_ablation
 from tests.helpers import load_tool
-from tests.helpers.run_logs import write_scalars
 
 
-@pytest.fixture(scope='module')
-def ablations():
+@pytest.fixture
+def tool(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)  # main changes to the checkout's root
     return load_tool('tools/analysis_tools/ablations.py')
 
 
-def _result(row, seed, cider, wall=60.0, adapt=None, truth=50.0):
-    scores = {'CIDEr': cider, 'color/CIDEr': cider / 2,
-              'truth/total': truth, 'val/CIDEr': cider + 1}
-    if adapt is not None:
-        scores.update({'adapt/p2t/R@1': adapt, 'adapt/t2p/R@1': adapt / 2})
-    return dict(row=row, seed=seed, scores=scores, wall_s=wall)
+def test_dry_run_writes_the_page_of_the_finished_runs(tool, tmp_path, capsys):
+    row = clip4idc_ablation.ROWS[1]
+    run_dir = tmp_path / 'work' / row['name'] / 'seed0'
+    run_dir.mkdir(parents=True)
+    (run_dir / 'result.json').write_text(json.dumps(dict(
+        row=row['name'], seed=0, scores={'CIDEr': 99.0, 'val/CIDEr': 98.0},
+        wall_s=60.0,
+        plan=clip4idc_ablation.run_options(row, 0))))
+    page = tmp_path / 'page.md'
+    argv = ['--rows', row['name'], '--seeds', '0', '1', '--work-dir',
+            str(tmp_path / 'work'), '--out', str(page), '--dry-run']
+    (result, ) = tool.main(argv)
+    assert result['seed'] == 0
+    text = page.read_text()
+    assert text.startswith(f'# {clip4idc_ablation.DEFAULT_TITLE}\n')
+    assert f'| {row["label"]} | 0 |' in text
+    assert '`python tools/analysis_tools/ablations.py --rows no-adapt' in text
+    assert f'1 finished runs; table: {page}' in capsys.readouterr().out
 
 
-def test_mean_and_sample_sd(ablations):
-    mean, sd = ablations.mean_sd([1.0, 2.0, 3.0, 4.0])
-    assert mean == 2.5 and sd == pytest.approx(math.sqrt(5 / 3))
-    assert ablations.mean_sd([5.0]) == (5.0, None)
-    assert ablations.mean_sd([None, 3.0, 5.0]) == (4.0,
-                                                   pytest.approx(math.sqrt(2)))
-    assert ablations.mean_sd([None]) == (None, None)
-    assert ablations.format_mean_sd(110.0, 5.0) == '110.00 ± 5.00'
-    assert ablations.format_mean_sd(110.0, None) == '110.00'
-    assert ablations.format_mean_sd(None, None) == '-'
-
-
-def test_summary_and_report(ablations):
-    rows = [dict(name='recipe', label='(a) recipe', adapt=True),
-            dict(name='no-adapt', label='(b) no adaptation', adapt=False,
-                 caption_options=('model.x=1', )),
-            dict(name='never-run', label='(z) not run', adapt=False)]
-    results = [_result('no-adapt', 1, 100.0, wall=120.0),
-               _result('recipe', 2, 120.0, adapt=30.0, truth=70.0),
-               _result('recipe', 0, 110.0, adapt=20.0, truth=60.0),
-               _result('no-adapt', 0, 90.0, wall=60.0)]
-    summary = ablations.summarize(rows, results)
-    assert [s['row'] for s in summary] == ['recipe', 'no-adapt']
-    recipe, no_adapt = summary
-    assert recipe['seeds'] == [0, 2]
-    assert recipe['stats']['CIDEr'] == (115.0,
-                                        pytest.approx(math.sqrt(50)))
-    assert recipe['stats']['adapt/p2t/R@1'][0] == 25.0
-    assert no_adapt['stats']['adapt/p2t/R@1'] == (None, None)
-    assert no_adapt['stats']['move/CIDEr'] == (None, None)
-
-    meta = dict(select='CIDEr', adapt_options=['train_cfg.val_interval=1'],
-                caption_options=['train_cfg.val_interval=1'],
-                machine='nproc 2, AMD EPYC', commit='abc1234',
-                command='python tools/analysis_tools/ablations.py --seeds 0',
-                written='2026-01-01T00:00:00')
-    report = ablations.format_report(rows, results, meta)
-    lines = report.splitlines()
-    header = next(line for line in lines if line.startswith('| row | seeds'))
-    columns = [c.strip() for c in header.strip('|').split('|')]
-    assert columns[:5] == ['row', 'seeds', 'val CIDEr-D', 'val true %',
-                           'CIDEr-D']
-    assert columns[-1] == 'wall / run'
-
-    def cells(prefix):
-        line = next(line for line in lines if line.startswith(prefix))
-        return dict(zip(columns, [c.strip() for c in
-                                  line.strip('|').split('|')]))
-
-    a = cells('| (a) recipe')
-    assert a['seeds'] == '0 2'
-    assert a['CIDEr-D'] == f'115.00 ± {math.sqrt(50):.2f}'
-    assert a['val CIDEr-D'] == f'116.00 ± {math.sqrt(50):.2f}'
-    assert a['val true %'] == '-'
-    assert a['color'] == f'57.50 ± {math.sqrt(50) / 2:.2f}'
-    assert a['true %'] == f'65.00 ± {math.sqrt(50):.2f}'
-    assert a['R@1 p2t'] == f'25.00 ± {math.sqrt(50):.2f}'
-    assert a['move'] == '-'
-    assert a['wall / run'] == '1.0 min'
-    b = cells('| (b) no adaptation')
-    assert b['CIDEr-D'] == f'95.00 ± {math.sqrt(50):.2f}'
-    assert b['R@1 p2t'] == '-' and b['wall / run'] == '1.5 min'
-    assert '(z) not run' not in report
-    # every run, in row order then seed order
-    section = lines[lines.index('## Every run'):lines.index('## Rows')]
-    runs = [line.split('|')[1:3] for line in section
-            if line.startswith('| recipe |') or line.startswith(
-                '| no-adapt |')]
-    assert [(r.strip(), s.strip()) for r, s in runs] == [
-        ('recipe', '0'), ('recipe', '2'), ('no-adapt', '0'),
-        ('no-adapt', '1')]
-    assert '| no-adapt | no | - | `model.x=1` |' in report
-    for text in ('nproc 2, AMD EPYC', 'abc1234', '`python tools/analysis_'
-                 'tools/ablations.py --seeds 0`', '4 runs, 5.0 min'):
-        assert text in report
-
-
-def test_rows_and_specs(ablations, tmp_path):
-    rows = ablations.load_rows()
-    assert [r['name'] for r in rows] == ['recipe', 'no-adapt', 'clip-ft',
-                                         'split-2-2', 'split-4-0']
-    spec = tmp_path / 'rows.py'
-    spec.write_text("rows = [dict(name='a', label='A', adapt=False,\n"
-                    "             caption_options=['model.x=1'])]\n")
-    assert ablations.load_rows(str(spec)) == [
-        dict(name='a', label='A', adapt=False, caption_options=['model.x=1'])]
-    spec.write_text("rows = [dict(name='a', label='A', adapt=False, "
-                    "caption_option=['x=1'])]\n")
-    with pytest.raises(ValueError, match="unknown keys.*caption_option"):
-        ablations.load_rows(str(spec))
-    spec.write_text("rows = [dict(name='a', label='A', adapt=False)] * 2\n")
-    with pytest.raises(ValueError, match="two rows named 'a'"):
-        ablations.load_rows(str(spec))
-    spec.write_text("rows = [dict(name='a', adapt=False)]\n")
-    with pytest.raises(ValueError, match="no 'label'"):
-        ablations.load_rows(str(spec))
-
-
-def test_run_options_and_resuming(ablations, tmp_path):
-    quickstart = ablations.load_quickstart()
-    args = ablations.parse_args(['--select', 'truth/total',
-                                 '--caption-options', 'train_cfg.max_epochs=1'])
-    row = next(r for r in ablations.ROWS if r['name'] == 'split-2-2')
-    plan = ablations.run_options(row, 3, args, quickstart)
-    assert plan['adapt']['config'] == quickstart.ADAPT_CFG
-    assert plan['adapt']['options'] == [
-        'train_cfg.val_interval=1', 'model.backbone.num_inter_layers=2',
-        'randomness.seed=3']
-    assert plan['caption']['options'] == [
-        'train_cfg.val_interval=1', 'model.backbone.num_inter_layers=2',
-        'train_cfg.max_epochs=1', 'randomness.seed=3',
-        'default_hooks.checkpoint.save_best=truth/total']
-    no_adapt = next(r for r in ablations.ROWS if r['name'] == 'no-adapt')
-    plan_no_adapt = ablations.run_options(no_adapt, 0, args, quickstart)
-    assert plan_no_adapt['adapt'] is None
-    assert 'model.init_backbone_from=None' in plan_no_adapt['caption'][
-        'options']
-
-    assert ablations.finished_result(str(tmp_path), plan) is None
-    recorded = dict(_result('split-2-2', 3, 100.0),
-                    plan=json.loads(json.dumps(plan)))
-    (tmp_path / 'result.json').write_text(json.dumps(recorded))
-    assert ablations.finished_result(str(tmp_path), plan) == recorded
-    other = copy.deepcopy(plan)
-    other['caption']['options'][-1] = 'default_hooks.checkpoint.save_best=CIDEr'
-    with pytest.raises(SystemExit, match='other settings'):
-        ablations.finished_result(str(tmp_path), other)
-
-
-def test_val_columns_read_the_tested_epoch(ablations, tmp_path):
-    caption = tmp_path / 'caption'
-    write_scalars(caption, '20260101_000000', [
-        dict(loss=3.0, step=3),
-        dict(CIDEr=95.0, **{'truth/total': 50.0, 'Bleu_4': 40.0}, step=3),
-        dict(CIDEr=91.0, step=4)])
-    best = str(caption / 'best_CIDEr_epoch_3.pth')
-    assert ablations.selected_val_scores(str(caption), best) == {
-        'val/CIDEr': 95.0, 'val/truth/total': 50.0}
-    assert ablations.selected_val_scores(
-        str(caption), str(caption / 'epoch_4.pth')) == {'val/CIDEr': 91.0}
-    # a result recorded without the val columns gets them when read
-    plan = dict(adapt=None, caption=dict(config='c.py', options=['a=1']))
-    recorded = dict(row='r', seed=0, plan=plan, checkpoint=best,
-                    scores={'CIDEr': 100.0}, wall_s=1.0)
-    (tmp_path / 'result.json').write_text(json.dumps(recorded))
-    assert ablations.finished_result(str(tmp_path), plan)['scores'] == {
-        'CIDEr': 100.0, 'val/CIDEr': 95.0, 'val/truth/total': 50.0}
-
-
-def _tiny_batch():
-    from mmpretrain.structures import DataSample
-
-    from mmidc.text import clip_tokenizer
-    captions = ['the red cube moved', 'there is no change']
-    tokens = clip_tokenizer()(captions, context_length=32)  # [2, 32]
-    inputs = [torch.randint(0, 256, (2, 3, 96, 144), dtype=torch.uint8)
-              for _ in captions]
-    samples = []
-    for i, t in enumerate(tokens):
-        sample = DataSample(metainfo=dict(pair_id=str(i),
-                                          gt_captions=[captions[i]]))
-        sample.set_field(t, 'text_tokens')
-        sample.set_field(t[None], 'ref_tokens')  # [K=1, 32]
-        samples.append(sample)
-    return dict(inputs=inputs, data_samples=samples), captions
-
-
-@pytest.mark.parametrize('stage', ['adapt', 'caption'])
-def test_every_row_builds_and_trains_a_step(ablations, stage, one_thread):
-    """The rows' options fit today's model classes (a renamed key fails
-    here, not hours into an ablation)."""
-    quickstart = ablations.load_quickstart()
-    args = ablations.parse_args([])
-    init_default_scope('mmidc')
-    batch, captions = _tiny_batch()
-    for row in ablations.ROWS:
-        plan = ablations.run_options(row, 0, args, quickstart)[stage]
-        if plan is None:
-            continue
-        cfg = quickstart.load_config(plan['config'], plan['options'])
-        model_cfg = cfg.model.to_dict()
-        if 'init_backbone_from' in model_cfg:  # no adaptation run here
-            model_cfg['init_backbone_from'] = None
-        if 'vocab' in model_cfg.get('head', {}):
-            model_cfg['head']['vocab'] = captions  # no data set needed
-        model = MODELS.build(model_cfg)
-        losses = model(**model.data_preprocessor(batch, True), mode='loss')
-        loss = sum(v for k, v in losses.items() if 'loss' in k)
-        assert torch.isfinite(loss), (row['name'], stage)
-
-
-def test_report_names_each_runs_commit_and_the_specs_title(ablations,
-                                                            tmp_path):
-    rows = [dict(name='recipe', label='(a) recipe', adapt=False)]
-    results = [dict(_result('recipe', 0, 110.0), commit='1111111'),
-               _result('recipe', 1, 120.0)]  # a run of an older tool
-    meta = dict(select='CIDEr', adapt_options=[], caption_options=[],
-                machine='m', commit='2222222', command='c', written='w',
-                title=ablations.load_title(None))
-    report = ablations.format_report(rows, results, meta)
-    assert report.startswith(f'# {ablations.DEFAULT_TITLE}\n')
-    runs = [line for line in report.splitlines()
-            if line.startswith('| recipe |')]
-    assert runs[0].endswith('| 1111111 |')
-    assert runs[1].endswith('| not recorded |')
-    assert 'this page written at 2222222' in report
-
-    spec = tmp_path / 'my_rows.py'
-    spec.write_text("rows = [dict(name='a', label='A', adapt=False)]\n")
-    assert ablations.load_title(str(spec)) == (
-        f'{ablations.DEFAULT_TITLE}: my_rows')
-    spec.write_text("title = 'Options'\n"
-                    "rows = [dict(name='a', label='A', adapt=False)]\n")
-    assert ablations.load_title(str(spec)) == 'Options'
-    shipped = ablations.load_title(
-        'tools/analysis_tools/ablation_specs/from_scratch_options.py')
-    assert shipped != ablations.DEFAULT_TITLE
-
-
-def test_a_run_records_the_commit_it_trained_with(ablations, tmp_path,
-                                                  monkeypatch):
-    """train_and_test writes its own commit into result.json, taken when
-    the run starts (not when a later --dry-run rewrites the table)."""
-    commits = iter(['run-commit', 'later-commit'])
-    monkeypatch.setattr(ablations, 'commit_info',
-                        lambda table=None: next(commits))
-
-    class Quickstart:
-        ADAPT_CFG, CAPTION_CFG = 'adapt.py', 'caption.py'
-
-        @staticmethod
-        def train_stage(*args, **kwargs):
-            pass
-
-        @staticmethod
-        def best_checkpoint(work_dir, key):
-            return f'{work_dir}/best.pth'
-
-        @staticmethod
-        def test_stage(*args, **kwargs):
-            return {'CIDEr': 100.0}, None, None
-
-    monkeypatch.setattr(ablations, 'selected_val_scores', lambda *a: {})
-    args = ablations.parse_args(['--out', str(tmp_path / 'page.md')])
-    run_dir = tmp_path / 'run'
-    run_dir.mkdir()
-    row = dict(name='no-adapt', label='B', adapt=False)
-    result = ablations.train_and_test(row, 0, args, Quickstart, str(run_dir))
-    assert result['commit'] == 'run-commit'
-    assert json.loads((run_dir / 'result.json').read_text())[
-        'commit'] == 'run-commit'
+def test_unknown_rows_end_the_command(tool):
+    with pytest.raises(SystemExit, match="unknown \\['nope'\\]"):
+        tool.main(['--rows', 'nope', '--dry-run'])

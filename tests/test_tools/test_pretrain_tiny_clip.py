@@ -1,151 +1,25 @@
-"""tools/pretrain_tiny_clip.py: a few open_clip_train steps on a tiny corpus
-give a checkpoint that open_clip and the CLIP4IDC paper configs load."""
-import copy
-import importlib.util
-import os.path as osp
-
+"""tools/pretrain_tiny_clip.py: its options become the run's settings, and a
+pipeline error ends it with its message (the pre-training:
+tests/test_experiments/test_tiny_clip_pretraining.py)."""
 import pytest
-import torch
-from mmengine.config import Config
-from mmengine.registry import init_default_scope
 
-for _name in ('pandas', 'braceexpand', 'webdataset'):
-    pytest.importorskip(_name, reason='open_clip_train needs the '
-                        'clip-pretrain extra (pandas, braceexpand, webdataset)')
-
-ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
-ADAPT = osp.join(ROOT, 'configs/clip4idc/clip4idc-adapt_vit-b32_clevr-change.py')
-CAPTION = osp.join(ROOT,
-                   'configs/clip4idc/clip4idc-caption_vit-b32_clevr-change.py')
-NEW_BACKBONE_PARAMS = {'image_id_embedding', 'joint_positional_embedding',
-                       'ln_joint.weight', 'ln_joint.bias'}
+from mmidc.experiments import ExperimentError
+from mmidc.experiments.tiny_clip_pretraining import PretrainSettings
+from tests.helpers import load_tool
 
 
-def _tool():
-    spec = importlib.util.spec_from_file_location(
-        'pretrain_tiny_clip', osp.join(ROOT, 'tools/pretrain_tiny_clip.py'))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def test_options_and_errors(monkeypatch):
+    tool = load_tool('tools/pretrain_tiny_clip.py')
+    assert tool.parse_args([]) == PretrainSettings()
+    assert tool.parse_args(['--epochs', '8', '--name', 'n']) == \
+        PretrainSettings(epochs=8, name='n')
+    runs = []
+    monkeypatch.setattr(tool, 'pretrain', lambda s: runs.append(s) or 'x')
+    assert tool.main(['--lr', '0.01']) == 'x' and runs[0].lr == 0.01
 
+    def fail(settings):
+        raise ExperimentError('open_clip_train failed')
 
-@pytest.fixture(scope='module')
-def run(tmp_path_factory):
-    """Two epochs of 3 steps each, the second one resumed."""
-    work = tmp_path_factory.mktemp('tiny_clip')
-    tool = _tool()
-    common = ['--work-dir', str(work), '--num-images', '24',
-              '--batch-size', '8', '--workers', '0', '--warmup', '2',
-              '--name', 'run', '--log-every', '1']
-    torch.set_num_threads(1)
-    first = tool.pretrain(tool.parse_args(common + ['--epochs', '1']))
-    weights_1 = _read(first)
-    second = tool.pretrain(tool.parse_args(common + ['--epochs', '2']))
-    return dict(work=work, export=second, weights_1=weights_1,
-                weights_2=_read(second), tool=tool)
-
-
-def _read(path):
-    from safetensors.torch import load_file
-    return load_file(path)
-
-
-def test_trains_resumes_and_exports(run):
-    checkpoints = osp.join(run['work'], 'logs', 'run', 'checkpoints')
-    assert osp.isfile(osp.join(checkpoints, 'epoch_1.pt'))
-    assert osp.isfile(osp.join(checkpoints, 'epoch_2.pt'))
-    log = open(osp.join(run['work'], 'logs', 'run', 'out.log')).read()
-    assert 'Train Epoch: 0' in log and 'Train Epoch: 1' in log
-    # the second call resumed epoch 1 instead of starting over
-    assert 'epoch_1.pt' in log and "=> resuming checkpoint" in log
-    changed = [k for k in run['weights_1']
-               if not torch.equal(run['weights_1'][k], run['weights_2'][k])]
-    assert 'visual.conv1.weight' in changed and 'logit_scale' in changed
-    # a finished run is kept: the same command again only re-exports
-    ckpt = torch.load(osp.join(checkpoints, 'epoch_2.pt'), weights_only=True)
-    assert ckpt['epoch'] == 2
-    for key, value in ckpt['state_dict'].items():
-        assert torch.equal(value, run['weights_2'][key]), key
-
-
-def test_open_clip_loads_the_export(run):
-    import open_clip
-    model = open_clip.create_model('mmidc-tiny-clip', pretrained=run['export'])
-    state = model.state_dict()
-    assert set(state) == set(run['weights_2'])
-    for key, value in run['weights_2'].items():
-        assert torch.equal(state[key], value), key
-    assert tuple(model.visual.image_size) == (96, 144)
-
-
-def _tiny(cfg: Config, export: str) -> dict:
-    """The paper config's model at the tiny CLIP's scale."""
-    model = copy.deepcopy(cfg.model.to_dict())
-    model['backbone'].update(arch='mmidc-tiny-clip', img_size=None,
-                             num_inter_layers=1)
-    return model
-
-
-def test_paper_adaptation_config_loads_every_tensor(run):
-    from mmidc.registry import MODELS
-    init_default_scope('mmidc')
-    model_cfg = _tiny(Config.fromfile(ADAPT), run['export'])
-    model_cfg['text_encoder']['arch'] = 'mmidc-tiny-clip'
-    model_cfg['pretrained'] = run['export']
-    model = MODELS.build(model_cfg)
-    weights = run['weights_2']
-    backbone = model.backbone.state_dict()
-    clip_visual = {k[len('visual.'):] for k in weights
-                   if k.startswith('visual.')}
-    assert set(backbone) - clip_visual == NEW_BACKBONE_PARAMS
-    assert clip_visual <= set(backbone)
-    for key in clip_visual:
-        assert torch.equal(backbone[key], weights['visual.' + key]), key
-    text = model.text_encoder.state_dict()
-    clip_text = {k for k in weights if not k.startswith('visual.')
-                 and k != 'logit_scale' and k != 'attn_mask'}
-    assert set(text) - {'attn_mask'} == clip_text
-    for key in clip_text:
-        assert torch.equal(text[key], weights[key]), key
-    assert torch.equal(model.head.logit_scale.detach().reshape(()),
-                       weights['logit_scale'].reshape(()))
-
-
-def test_paper_caption_config_ties_the_clip_token_embedding(run):
-    from mmidc.registry import MODELS
-    init_default_scope('mmidc')
-    model_cfg = _tiny(Config.fromfile(CAPTION), run['export'])
-    model_cfg['backbone']['pretrained'] = run['export']
-    model_cfg['init_backbone_from'] = None
-    model_cfg['head'].update(hidden=128, num_heads=4,
-                             pretrained=run['export'])
-    model = MODELS.build(model_cfg)
-    head, weights = model.head, run['weights_2']
-    token = weights['token_embedding.weight']
-    assert torch.equal(head.word_embed.weight, token)
-    assert torch.equal(head.word_pos[:head.max_length],
-                       weights['positional_embedding'][:head.max_length])
-    # tied: the output matrix is CLIP's token embedding
-    with torch.no_grad():
-        x = torch.randn(1, 2, 128)
-        expected = head.transform(x) @ token.t() + head.output_bias
-        assert torch.allclose(head.output_logits(x), expected, atol=1e-5)
-    assert not head.word_embed.weight.requires_grad
-    for key, value in model.backbone.state_dict().items():
-        if key not in NEW_BACKBONE_PARAMS:
-            assert torch.equal(value, weights['visual.' + key]), key
-
-
-def test_missing_training_packages_are_named(run, monkeypatch):
-    import builtins
-    real_import = builtins.__import__
-
-    def no_open_clip_train(name, *args, **kwargs):
-        if name.startswith('open_clip_train'):
-            raise ImportError("No module named 'pandas'")
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, '__import__', no_open_clip_train)
-    tool = run['tool']
-    with pytest.raises(SystemExit, match='pandas braceexpand webdataset'):
-        tool.pretrain(tool.parse_args(['--work-dir', str(run['work'])]))
+    monkeypatch.setattr(tool, 'pretrain', fail)
+    with pytest.raises(SystemExit, match='open_clip_train failed'):
+        tool.main([])

@@ -1,6 +1,9 @@
+import os
+
 import pytest
 
-from mmidc.utils.run_logs import checkpoint_validation
+from mmidc.utils.run_logs import (best_checkpoint, checkpoint_validation,
+                                  newest_file)
 from tests.helpers.run_logs import write_scalars
 
 
@@ -24,3 +27,24 @@ def test_the_validation_after_the_checkpoints_epoch(tmp_path):
     assert checkpoint_validation(str(tmp_path / 'none'), 'epoch_1.pth') == {}
     with pytest.raises(ValueError, match='epoch_N'):
         checkpoint_validation(str(tmp_path), 'model.pth')
+
+
+def test_val_best_checkpoint_by_key(tmp_path):
+    for name in ('best_CIDEr_epoch_2.pth', 'best_truth_total_epoch_3.pth',
+                 'epoch_5.pth'):
+        (tmp_path / name).write_text('')
+    assert best_checkpoint(str(tmp_path), 'truth/total').endswith(
+        'best_truth_total_epoch_3.pth')
+    assert best_checkpoint(str(tmp_path), 'CIDEr').endswith(
+        'best_CIDEr_epoch_2.pth')
+    with pytest.raises(FileNotFoundError, match='best_rsum_'):
+        best_checkpoint(str(tmp_path), 'rsum')
+
+
+def test_the_newest_file(tmp_path):
+    for name, mtime in (('epoch_2.pth', 2e9), ('epoch_10.pth', 1e9)):
+        (tmp_path / name).write_text('')
+        os.utime(tmp_path / name, (mtime, mtime))
+    assert newest_file(str(tmp_path / 'epoch_*.pth')).endswith('epoch_2.pth')
+    with pytest.raises(FileNotFoundError, match='nothing matches'):
+        newest_file(str(tmp_path / 'best_*.pth'))

@@ -20,23 +20,16 @@ Without ``--pair`` the pair is a synthetic 480x320 scene whose square
 changes colour.
 """
 import argparse
-import importlib.util
-import io
 import json
 import sys
-import threading
-import time
-import urllib.error
 import urllib.request
-import uuid
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict
 from urllib.parse import urlparse
 
-import numpy as np
+from mmidc.benchmarks.demo_load import run_load, summary_lines, synthetic_pair
 
 LOOPBACK = ('127.0.0.1', 'localhost', '::1')
-REPO = Path(__file__).resolve().parents[2]
 
 
 def parse_args(argv=None):
@@ -76,177 +69,34 @@ def parse_args(argv=None):
     return args
 
 
-def synthetic_pair(width: int = 480, height: int = 320) -> Tuple[bytes, bytes]:
-    """PNG bytes of a grey scene whose one square turns from red to blue."""
-    from PIL import Image
-    images = []
-    for colour in ((200, 30, 30), (30, 30, 200)):
-        array = np.full((height, width, 3), 128, np.uint8)
-        array[height // 3:height // 2, width // 3:width // 2] = colour
-        buffer = io.BytesIO()
-        Image.fromarray(array).save(buffer, format='PNG')
-        images.append(buffer.getvalue())
-    return images[0], images[1]
-
-
-def multipart(fields: Sequence[Tuple[str, str]],
-              files: Sequence[Tuple[str, str, bytes]]) -> Tuple[bytes, str]:
-    """(body, content type) of a multipart/form-data request."""
-    boundary = uuid.uuid4().hex
-    parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"'
-             f'\r\n\r\n{value}\r\n'.encode() for name, value in fields]
-    for name, filename, data in files:
-        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; '
-                     f'name="{name}"; filename="{filename}"\r\nContent-Type: '
-                     f'image/png\r\n\r\n'.encode() + data + b'\r\n')
-    body = b''.join(parts) + f'--{boundary}--\r\n'.encode()
-    return body, f'multipart/form-data; boundary={boundary}'
-
-
-def timed_request(request: urllib.request.Request,
-                  timeout: float) -> Tuple[Optional[int], float]:
-    """(HTTP status or None for a failure without one, seconds)."""
-    start = time.perf_counter()
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            response.read()
-            status = response.status
-    except urllib.error.HTTPError as err:
-        err.read()
-        status = err.code
-    except (OSError, urllib.error.URLError):  # timeout, refused, reset
-        status = None
-    return status, time.perf_counter() - start
-
-
-def percentile(values: List[float], q: float) -> Optional[float]:
-    return float(np.percentile(values, q)) if values else None
-
-
-def run_load(url: str, pair: Tuple[bytes, bytes], clients: int, requests: int,
-             beam: int = 1, timeout: float = 120,
-             max_seconds: float = 1800) -> Dict:
-    """Send the requests; returns counts and latency statistics.
-
-    Args:
-        url (str): base URL of the demo (loopback).
-        pair (tuple[bytes, bytes]): PNG bytes of the before / after image.
-        clients (int): concurrent clients (threads).
-        requests (int): caption requests per client, one after another.
-        beam (int): beam size asked for.
-        timeout (float): seconds per request.
-        max_seconds (float): clients send no new request after this.
-    """
-    body, content_type = multipart(
-        [('beam', str(beam))], [('before', 'before.png', pair[0]),
-                                ('after', 'after.png', pair[1])])
-    results: List[Tuple[Optional[int], float]] = []
-    probes: List[Tuple[Optional[int], float]] = []
-    lock, done = threading.Lock(), threading.Event()
-    deadline = time.monotonic() + max_seconds
-
-    def client():
-        for _ in range(requests):
-            if time.monotonic() > deadline:
-                return
-            request = urllib.request.Request(
-                url + '/api/caption', data=body,
-                headers={'Content-Type': content_type})
-            outcome = timed_request(request, timeout)
-            with lock:
-                results.append(outcome)
-            if outcome[0] == 503:
-                time.sleep(0.2)  # back off a little before the next one
-
-    def probe():
-        while not done.wait(0.2):
-            probes.append(timed_request(
-                urllib.request.Request(url + '/api/info'), timeout))
-
-    threads = [threading.Thread(target=client) for _ in range(clients)]
-    prober = threading.Thread(target=probe)
-    start = time.perf_counter()
-    prober.start()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    wall = time.perf_counter() - start
-    done.set()
-    prober.join()
-    ok = [seconds for status, seconds in results if status == 200]
-    info = [seconds for status, seconds in probes if status == 200]
-    return dict(
-        clients=clients, requests_per_client=requests, sent=len(results),
-        ok=len(ok), rejected_503=sum(status == 503 for status, _ in results),
-        errors=sum(status not in (200, 503) for status, _ in results),
-        wall_s=wall, pairs_per_s=len(ok) / wall,
-        latency_p50_s=percentile(ok, 50), latency_p95_s=percentile(ok, 95),
-        latency_max_s=max(ok, default=None),
-        info_probes=len(probes), info_errors=len(probes) - len(info),
-        info_p95_s=percentile(info, 95), info_max_s=max(info, default=None))
-
-
-def serve_demo(args):
-    """Start the demo in this process; returns (url, stop function)."""
-    import uvicorn
-
-    from mmidc.apis import IDCInferencer
-    spec = importlib.util.spec_from_file_location(
-        'mmidc_demo_app', REPO / 'tools' / 'demo' / 'app.py')
-    demo = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(demo)
-    options = {} if args.max_queue is None else dict(max_queue=args.max_queue)
-    application = demo.create_app(
-        IDCInferencer(args.config, args.checkpoint, args.device), **options)
-    server = uvicorn.Server(uvicorn.Config(
-        application, host='127.0.0.1', port=0, log_level='warning'))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    for _ in range(600):
-        if server.started:
-            break
-        time.sleep(0.05)
-    if not server.started:
-        raise RuntimeError('the demo server did not start within 30 s')
-    port = server.servers[0].sockets[0].getsockname()[1]
-
-    def stop():
-        server.should_exit = True
-        thread.join(timeout=30)
-    return f'http://127.0.0.1:{port}', stop
-
-
 def main(argv=None) -> Dict:
     args = parse_args(argv)
-    if args.pair:
-        pair = tuple(Path(path).read_bytes() for path in args.pair)
+    pair = (tuple(Path(path).read_bytes() for path in args.pair) if args.pair
+            else synthetic_pair())
+    if args.url:
+        stats = load(args.url.rstrip('/'), pair, args)
     else:
-        pair = synthetic_pair()
-    url, stop = (args.url.rstrip('/'), None) if args.url else serve_demo(args)
-    try:
-        with urllib.request.urlopen(url + '/api/info', timeout=30) as response:
-            max_queue = json.loads(response.read()).get('max_queue')
-        stats = run_load(url, pair, args.clients, args.requests, args.beam,
-                         args.timeout, args.max_seconds)
-    finally:
-        if stop is not None:
-            stop()
-    stats['max_queue'] = max_queue
-    print(f'{stats["clients"]} clients x {stats["requests_per_client"]} requests '
-          f'(queue {max_queue}): {stats["ok"]} ok, {stats["rejected_503"]} '
-          f'rejected (503), {stats["errors"]} errors in {stats["wall_s"]:.1f} s '
-          f'({stats["pairs_per_s"]:.2f} pairs/s)')
-    if stats['ok']:
-        print(f'caption latency p50 {stats["latency_p50_s"]:.3f} s, p95 '
-              f'{stats["latency_p95_s"]:.3f} s, max {stats["latency_max_s"]:.3f} s')
-    if stats['info_probes'] > stats['info_errors']:
-        print(f'/api/info under load: {stats["info_probes"]} probes, '
-              f'{stats["info_errors"]} errors, p95 {stats["info_p95_s"]:.3f} s, '
-              f'max {stats["info_max_s"]:.3f} s')
+        from mmidc.apis import IDCInferencer
+        from mmidc.apis.demo_app import create_app, serve_app
+        options = {} if args.max_queue is None else dict(max_queue=args.max_queue)
+        app = create_app(IDCInferencer(args.config, args.checkpoint, args.device),
+                         **options)
+        with serve_app(app) as url:
+            stats = load(url, pair, args)
+    print('\n'.join(summary_lines(stats)))
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps(stats, indent=2))
+    return stats
+
+
+def load(url: str, pair, args) -> Dict:
+    """The demo's queue size, then the load run against it."""
+    with urllib.request.urlopen(url + '/api/info', timeout=30) as response:
+        max_queue = json.loads(response.read()).get('max_queue')
+    stats = run_load(url, pair, args.clients, args.requests, args.beam,
+                     args.timeout, args.max_seconds)
+    stats['max_queue'] = max_queue
     return stats
 
 

@@ -15,14 +15,12 @@ import json
 import os
 import os.path as osp
 import sys
-import time
 
 import torch
 from mmengine.registry import init_default_scope
 
-import mmidc  # noqa: F401  (registers the data sets and transforms)
-from mmidc.datasets import build_pair_image_cache, default_cache_dir, idc_collate
-from mmidc.registry import DATASETS
+from mmidc.benchmarks import loader_speed
+from mmidc.datasets import default_cache_dir
 
 
 def parse_args(argv=None):
@@ -48,79 +46,21 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
-def build_dataset(args, cache_dir=None):
-    load = dict(type='LoadImagePair')
-    if cache_dir:
-        load.update(cache_dir=cache_dir, cache_size=tuple(args.size))
-    pipeline = [load, dict(type='ResizePair', size=tuple(args.size)),
-                dict(type='TokenizeCaptions', context_length=32),
-                dict(type='PackIDCInputs')]
-    return DATASETS.build(
-        dict(type=args.dataset_type, data_root=args.data_root,
-             split=args.split, pipeline=pipeline, indices=args.num_pairs))
-
-
-def time_loader(dataset, workers: int, batch_size: int) -> dict:
-    """Iterate once; time the first batch and the rest apart. Per core:
-    the steady rate over the workers (the main process with 0 workers)."""
-    loader = torch.utils.data.DataLoader(
-        dataset, batch_size=batch_size, num_workers=workers,
-        collate_fn=idc_collate, shuffle=False,
-        persistent_workers=False)
-    start = time.perf_counter()
-    first, pairs, first_pairs = None, 0, 0
-    for batch in loader:
-        pairs += len(batch['inputs'])
-        if first is None:
-            first = time.perf_counter() - start
-            first_pairs = pairs
-    total = time.perf_counter() - start
-    rest = total - first
-    return dict(
-        workers=workers, pairs=pairs, seconds=round(total, 3),
-        first_batch_s=round(first, 3),
-        pairs_per_s=round(pairs / total, 1),
-        steady_pairs_per_s=round((pairs - first_pairs) / rest, 1)
-        if rest > 0 and pairs > first_pairs else None)
-
-
 def main(argv=None):
     args = parse_args(argv)
     init_default_scope('mmidc')
     torch.set_num_threads(1)
-    cache_dir = args.cache_dir or default_cache_dir(args.data_root,
-                                                    args.size)
+    cache_dir = args.cache_dir or default_cache_dir(args.data_root, args.size)
+    data = (args.dataset_type, args.data_root, args.split, args.size)
     if 'cache' in args.sources and args.build_cache:
-        index = osp.join(cache_dir, f'{args.split}.json')
-        if not osp.exists(index):
-            dataset = build_dataset(args)
-            paths = [dataset.get_data_info(i)[k] for i in range(len(dataset))
-                     for k in ('img1_path', 'img2_path')]
-            start = time.perf_counter()
-            build_pair_image_cache(paths, args.data_root, cache_dir,
-                                   args.size, args.split,
-                                   workers=max(args.workers + [1]))
-            print(f'cache built in {time.perf_counter() - start:.1f} s')
-
-    rows = []
-    for source in args.sources:
-        dataset = build_dataset(args, cache_dir if source == 'cache' else None)
-        for workers in args.workers:
-            row = dict(source=source, **time_loader(dataset, workers,
-                                                    args.batch_size))
-            row['steady_pairs_per_s_per_core'] = round(
-                (row['steady_pairs_per_s'] or 0) / max(1, workers), 1)
-            rows.append(row)
-            print(f'{source:>5} workers={workers}: {row["pairs_per_s"]} '
-                  f'pairs/s', flush=True)
-
-    header = ('source', 'workers', 'pairs', 'seconds', 'first_batch_s',
-              'pairs_per_s', 'steady_pairs_per_s', 'steady_pairs_per_s_per_core')
-    print('\n| ' + ' | '.join(header) + ' |')
-    print('|' + '---|' * len(header))
-    for row in rows:
-        print('| ' + ' | '.join(str(row[k]) for k in header) + ' |')
-
+        seconds = loader_speed.ensure_cache(
+            *data, cache_dir, max(args.workers + [1]), args.num_pairs)
+        if seconds is not None:
+            print(f'cache built in {seconds:.1f} s')
+    rows = loader_speed.measure_sources(
+        *data, args.workers, args.batch_size, cache_dir, args.sources,
+        args.num_pairs)
+    print('\n' + loader_speed.format_table(rows))
     os.makedirs(osp.dirname(osp.abspath(args.out)), exist_ok=True)
     with open(args.out, 'w') as f:
         json.dump(dict(data_root=args.data_root, split=args.split,

@@ -10,18 +10,12 @@ beside chance::
 """
 import argparse
 import json
-import os.path as osp
-import sys
 
 import torch
 
-sys.path.insert(0, osp.dirname(osp.dirname(osp.dirname(osp.abspath(
-    __file__)))))
-
-from mmidc.synthetic.clip_corpus import zero_shot_renders  # noqa
-from mmidc.evaluation.zero_shot import (attribute_zero_shot,  # noqa
-                                        to_model_input)
-from mmidc.models.utils.open_clip_utils import register_model_configs  # noqa
+from mmidc.synthetic.clip_corpus import zero_shot_renders
+from mmidc.evaluation.zero_shot import attribute_zero_shot, to_model_input
+from mmidc.models.utils.open_clip_utils import register_model_configs
 
 
 def parse_args(argv=None):

@@ -1,4 +1,4 @@
-"""Measurement helpers of ``tools/analysis_tools/benchmark.py``.
+"""Measurement helpers of the speed benchmark.
 
 Model-agnostic pieces: the machine's description and load, timing a callable
 (wall-clock and process CPU time), the dense matmul peak of a dtype, FLOPs

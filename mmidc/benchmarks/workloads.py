@@ -1,4 +1,4 @@
-"""CLIP4IDC workloads of ``tools/analysis_tools/benchmark.py``.
+"""CLIP4IDC workloads of the speed benchmark.
 
 Builds the models of a config without pretrained weights (speed does not
 depend on the values), makes synthetic batches in the pipeline's output

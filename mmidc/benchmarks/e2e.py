@@ -20,9 +20,8 @@ from typing import Dict, List, Optional, Sequence
 import torch
 from mmengine.config import Config
 
+from mmidc.utils.checkout import REPO_ROOT as REPO
 from .measure import fraction, load_average, synchronize, time_call
-
-REPO = osp.dirname(osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__)))))
 
 
 def _rewrite(node, data_root: str, work_dir: str) -> None:

@@ -11,9 +11,8 @@ from typing import Dict, Optional
 
 import torch
 
+from mmidc.utils.checkout import REPO_ROOT as REPO
 from .measure import load_average, synchronize
-
-REPO = osp.dirname(osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__)))))
 
 
 def write_pairs_file(data_root: str, out_file: str, num_pairs: int,

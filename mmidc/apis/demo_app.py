@@ -1,0 +1,212 @@
+"""The local web demo (``tools/demo/app.py``): caption two images, show
+attention maps and retrieval.
+
+A FastAPI app over an :class:`IDCInferencer` (and optionally an
+:class:`IDCRetrievalInferencer`) with a static HTML/JS page
+(``demo_static/``; no CDN, nothing external); ``?example=N`` in the page's
+URL captions example N on load. The model runs on one worker thread, so the
+server keeps answering while it works; at most ``max_queue`` caption
+requests are accepted at a time (more get a 503). Uploads are refused with a
+4xx naming the upload: wrong type (415), too many bytes or pixels (413),
+malformed (400), pair mismatch (422).
+"""
+import asyncio
+import base64
+import io
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Iterator, List, Optional, Sequence
+
+__all__ = ['create_app', 'load_candidates', 'serve_app']
+
+STATIC_DIR = Path(__file__).resolve().parent / 'demo_static'
+ALLOWED_TYPES = ('image/png', 'image/jpeg', 'image/webp', 'image/bmp')
+DEFAULT_MAX_UPLOAD_MB = 10.0
+DEFAULT_MAX_MEGAPIXELS = 16.0
+DEFAULT_MAX_QUEUE = 4
+
+
+def create_app(captioner,
+               ranker=None,
+               examples: Sequence = (),
+               candidates: Sequence[str] = (),
+               max_upload_bytes: int = int(DEFAULT_MAX_UPLOAD_MB * 2**20),
+               topk: int = 5,
+               max_pixels: int = int(DEFAULT_MAX_MEGAPIXELS * 1e6),
+               max_queue: int = DEFAULT_MAX_QUEUE):
+    """The FastAPI app.
+
+    The model runs on one worker thread, off the server's event loop, so
+    the page and ``/api/info`` answer while a pair is being captioned. At
+    most ``max_queue`` caption requests are accepted at a time (one running,
+    the others waiting); more get a 503 with ``Retry-After``.
+
+    Args:
+        captioner (IDCInferencer): captions and attention maps.
+        ranker (IDCRetrievalInferencer, optional): ranks ``candidates``.
+        examples (Sequence[PairRecord]): pairs offered on the page.
+        candidates (Sequence[str]): captions to rank for a pair.
+        max_upload_bytes (int): largest accepted upload, per image.
+        topk (int): retrieved captions shown.
+        max_pixels (int): pixel budget per uploaded image; larger JPEGs are
+            decoded at reduced size, other images refused with a 413.
+        max_queue (int): caption requests accepted at a time.
+    """
+    from fastapi import FastAPI, File, Form, HTTPException, UploadFile
+    from fastapi.responses import FileResponse
+    from fastapi.staticfiles import StaticFiles
+
+    from mmidc.apis import (ImageDecodeError, ImageInputError,
+                            ImageTooLargeError, load_rgb_image)
+
+    if max_queue < 1:
+        raise ValueError(f'max_queue must be >= 1, got {max_queue}')
+    # one thread: one forward pass at a time, in arrival order
+    model_thread = ThreadPoolExecutor(1, thread_name_prefix='demo-model')
+
+    @asynccontextmanager
+    async def lifespan(app):
+        yield
+        model_thread.shutdown(wait=False, cancel_futures=True)
+
+    app = FastAPI(title='mmidc demo', docs_url=None, redoc_url=None,
+                  lifespan=lifespan)
+    app.mount('/static', StaticFiles(directory=STATIC_DIR), name='static')
+    app.state.queued = 0  # caption requests accepted and not yet answered
+    examples = list(examples)
+    candidates = list(dict.fromkeys(candidates))  # unique, order kept
+
+    @app.get('/')
+    def index():
+        return FileResponse(STATIC_DIR / 'index.html')
+
+    @app.get('/api/info')
+    def info():
+        return dict(
+            examples=[dict(index=i, pair_id=e.pair_id, captions=e.captions)
+                      for i, e in enumerate(examples)],
+            retrieval=ranker is not None and bool(candidates),
+            num_candidates=len(candidates),
+            max_upload_mb=max_upload_bytes / 2**20,
+            max_megapixels=max_pixels / 1e6,
+            queued=app.state.queued, max_queue=max_queue)
+
+    @app.get('/api/examples/{index}/{side}')
+    def example_image(index: int, side: str):
+        if not 0 <= index < len(examples) or side not in ('before', 'after'):
+            raise HTTPException(404, f'no example {index}/{side}')
+        example = examples[index]
+        return FileResponse(example.img1 if side == 'before' else example.img2)
+
+    async def read_upload(upload: UploadFile, field: str) -> bytes:
+        if upload.content_type not in ALLOWED_TYPES:
+            raise HTTPException(
+                415, f'{field} ({upload.filename}): unsupported type '
+                f'{upload.content_type!r}; send PNG, JPEG, WebP or BMP')
+        data = await upload.read(max_upload_bytes + 1)
+        if len(data) > max_upload_bytes:
+            raise HTTPException(
+                413, f'{field} ({upload.filename}): larger than the '
+                f'{max_upload_bytes / 2**20:.1f} MB limit')
+        if not data:
+            raise HTTPException(400, f'{field} ({upload.filename}): empty file')
+        return data
+
+    def run_model(pair, names, decode) -> dict:
+        """Decode, caption, draw and rank one pair (on the model thread)."""
+        images = [load_rgb_image(img, max_pixels, name)
+                  for img, name in zip(pair, names)]
+        sample = captioner.prepare_pair(*images, names=names)
+        result = captioner.to_result(
+            captioner.predict_samples([sample], **decode)[0])
+        figure = captioner.visualize_attention(*images, title=result['caption'])
+        retrieved = (ranker.rank_captions(*images, candidates, topk)
+                     if ranker is not None and candidates else [])
+        return dict(result, attention_png=_png_data_url(figure),
+                    retrieved=retrieved)
+
+    @app.post('/api/caption')
+    async def caption(before: Optional[UploadFile] = File(None),
+                      after: Optional[UploadFile] = File(None),
+                      example: Optional[int] = Form(None),
+                      beam: int = Form(1)):
+        if not 1 <= beam <= 10:
+            raise HTTPException(422, f'beam must be in 1..10, got {beam}')
+        if app.state.queued >= max_queue:
+            raise HTTPException(
+                503, f'busy: {app.state.queued} pairs are being captioned; '
+                'try again in a few seconds', headers={'Retry-After': '5'})
+        app.state.queued += 1  # the event loop's thread only: no lock
+        try:
+            if example is not None:
+                if not 0 <= example < len(examples):
+                    raise HTTPException(404, f'no example {example}')
+                pair = (examples[example].img1, examples[example].img2)
+                names = [Path(p).name for p in pair]
+            elif before is not None and after is not None:
+                pair = (await read_upload(before, 'before'),
+                        await read_upload(after, 'after'))
+                names = [f'before ({before.filename})',
+                         f'after ({after.filename})']
+            else:
+                raise HTTPException(422, 'send two images (before, after) or '
+                                    'an example index')
+            decode = dict(strategy='beam', beam_size=beam) if beam > 1 \
+                else dict(strategy='greedy')
+            return await asyncio.get_running_loop().run_in_executor(
+                model_thread, run_model, pair, names, decode)
+        except ImageTooLargeError as err:
+            raise HTTPException(413, str(err))
+        except ImageDecodeError as err:
+            raise HTTPException(400, str(err))
+        except ImageInputError as err:  # e.g. mismatched aspect ratios
+            raise HTTPException(422, str(err))
+        finally:
+            app.state.queued -= 1
+
+    return app
+
+
+def _png_data_url(image) -> str:
+    from PIL import Image
+    buffer = io.BytesIO()
+    Image.fromarray(image).save(buffer, format='PNG')
+    return 'data:image/png;base64,' + base64.b64encode(buffer.getvalue()).decode()
+
+
+def load_candidates(path: Optional[str], examples: Sequence) -> List[str]:
+    """Captions to rank: one a line from ``path``, else the examples'."""
+    if path:
+        lines = Path(path).read_text(encoding='utf-8').splitlines()
+        return [line.strip() for line in lines if line.strip()]
+    return [c for e in examples for c in e.captions]
+
+
+@contextmanager
+def serve_app(app, timeout: float = 30) -> Iterator[str]:
+    """Serve ``app`` with uvicorn in a thread, on a free port of 127.0.0.1;
+    yields its base URL and stops the server on exit.
+
+    Raises:
+        RuntimeError: The server did not start within ``timeout`` seconds.
+    """
+    import uvicorn
+    server = uvicorn.Server(uvicorn.Config(
+        app, host='127.0.0.1', port=0, log_level='warning'))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + timeout
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        if not server.started:
+            raise RuntimeError(f'the demo server did not start within '
+                               f'{timeout:g} s')
+        port = server.servers[0].sockets[0].getsockname()[1]
+        yield f'http://127.0.0.1:{port}'
+    finally:
+        server.should_exit = True
+        thread.join(timeout=timeout)

@@ -1,0 +1,232 @@
+"""Downloading the Birds-to-Words photos into BirdsToWordsDataset's layout
+(``tools/dataset_converters/download_birds_to_words.py``).
+
+:func:`download_birds_to_words` reads every ``*.tsv`` of a folder (or one
+TSV file), copies them to the output folder and fetches every image URL of
+their ``img1ImgURL`` and ``img2ImgURL`` columns to ``<out_dir>/images/<name>``,
+``<name>`` being BirdsToWordsDataset's naming (its ``image_name``). The
+output folder is then a ``data_root`` for the loader.
+
+- Resumable: an image already there that passes the check below is not
+  fetched again; each file is written to ``<name>.part`` and renamed when
+  it is complete and valid, so an interrupted run leaves no half image.
+- Each download is checked: size, first bytes and end marker, then decoded
+  by PIL (``verify``). A failed fetch is retried (``retries`` more times,
+  waiting ``backoff * 2**k`` seconds), except for HTTP 4xx answers other
+  than 408 and 429 (a deleted photo stays deleted).
+- ``download_failures.tsv``: each URL that could not be fetched, with its
+  file, the number of attempts and the last error; ``missing_pairs.tsv``:
+  each pair (TSV, split, both URLs) with a missing image and the missing
+  files.
+"""
+import csv
+import glob
+import os
+import os.path as osp
+import shutil
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from typing import Dict, List, Optional, Tuple
+
+from mmengine.logging import print_log
+from mmengine.utils import ProgressBar
+from PIL import Image
+
+from .birds_to_words import (DEFAULT_IMAGE_NAME, BirdsToWordsDataset,
+                             image_file_problem, map_image_files)
+
+__all__ = ['download_birds_to_words', 'image_problem', 'read_tsvs',
+           'tsv_files']
+
+USER_AGENT = 'mmidc-birds-to-words-download'
+#: HTTP statuses worth another attempt (time-outs, rate limits, server errors)
+RETRY_STATUSES = {408, 429}
+MAX_IMAGE_BYTES = 64 << 20
+
+
+def tsv_files(tsv_dir: str) -> List[str]:
+    """The TSV file given, or every ``*.tsv`` of the folder."""
+    if osp.isfile(tsv_dir):
+        return [tsv_dir]
+    found = sorted(glob.glob(osp.join(tsv_dir, '*.tsv')))
+    if not found:
+        raise FileNotFoundError(f'no .tsv file in {tsv_dir}')
+    return found
+
+
+def read_tsvs(paths: List[str], image_name: str
+              ) -> Tuple[Dict[str, str], List[Tuple[str, str, str, str]]]:
+    """Read the TSVs as the loader does.
+
+    Returns:
+        tuple: ``{url: file name}`` over every TSV, and the pairs
+        ``(tsv, split, img1ImgURL, img2ImgURL)`` in order of appearance.
+    """
+    urls, pairs = [], {}
+    for path in paths:
+        reader = BirdsToWordsDataset(
+            data_root=osp.dirname(path), ann_file=osp.basename(path),
+            image_name=image_name, lazy_init=True)
+        for line_no, row in reader.read_rows():
+            for key in ('img1ImgURL', 'img2ImgURL'):
+                urls.append((f'{path}: line {line_no} {key}', row[key]))
+            pairs.setdefault((osp.basename(path), row['split'],
+                              row['img1ImgURL'], row['img2ImgURL']), None)
+    file_of = map_image_files(urls, image_name, ', '.join(paths))
+    return file_of, list(pairs)
+
+
+def image_problem(path: str) -> Optional[str]:
+    """What is wrong with an image file (cheap check, then PIL's
+    ``verify``), or None."""
+    problem = image_file_problem(path)
+    if problem:
+        return problem
+    try:
+        with Image.open(path) as img:
+            img.verify()
+    except Exception as e:  # PIL raises many types for bad files
+        return f'does not decode ({type(e).__name__}: {e})'
+    return None
+
+
+def fetch_once(url: str, part: str, timeout: float) -> None:
+    """Write the body of ``url`` to ``part``; raises on any failure."""
+    request = urllib.request.Request(url, headers={'User-Agent': USER_AGENT})
+    with urllib.request.urlopen(request, timeout=timeout) as response, \
+            open(part, 'wb') as f:
+        size = 0
+        while True:
+            chunk = response.read(1 << 16)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > MAX_IMAGE_BYTES:
+                raise ValueError(f'larger than {MAX_IMAGE_BYTES >> 20} MiB')
+            f.write(chunk)
+
+
+def download(url: str, dest: str, retries: int, backoff: float,
+             timeout: float) -> Tuple[Optional[str], int]:
+    """Fetch ``url`` to ``dest`` (atomically, checked), with retries.
+
+    Returns:
+        tuple: the last error (None on success) and the number of attempts.
+    """
+    if not url.lower().startswith(('http://', 'https://')):
+        return 'not an http(s) URL', 0
+    part = dest + '.part'
+    error, attempt = None, 0
+    for attempt in range(1, retries + 2):
+        if attempt > 1:
+            time.sleep(backoff * 2 ** (attempt - 2))
+        try:
+            fetch_once(url, part, timeout)
+            problem = image_problem(part)
+            if problem is None:
+                os.replace(part, dest)
+                return None, attempt
+            error = f'corrupt download: {problem}'
+        except urllib.error.HTTPError as e:
+            error = f'HTTP {e.code} {e.reason}'
+            if 400 <= e.code < 500 and e.code not in RETRY_STATUSES:
+                break  # the photo is gone: no retry
+        except (urllib.error.URLError, OSError, ValueError) as e:
+            error = f'{type(e).__name__}: {getattr(e, "reason", e)}'
+    if osp.exists(part):
+        os.remove(part)
+    return error, attempt
+
+
+def write_tsv(path: str, header: List[str], rows: List[List]) -> None:
+    with open(path, 'w', encoding='utf-8', newline='') as f:
+        writer = csv.writer(f, delimiter='\t', lineterminator='\n')
+        writer.writerow(header)
+        writer.writerows(rows)
+
+
+def download_birds_to_words(tsv_dir: str, out_dir: str,
+                            image_name: str = DEFAULT_IMAGE_NAME,
+                            image_dir: str = 'images', workers: int = 8,
+                            retries: int = 4, backoff: float = 1.0,
+                            timeout: float = 30.0) -> Dict:
+    """Fetch the images of the TSV(s) into ``out_dir`` (see the module).
+
+    Args:
+        tsv_dir (str): A folder of TSVs, or one TSV file.
+        out_dir (str): The data root to fill: the TSVs and ``image_dir``.
+        image_name (str): The loader's ``image_name`` template.
+        image_dir (str): The image folder under ``out_dir``.
+        workers (int): Parallel downloads.
+        retries (int): Further attempts after a failed one.
+        backoff (float): Seconds before the first retry, doubled for each
+            further one.
+        timeout (float): Seconds a connection may stall.
+
+    Returns:
+        dict: ``images``, ``pairs``, ``tsvs`` (counts), ``image_dir``,
+        ``fetched`` (images fetched now), ``failures`` (``[url, file,
+        attempts, error]`` rows), ``missing_pairs`` (``[tsv, split, url1,
+        url2, files]`` rows) and the two report files.
+    """
+    paths = tsv_files(tsv_dir)
+    file_of, pairs = read_tsvs(paths, image_name)
+    image_dir = osp.join(out_dir, image_dir)
+    os.makedirs(image_dir, exist_ok=True)
+    for path in paths:
+        target = osp.join(out_dir, osp.basename(path))
+        if not (osp.exists(target) and osp.samefile(path, target)):
+            shutil.copyfile(path, target)
+
+    url_of = {}  # one URL per file (URLs differing in the query: one image)
+    for url, name in file_of.items():
+        url_of.setdefault(name, url)
+    todo, present = [], 0
+    for name, url in url_of.items():
+        dest = osp.join(image_dir, name)
+        if osp.isfile(dest) and image_problem(dest) is None:
+            present += 1
+        else:
+            todo.append((name, url))
+    print_log(f'{len(url_of)} images of {len(pairs)} pairs in {len(paths)} '
+              f'TSV(s): {present} already in {image_dir}, {len(todo)} to '
+              'fetch', logger='current')
+
+    failures = []
+    if todo:
+        bar = ProgressBar(len(todo))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            jobs = {}
+            for name, url in todo:
+                dest = osp.join(image_dir, name)
+                os.makedirs(osp.dirname(dest), exist_ok=True)
+                jobs[pool.submit(download, url, dest, retries, backoff,
+                                 timeout)] = (name, url)
+            for job in as_completed(jobs):
+                name, url = jobs[job]
+                error, attempts = job.result()
+                if error is not None:
+                    failures.append([url, name, attempts, error])
+                bar.update()
+        bar.file.write('\n')
+    failures.sort()
+    failed_files = {name for _, name, _, _ in failures}
+    failure_report = osp.join(out_dir, 'download_failures.tsv')
+    write_tsv(failure_report, ['url', 'file', 'attempts', 'error'], failures)
+
+    missing_pairs = []
+    for tsv, split, url1, url2 in pairs:
+        missing = [file_of[u] for u in (url1, url2)
+                   if file_of[u] in failed_files]
+        if missing:
+            missing_pairs.append([tsv, split, url1, url2, ' '.join(missing)])
+    pair_report = osp.join(out_dir, 'missing_pairs.tsv')
+    write_tsv(pair_report, ['tsv', 'split', 'img1ImgURL', 'img2ImgURL',
+                            'missing_files'], missing_pairs)
+
+    return dict(images=len(url_of), pairs=len(pairs), tsvs=len(paths),
+                image_dir=image_dir, fetched=len(todo) - len(failures),
+                failures=failures, missing_pairs=missing_pairs,
+                failure_report=failure_report, pair_report=pair_report)

@@ -1,0 +1,205 @@
+"""The quickstart's pipeline on the synthetic CLEVR-Change-style set.
+
+Stages (each skipped when already done, resumed when interrupted):
+
+1. generate the synthetic data set (CLEVR-Change layout) if absent,
+2. build the pre-resized image cache,
+3. adaptation (pair<->text contrastive) with the tiny CPU config,
+4. captioning, initialised from the adapted encoder,
+5. test: the metric table (total, per type, distractor), caption truth (the
+   share of captions true of the scene graphs) and a few captions,
+6. the shifted set (another seed and generator settings, evaluation only):
+   generated and cached if absent,
+7. the trained captioner on the shifted set's test split, no retraining;
+   then both test splits side by side.
+
+Each training stage keeps the checkpoint that is best on the val split by
+its config's ``default_hooks.checkpoint.save_best``; stages 4, 5 and 7 use
+the captioning stage's. Paths are relative to the checkout's root, where
+the pipeline runs.
+"""
+import os.path as osp
+import time
+from typing import Dict, Optional, Sequence
+
+from mmengine.logging import print_log
+
+from mmidc.utils.run_logs import best_checkpoint
+from .run_configs import load_config, save_best_key
+from .stages import banner, ensure_dataset, test_stage, train_stage
+
+__all__ = ['run_quickstart', 'format_test_report', 'format_side_by_side']
+
+ADAPT_CFG = 'configs/from_scratch/clip4idc-adapt_tiny_synthetic-clevr-change.py'
+CAPTION_CFG = 'configs/from_scratch/clip4idc-caption_tiny_synthetic-clevr-change.py'
+DATA_ROOT = 'data/synthetic_clevr_change'  # the configs' data_root
+SHIFTED_PRESET = 'shifted'
+SHIFTED_ROOT = 'data/synthetic_clevr_change_shifted'
+SHIFTED_DATASET_CFG = \
+    'configs/_base_/datasets/synthetic_clevr_change_shifted_96x144.py'
+
+
+def synthetic_data_kwargs(adapt_cfg, num_scenes: Optional[int] = None) -> dict:
+    """``generate_dataset`` arguments of the set an adaptation config trains
+    on (its ``synthetic_data``): the scenes (or ``num_scenes``), seed and
+    image size."""
+    synth = adapt_cfg.get('synthetic_data', {})
+    return dict(num_scenes=num_scenes or synth['num_scenes'],
+                seed=synth.get('seed', 0),
+                image_size=tuple(synth['image_size']))
+
+
+def run_quickstart(work_dir: str = 'work_dirs/quickstart',
+                   num_scenes: Optional[int] = None, workers: int = 2,
+                   caption_config: str = CAPTION_CFG,
+                   adapt_options: Sequence[str] = (),
+                   caption_options: Sequence[str] = (),
+                   shifted: bool = True, show: int = 8) -> Dict:
+    """Run the quickstart's stages; log the test tables as they come.
+
+    Args:
+        work_dir (str): Checkpoints, logs and test results.
+        num_scenes (int, optional): Scenes to generate (default: the
+            adaptation config's).
+        workers (int): Processes for generation and caching.
+        caption_config (str): The captioning config (stage 4 and the tests).
+        adapt_options (Sequence[str]): ``KEY=VALUE`` overrides of stage 3.
+        caption_options (Sequence[str]): ``KEY=VALUE`` overrides of stages
+            4-7.
+        shifted (bool): Run stages 6-7 (the shifted evaluation set).
+        show (int): Test captions to log next to their references.
+
+    Returns:
+        dict: ``test`` and ``shifted test`` scores (the latter with
+        ``shifted``), ``captioner`` (the tested checkpoint) and ``times``
+        (wall seconds per stage).
+    """
+    t_start = time.time()
+    adapt_cfg = load_config(ADAPT_CFG, adapt_options)
+    size = tuple(adapt_cfg.image_size)
+    times = {}
+
+    banner('1-2/7 synthetic CLEVR-Change-style data and its image cache')
+    t0 = time.time()
+    ensure_dataset(DATA_ROOT, synthetic_data_kwargs(adapt_cfg, num_scenes),
+                   size, ('train', 'val', 'test'), workers)
+    times['data'] = time.time() - t0
+
+    adapt_dir = osp.join(work_dir, 'adapt')
+    caption_dir = osp.join(work_dir, 'caption')
+    t0 = time.time()
+    train_stage('3/7 adaptation (pair<->text contrastive)', ADAPT_CFG,
+                adapt_dir, options=adapt_options)
+    adapted = best_checkpoint(adapt_dir,
+                              save_best_key(ADAPT_CFG, adapt_options))
+    times['adaptation'] = time.time() - t0
+    t0 = time.time()
+    train_stage('4/7 captioning (initialised from the adapted encoder)',
+                caption_config, caption_dir,
+                extra=('--cfg-options', f'model.init_backbone_from={adapted}'),
+                options=caption_options)
+    select = save_best_key(caption_config, caption_options)
+    captioner = best_checkpoint(caption_dir, select)
+    times['captioning'] = time.time() - t0
+
+    t0 = time.time()
+    test = test_stage('5/7 test split', caption_config, caption_options,
+                      captioner, osp.join(work_dir, 'test'))
+    times['test'] = time.time() - t0
+    print_log(f'(the captioner: {captioner}, best on val by {select})',
+              logger='current')
+    print_log(format_test_report('Test split', *test, show=show),
+              logger='current')
+    result = dict(test=test[0], captioner=captioner, times=times)
+
+    if shifted:
+        from mmidc.synthetic import PRESETS
+        banner('6/7 shifted evaluation set (another seed and settings)')
+        t0 = time.time()
+        ensure_dataset(SHIFTED_ROOT, PRESETS[SHIFTED_PRESET], size,
+                       ('test', ), workers)
+        times['shifted data'] = time.time() - t0
+        t0 = time.time()
+        shifted_test = test_stage(
+            '7/7 the same captioner on the shifted test split',
+            caption_config, caption_options, captioner,
+            osp.join(work_dir, 'test_shifted'), SHIFTED_DATASET_CFG)
+        times['shifted test'] = time.time() - t0
+        print_log(format_test_report(
+            'Shifted test split (not trained or selected on)', *shifted_test,
+            show=0), logger='current')
+        print_log('Both test splits, x100 (the shifted set: '
+                  f'tools/generate_synthetic_clevr_change.py {SHIFTED_ROOT} '
+                  f'--preset {SHIFTED_PRESET}):\n' + format_side_by_side(
+                      {'test': test[0], 'shifted test': shifted_test[0]}),
+                  logger='current')
+        result['shifted test'] = shifted_test[0]
+    print_log('[quickstart] stage wall times: ' + ', '.join(
+        f'{name} {seconds:.0f} s' for name, seconds in times.items()),
+        logger='current')
+    print_log(f'[quickstart] pipeline wall time (after setup): '
+              f'{time.time() - t_start:.0f} s; checkpoints and logs in '
+              f'{work_dir}/', logger='current')
+    return result
+
+
+def format_test_report(title: str, scores: dict, records: list,
+                       preds_file: str, show: int = 8) -> str:
+    """The metric table, caption truth and a few test captions next to
+    their references."""
+    from mmidc.evaluation.metrics.caption_scorer import (format_score_table,
+                                                         subset_counts)
+    from mmidc.evaluation.metrics.caption_truth import (format_truth_table,
+                                                        subset_sizes)
+    caption_scores = {k: v for k, v in scores.items()
+                      if not k.startswith('truth/')}
+    truth = {k[len('truth/'):]: v for k, v in scores.items()
+             if k.startswith('truth/')}
+    lines = [
+        f'{title}, x100 (CIDEr = CIDEr-D), rows: all pairs, each change '
+        'type, all change pairs (semantic), no-change pairs (distractor):',
+        format_score_table(caption_scores, subset_counts(records)), '',
+        f'{title}, caption truth (% of captions true of the scene graph; '
+        'right type / object / new value: the partial checks):',
+        format_truth_table(truth, subset_sizes(records))]
+    if show:
+        lines += ['', f'A few pairs (all {len(records)} in {preds_file}):']
+    by_type = {}
+    for r in records:
+        by_type.setdefault(r['change_type'], []).append(r)
+    shown = 0
+    while shown < show and any(by_type.values()):
+        for kind in sorted(by_type):
+            if by_type[kind] and shown < show:
+                r = by_type[kind].pop(0)
+                lines.append(f"- [{kind}] {r['pair_id']}\n    predicted: "
+                             f"{r['prediction']}\n    reference: "
+                             f"{r['references'][0]}")
+                shown += 1
+    return '\n'.join(lines)
+
+
+def format_side_by_side(results: Dict[str, dict]) -> str:
+    """A row per score (BLEU-4, METEOR, ROUGE-L, CIDEr of every subset,
+    then caption truth of every subset), a column per set."""
+    names = list(results)
+    keys = []
+    for scores in results.values():
+        keys += [k for k in scores if k not in keys]
+    keep = [k for k in keys if k in ('Bleu_4', 'METEOR', 'ROUGE_L', 'CIDEr')
+            or (k.endswith('/CIDEr'))]
+    keep += [k for k in keys if k.startswith('truth/')
+             and k.count('/') == 1]
+    lines = [['score'] + names]
+    for key in keep:
+        label = key if '/' in key else f'total/{key}'
+        if key.startswith('truth/'):
+            label = f'{key[len("truth/"):]}/true %'
+        lines.append([label] + [
+            f'{results[n][key]:.2f}' if key in results[n] else '-'
+            for n in names])
+    widths = [max(len(line[i]) for line in lines)
+              for i in range(len(lines[0]))]
+    return '\n'.join('  '.join(cell.rjust(w) if i else cell.ljust(w)
+                               for i, (cell, w) in enumerate(zip(line, widths)))
+                     for line in lines)

@@ -1,0 +1,91 @@
+"""mmidc.benchmarks.sections: each section on the tiny config (1 step each,
+2 decoding steps), the cached and the reference-style decoding loops giving
+the same tokens, tools/train.py and tools/caption_pair.py as subprocesses,
+and the derived columns against the timings they come from (the vocabulary
+section: tests/test_tools/test_benchmark.py)."""
+import json
+from argparse import Namespace
+
+import pytest
+
+from mmidc.benchmarks import sections
+from mmidc.benchmarks.benchmark_run import resolve_settings
+from tests.helpers.rates import assert_rate
+
+pytestmark = pytest.mark.usefixtures('one_thread')
+
+
+def quick_settings(tmp_path, **options):
+    """The settings of ``benchmark.py --quick --dtypes fp32`` (and
+    ``options``), data and outputs under ``tmp_path``."""
+    args = dict(quick=True, gpu_rows=False, cpu_rows=False, device=None,
+                threads=1, archs=None, dtypes=['fp32'], batch=None,
+                stages=list(sections.STAGES), e2e_batch=None, steps=None,
+                sections=None, skip=[], variants=None, num_scenes=None,
+                image_size=None, checkpoint=None, cli_pairs=None,
+                cli_batch=None, decode_steps=2, eval=False,
+                data_dir=str(tmp_path / 'data'),
+                out=str(tmp_path / 'bench.json'), write_docs=None,
+                docs_section=None)
+    args.update(options)
+    return resolve_settings(Namespace(**args))
+
+
+@pytest.fixture(scope='module')
+def quick(tmp_path_factory):
+    return quick_settings(tmp_path_factory.mktemp('bench'))
+
+
+def test_training_rows_and_mfu(quick):
+    rows, _ = sections.measure_training(quick)
+    assert {(r['stage'], r['dtype']) for r in rows} == {
+        ('adaptation', 'fp32'), ('captioning', 'fp32')}
+    peaks = sections.best_peaks(sections.measure_peaks(quick, 'start'))
+    sections.add_mfu(rows, peaks)
+    for row in rows:  # the derived columns agree
+        step = row['step_s']
+        assert row['pairs_per_s'] == pytest.approx(
+            row['batch'] / step, rel=6e-4 / step, abs=0.01)
+        # rounding: step_s to 1e-3 s, GFLOP and GFLOP/s to 0.1
+        rounding = (0.05 + row['gflop_per_step'] * 6e-4 / step) / step + 0.05
+        assert abs(row['achieved_gflops'] - row['gflop_per_step'] / step) <= rounding
+        assert sum(row['gflop_by_op'].values()) == pytest.approx(
+            row['gflop_per_step'], abs=0.05 + 0.005 * len(row['gflop_by_op']))
+        assert row['mfu'] == pytest.approx(
+            row['achieved_gflops'] / row['peak_gflops'], abs=1e-3)
+    variants = sections.measure_variants(quick, rows)
+    assert {r['variant'] for r in variants} == {'baseline', 'fused', 'no-dropout'}
+
+
+def test_loader_and_decoding_rows(quick):
+    loader = sections.measure_loading(quick, sections.prepare_data(quick))
+    assert {r['source'] for r in loader} == {'png', 'cache'}
+    for row in loader:  # per core = steady rate / max(1, workers)
+        steady = row['steady_pairs_per_s'] or 0
+        assert row['steady_pairs_per_s_per_core'] == pytest.approx(
+            steady / max(1, row['workers']), abs=0.051)
+    inference = sections.measure_inference(quick)
+    assert [r['batch'] for r in inference] == [1, 4]
+    assert all(r['same_tokens'] for r in inference)
+
+
+def test_e2e_and_cli_rows(tmp_path):
+    """tools/train.py (PNG and --image-cache) and tools/caption_pair.py as
+    subprocesses, one stage."""
+    settings = quick_settings(tmp_path, stages=['captioning'])
+    data_root = sections.prepare_data(settings)
+    e2e = sections.measure_e2e(settings, data_root)
+    assert [r['source'] for r in e2e] == ['png', 'cache']
+    for row in e2e:  # the derived columns agree with the timings
+        assert_rate(row['pairs_per_s'], row['batch'], row['iter_s'])
+        assert row['data_share'] == pytest.approx(row['data_s'] / row['iter_s'],
+                                                  abs=0.01)
+        assert_rate(row['step_pairs_per_s'], row['batch'], row['step_s'])
+        assert row['overhead_share'] == pytest.approx(
+            1 - row['step_s'] / row['iter_s'], abs=2e-3)
+    (cli, ) = sections.measure_cli(settings, data_root)
+    assert cli['pairs'] == 8
+    assert cli['cli_over_model'] == pytest.approx(
+        cli['cli_pairs_per_s'] / cli['model_pairs_per_s'], abs=2e-3)
+    captions = (tmp_path / 'cli' / 'tiny_captions.jsonl').read_text().splitlines()
+    assert len(captions) == 8 and all('caption' in json.loads(c) for c in captions)

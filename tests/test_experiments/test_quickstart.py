@@ -1,0 +1,141 @@
+"""mmidc.experiments.quickstart: the pipeline's commands in order (the tools
+replaced by a recorder that leaves what they leave), a second run that
+trains and tests nothing, and its tables."""
+import json
+import os
+import os.path as osp
+import sys
+
+import pytest
+from mmengine.config import Config, DictAction
+
+import mmidc.synthetic as synthetic
+from mmidc.experiments import quickstart, stages
+from tests.helpers import REPO
+
+SCORES = {'CIDEr': 101.2345, 'Bleu_4': 40.0, 'METEOR': 30.0, 'ROUGE_L': 60.0,
+          'color/CIDEr': 50.0, 'truth/total': 55.5, 'truth/color': 10.0}
+RECORDS = [dict(pair_id=f'{i:06d}.png', change_type=kind,
+                prediction='the cube moved', references=[f'reference {i}'])
+           for i, kind in enumerate(['color', 'move', 'none', 'color'])]
+
+
+class Tools:
+    """Stands in for ``stages.run_command``: keeps each command and leaves
+    what tools/train.py (the config dump, a best checkpoint) and
+    tools/test.py (scores, predictions) leave."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, cmd, log=None, threads=None, cwd=None):
+        self.calls.append(list(cmd))
+        if 'tools/train.py' in cmd or 'tools/test.py' in cmd:
+            work_dir = cmd[cmd.index('--work-dir') + 1]
+            os.makedirs(work_dir, exist_ok=True)
+        if 'tools/train.py' in cmd:
+            key = 'rsum' if 'adapt' in cmd[2] else 'CIDEr'
+            open(osp.join(work_dir, f'best_{key}_epoch_3.pth'), 'w').close()
+            cfg = Config.fromfile(cmd[2])
+            options = [o for o in cmd[cmd.index('--cfg-options') + 1:]
+                       if '=' in o] if '--cfg-options' in cmd else []
+            cfg.merge_from_dict({o.split('=', 1)[0]: DictAction._parse_iterable(
+                o.split('=', 1)[1]) for o in options})
+            cfg.dump(osp.join(work_dir, osp.basename(cmd[2])))
+        elif 'tools/test.py' in cmd:
+            with open(osp.join(work_dir, 'test_scores.json'), 'w') as f:
+                json.dump(SCORES, f)
+            with open(osp.join(work_dir, 'predictions_1.json'), 'w') as f:
+                json.dump(RECORDS, f)
+        return 1.0, 1.0
+
+
+def test_the_pipelines_commands_and_a_second_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(REPO)
+    for name in ('DATA_ROOT', 'SHIFTED_ROOT'):
+        monkeypatch.setattr(quickstart, name,
+                            str(tmp_path / getattr(quickstart, name)))
+    generated = []
+    monkeypatch.setattr(synthetic, 'generate_dataset',
+                        lambda root, **kwargs: generated.append((root, kwargs)))
+    tools = Tools()
+    monkeypatch.setattr(stages, 'run_command', tools)
+    work = str(tmp_path / 'work')
+
+    result = quickstart.run_quickstart(work, caption_options=['a.b=1'])
+
+    py = sys.executable
+    adapted = osp.join(work, 'adapt', 'best_rsum_epoch_3.pth')
+    captioner = osp.join(work, 'caption', 'best_CIDEr_epoch_3.pth')
+    assert [root for root, _ in generated] == [quickstart.DATA_ROOT,
+                                               quickstart.SHIFTED_ROOT]
+    assert generated[0][1] == dict(num_scenes=3000, seed=0,
+                                   image_size=(240, 160), workers=2)
+    cache, adapt, caption, test, shifted_cache, shifted = tools.calls
+    assert cache[1:4] == ['tools/dataset_converters/build_resized_cache.py',
+                          '--dataset-type', 'CLEVRChangeDataset']
+    assert cache[cache.index('--size') + 1:][:2] == ['96', '144']
+    assert adapt == [py, 'tools/train.py', quickstart.ADAPT_CFG, '--work-dir',
+                     osp.join(work, 'adapt')]
+    assert caption == [py, 'tools/train.py', quickstart.CAPTION_CFG,
+                       '--work-dir', osp.join(work, 'caption'),
+                       '--cfg-options', f'model.init_backbone_from={adapted}',
+                       '--cfg-options', 'a.b=1']
+    assert test == [py, 'tools/test.py',
+                    osp.join(work, 'test', 'test_config.py'), captioner,
+                    '--work-dir', osp.join(work, 'test')]
+    assert shifted_cache[shifted_cache.index('--splits') + 1] == 'test'
+    assert shifted[3] == captioner
+    assert result['captioner'] == captioner
+    assert result['test'] == result['shifted test'] == SCORES
+    assert list(result['times']) == ['data', 'adaptation', 'captioning',
+                                     'test', 'shifted data', 'shifted test']
+
+    # again: the data sets are kept, their caches checked, nothing trained
+    # or tested again
+    (tmp_path / quickstart.DATA_ROOT).mkdir(parents=True)
+    (tmp_path / quickstart.DATA_ROOT / 'splits.json').write_text('{}')
+    tools.calls.clear()
+    quickstart.run_quickstart(work, caption_options=['a.b=1'], shifted=False)
+    (cache, ) = tools.calls
+    assert cache[1] == 'tools/dataset_converters/build_resized_cache.py'
+    assert len(generated) == 2
+
+
+def test_test_report():
+    text = quickstart.format_test_report('Test split', SCORES, RECORDS,
+                                         'p.json', show=3)
+    lines = text.splitlines()
+    assert lines[0].startswith('Test split, x100 (CIDEr = CIDEr-D)')
+    assert 'A few pairs (all 4 in p.json):' in lines
+    # one caption of each type in turn, at most `show`
+    shown = [line for line in lines if line.startswith('- [')]
+    assert shown == ['- [color] 000000.png', '- [move] 000001.png',
+                     '- [none] 000002.png']
+    assert '    reference: reference 0' in lines
+    assert 'A few pairs' not in quickstart.format_test_report(
+        't', SCORES, RECORDS, 'p.json', show=0)
+
+
+def test_side_by_side_table():
+    table = quickstart.format_side_by_side({
+        'test': {'CIDEr': 115.0, 'Bleu_4': 48.0, 'color/CIDEr': 60.0,
+                 'color/Bleu_4': 15.0, 'truth/total': 59.5,
+                 'truth/type/total': 90.0},
+        'shifted test': {'CIDEr': 80.25, 'Bleu_4': 30.0,
+                         'truth/total': 40.0}})
+    lines = table.splitlines()
+    assert lines[0].split() == ['score', 'test', 'shifted', 'test']
+    assert lines[1].split() == ['total/CIDEr', '115.00', '80.25']
+    assert ['color/CIDEr', '60.00', '-'] in [line.split() for line in lines]
+    assert lines[-1].split() == ['total/true', '%', '59.50', '40.00']
+    assert not any('Bleu_4' in line and 'color' in line for line in lines)
+    assert not any('type' in line for line in lines)
+
+
+@pytest.mark.parametrize('num_scenes', [None, 10])
+def test_the_synthetic_set_of_the_adaptation_config(num_scenes):
+    cfg = Config.fromfile(str(REPO / quickstart.ADAPT_CFG))
+    kwargs = quickstart.synthetic_data_kwargs(cfg, num_scenes)
+    assert kwargs == dict(num_scenes=num_scenes or 3000, seed=0,
+                          image_size=(240, 160))
