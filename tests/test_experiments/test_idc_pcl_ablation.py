@@ -344,10 +344,12 @@ def test_the_data_is_made_when_absent(tmp_path, monkeypatch):
     assert recorder.calls == [
         ('tools/generate_synthetic_clevr_change.py', 2),
         ('tools/dataset_converters/build_resized_cache.py', 2),
+        ('tools/dataset_converters/build_vocab.py', 2),
         ('tools/dataset_converters/make_hard_negatives.py', 2)]
     root = tmp_path / ablation.DATA_ROOT
     root.mkdir(parents=True)
-    for name in ('splits.json', 'hard_negatives_train.json'):
+    for name in ('splits.json', 'caption_vocab_train.json',
+                 'hard_negatives_train.json'):
         (root / name).write_text('{}')
     recorder.calls.clear()
     ablation.prepare_data(1)  # the cache is checked, the rest kept
