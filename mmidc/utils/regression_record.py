@@ -49,7 +49,8 @@ def _retriever() -> dict:
     return dict(type='CLIP4IDCRetriever', backbone=_backbone(),
                 text_encoder=dict(type='CLIPTextEncoder',
                                   arch=copy.deepcopy(_CLIP_ARCH)),
-                head=dict(type='ContrastiveAdaptationHead'))
+                head=dict(type='ContrastiveAdaptationHead',
+                          loss=dict(type='MultiPositiveInfoNCELoss')))
 
 
 def _captioner() -> dict:
@@ -77,7 +78,8 @@ def _bert_head(**kwargs) -> dict:
 
 def _paper_captioner() -> dict:
     return dict(type='CLIP4IDCCaptioner', backbone=_backbone(),
-                head=_bert_head(loss_reduction='paired_scene_sum'))
+                head=_bert_head(
+                    loss=dict(type='PairedSceneCrossEntropyLoss')))
 
 
 def _clip_ft() -> dict:

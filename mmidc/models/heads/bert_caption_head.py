@@ -6,10 +6,9 @@ positional embedding, both loaded from a CLIP or adaptation-stage checkpoint
 and optionally frozen. Decoding, the key/value cache, the vocabulary and the
 extension points are :class:`TransformerCaptionHead`'s.
 """
-from typing import Dict, Optional, Union
+from typing import Optional, Union
 
 import torch
-import torch.nn.functional as F
 from mmengine.logging import print_log
 from torch import nn
 
@@ -24,7 +23,6 @@ __all__ = ['BertCaptionHead']
 
 # BERT's LayerNorm epsilon (the published decoder's).
 LN_EPS = 1e-12
-LOSS_REDUCTIONS = ('mean', 'paired_scene_sum')
 
 
 def _feed_forward(dim: int, ffn_dim: int) -> nn.Sequential:
@@ -105,20 +103,13 @@ class BertCaptionHead(TransformerCaptionHead):
       (compact id ``k`` gets the row of CLIP id ``vocab.clip_ids[k]``; the
       unknown token, which has no CLIP id, a zero row): its logits are the
       full head's logits at those tokens.
-    - **Loss reduction** (``loss_reduction``): ``'mean'``, the mean
-      cross-entropy over the batch's caption tokens, or
-      ``'paired_scene_sum'``, the published code's CLEVR-Change loss: it runs
-      each batch of scenes as two forward passes, (before, change, change
-      caption) and (before, distractor, no-change caption), and sums the two
-      passes' mean token cross-entropies. Here both pairs of a scene are in
-      one batch, in :class:`PairedSceneSampler`'s order (change pairs at even
-      positions, no-change pairs at odd ones), and the loss is the mean over
-      the even rows' tokens plus the mean over the odd rows' tokens. It needs
-      that sampler (``check_config`` enforces it) and an even batch.
+    - **Loss**: the mean next-token cross-entropy over the batch's tokens
+      (:class:`CaptionCrossEntropyLoss`); the published code's CLEVR-Change
+      loss is :class:`PairedSceneCrossEntropyLoss`.
 
     Args:
         memory_dim, hidden, num_heads, ffn_ratio, dropout, max_memory_tokens,
-            num_segments, num_extra_tokens, vocab, label_smoothing: as in
+            num_segments, num_extra_tokens, vocab, loss: as in
             :class:`TransformerCaptionHead`. ``hidden`` must equal the width
             of CLIP's text tower (512 for ViT-B).
         num_encoder_layers (int): encoder layers. Defaults to 3.
@@ -142,8 +133,6 @@ class BertCaptionHead(TransformerCaptionHead):
             to True.
         freeze_word_pos (bool): no gradient into ``word_pos``. Defaults to
             True.
-        loss_reduction (str): ``'mean'`` or ``'paired_scene_sum'`` (above).
-            Defaults to ``'mean'``.
         init_cfg (dict, optional): MMEngine init config.
     """
 
@@ -162,20 +151,16 @@ class BertCaptionHead(TransformerCaptionHead):
                  num_segments: int = 2,
                  num_extra_tokens: int = 0,
                  vocab=None,
-                 label_smoothing: float = 0.0,
                  pretrained: Optional[Union[str, dict]] = None,
                  freeze_word_embed: bool = True,
                  freeze_word_pos: bool = True,
-                 loss_reduction: str = 'mean',
+                 loss: dict = dict(type='CaptionCrossEntropyLoss'),
                  init_cfg: Optional[dict] = None):
         if num_encoder_layers != num_decoder_layers:
             raise ValueError(
                 f'BertCaptionHead pairs decoder layer i with encoder layer i: '
                 f'num_encoder_layers ({num_encoder_layers}) must equal '
                 f'num_decoder_layers ({num_decoder_layers})')
-        if loss_reduction not in LOSS_REDUCTIONS:
-            raise ValueError(f'loss_reduction must be one of {LOSS_REDUCTIONS}, '
-                             f'got {loss_reduction!r}')
         super().__init__(
             memory_dim=memory_dim, hidden=hidden, num_heads=num_heads,
             num_encoder_layers=num_encoder_layers,
@@ -185,8 +170,7 @@ class BertCaptionHead(TransformerCaptionHead):
             use_memory_pos_embedding=use_memory_pos_embedding,
             use_segment_embedding=use_segment_embedding,
             num_segments=num_segments, num_extra_tokens=num_extra_tokens,
-            vocab=vocab, label_smoothing=label_smoothing, init_cfg=init_cfg)
-        self.loss_reduction = loss_reduction
+            vocab=vocab, loss=loss, init_cfg=init_cfg)
         self.ln_embed = nn.LayerNorm(hidden, eps=LN_EPS)
         self.transform = nn.Sequential(
             nn.Linear(hidden, hidden), nn.GELU(), nn.LayerNorm(hidden, eps=LN_EPS))
@@ -279,25 +263,3 @@ class BertCaptionHead(TransformerCaptionHead):
         x = self.transform(x)  # [B, t, H]
         logits = x @ self.word_embed.weight.to(x.dtype).t()  # [B, t, V], tied
         return logits + self.output_bias.to(logits.dtype)
-
-    def loss_from_logits(self, logits: torch.Tensor,
-                         text_tokens: torch.Tensor) -> Dict:
-        """The loss of :meth:`loss` from teacher-forced ``logits``
-        ``[B, L-1, V]``, reduced as ``loss_reduction`` says."""
-        if self.loss_reduction == 'mean':
-            return super().loss_from_logits(logits, text_tokens)
-        B = logits.shape[0]
-        if B % 2:
-            raise ValueError(
-                f"loss_reduction='paired_scene_sum' needs an even batch of "
-                f'(change, no-change) pairs from PairedSceneSampler, got {B}')
-        logits = logits.float()
-        targets = self.vocab.to_compact(text_tokens[:, 1:])  # [B, L-1]
-        token_loss = F.cross_entropy(
-            logits.flatten(0, 1), targets.flatten(),  # [B*(L-1), V], [B*(L-1)]
-            ignore_index=self.vocab.pad_id, label_smoothing=self.label_smoothing,
-            reduction='none').view(B, -1)  # [B, L-1], 0 at padding
-        valid = targets != self.vocab.pad_id  # [B, L-1]
-        # change pairs at even rows, no-change pairs at odd rows
-        loss = sum(token_loss[g::2].sum() / valid[g::2].sum() for g in (0, 1))
-        return dict(loss_caption=loss, accuracy=self._accuracy(logits, targets))

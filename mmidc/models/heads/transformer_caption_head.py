@@ -169,7 +169,10 @@ class TransformerCaptionHead(CaptionGenerator, BaseModule):
         vocab: output vocabulary: ``None`` (full CLIP BPE, 49,408 ids), a
             file path or ``dict(captions_from=..., cache_file=...)``; see
             :mod:`mmidc.models.utils.caption_vocab`.
-        label_smoothing (float): cross-entropy label smoothing. Defaults to 0.
+        loss (dict): Config of the next-token loss, called with the float
+            logits ``[B, L-1, V]`` and the compact target ids ``[B, L-1]``;
+            its ``ignore_index`` defaults to the vocabulary's padding id.
+            Defaults to ``dict(type='CaptionCrossEntropyLoss')``.
         init_cfg (dict, optional): MMEngine init config.
     """
 
@@ -188,7 +191,7 @@ class TransformerCaptionHead(CaptionGenerator, BaseModule):
                  num_segments: int = 2,
                  num_extra_tokens: int = 0,
                  vocab=None,
-                 label_smoothing: float = 0.0,
+                 loss: dict = dict(type='CaptionCrossEntropyLoss'),
                  init_cfg: Optional[dict] = None):
         super().__init__(init_cfg=init_cfg)
         if hidden % num_heads:
@@ -196,15 +199,15 @@ class TransformerCaptionHead(CaptionGenerator, BaseModule):
                              f'num_heads ({num_heads})')
         if max_length < 2:
             raise ValueError(f'max_length must be >= 2, got {max_length}')
-        if not 0.0 <= label_smoothing < 1.0:
-            raise ValueError(f'label_smoothing must be in [0, 1), got {label_smoothing}')
         if num_extra_tokens < 0:
             raise ValueError(f'num_extra_tokens must be >= 0, got {num_extra_tokens}')
         self.memory_dim = memory_dim
         self.max_length = max_length
         self.max_memory_tokens = max_memory_tokens
-        self.label_smoothing = label_smoothing
         self.vocab: CaptionVocab = build_vocab_from_cfg(vocab)
+        loss = dict(loss)
+        loss.setdefault('ignore_index', self.vocab.pad_id)
+        self.loss_module = MODELS.build(loss)
 
         self.memory_proj = (nn.Linear(memory_dim, hidden)
                             if memory_dim != hidden else nn.Identity())
@@ -367,11 +370,8 @@ class TransformerCaptionHead(CaptionGenerator, BaseModule):
         """The loss of :meth:`loss` from teacher-forced ``logits`` ``[B, L-1, V]``."""
         logits = logits.float()
         targets = self.vocab.to_compact(text_tokens[:, 1:])  # [B, L-1]
-        loss = F.cross_entropy(
-            logits.flatten(0, 1), targets.flatten(),  # [B*(L-1), V], [B*(L-1)]
-            ignore_index=self.vocab.pad_id,
-            label_smoothing=self.label_smoothing)
-        return dict(loss_caption=loss, accuracy=self._accuracy(logits, targets))
+        return dict(loss_caption=self.loss_module(logits, targets),
+                    accuracy=self._accuracy(logits, targets))
 
     def _accuracy(self, logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """Next-token accuracy over the non-pad ``targets`` ``[B, L-1]``."""

@@ -196,8 +196,6 @@ def test_bad_embedding_sources_are_named(tiny_clip, tiny_clip_file):
         tiny_head(memory_dim=64, hidden=64, pretrained=vision_only)
     with pytest.raises(ValueError, match='num_encoder_layers'):
         tiny_head(num_encoder_layers=1)
-    with pytest.raises(ValueError, match='loss_reduction'):
-        tiny_head(loss_reduction='sum')
 
 
 @pytest.mark.parametrize('frozen', [True, False])
@@ -255,34 +253,18 @@ def test_logit_bias_extension_point():
                  head(memory, tokens) + bias[:, None])
 
 
-def hand_token_losses(logits, targets):
-    """Per-sample lists of -log p(target) over the non-pad targets."""
-    rows = []
-    for b in range(logits.shape[0]):
-        rows.append([float(torch.logsumexp(logits[b, t], 0) - logits[b, t, y])
-                     for t, y in enumerate(targets[b].tolist()) if y != 0])
-    return rows
-
-
-def test_paired_scene_sum_equals_a_hand_computation():
-    """The published code's CLEVR-Change loss: mean over the change pairs'
-    tokens plus mean over the no-change pairs' tokens."""
-    head = tiny_head(vocab=build_caption_vocab(CAPTIONS),
-                     loss_reduction='paired_scene_sum')
+def test_the_loss_component_gets_the_compact_targets():
+    """The paired-scene loss is a loss config; the head passes it float
+    logits and compact targets, padding as its ignore_index."""
+    vocab = build_caption_vocab(CAPTIONS)
+    head = tiny_head(vocab=vocab,
+                     loss=dict(type='PairedSceneCrossEntropyLoss'))
+    assert head.loss_module.ignore_index == vocab.pad_id
     tokens = tokens_of(CAPTIONS)
-    logits = torch.randn(B, tokens.shape[1] - 1, len(head.vocab))
-    rows = hand_token_losses(logits, head.vocab.to_compact(tokens[:, 1:]))
-    change = [x for r in rows[0::2] for x in r]
-    no_change = [x for r in rows[1::2] for x in r]
-    expected = sum(change) / len(change) + sum(no_change) / len(no_change)
+    logits = torch.randn(B, tokens.shape[1] - 1, len(vocab))
+    targets = vocab.to_compact(tokens[:, 1:])
     out = head.loss_from_logits(logits, tokens)
-    assert out['loss_caption'].item() == pytest.approx(expected, rel=1e-5)
-    # 'mean': one mean over every token of the batch
-    head.loss_reduction = 'mean'
-    everything = change + no_change
-    assert head.loss_from_logits(logits, tokens)['loss_caption'].item() == \
-        pytest.approx(sum(everything) / len(everything), rel=1e-5)
-    head.loss_reduction = 'paired_scene_sum'
+    assert torch.equal(out['loss_caption'], head.loss_module(logits, targets))
     with pytest.raises(ValueError, match='even batch'):
         head.loss_from_logits(logits[:3], tokens[:3])
 
