@@ -20,7 +20,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import torch
 
 __all__ = ['FAMILIES', 'record', 'compare', 'save_record', 'load_record',
-           'build_family']
+           'build_family', 'upgrade_state_dicts']
 
 CAPTIONS = ['the red cube changed to blue', 'there is no change',
             'the small sphere has been added', 'the cylinder moved']
@@ -304,8 +304,32 @@ def load_record(path: str) -> Tuple[Dict[str, torch.Tensor], dict]:
     return tensors, json.loads(metadata.get('captions', '{}'))
 
 
+def upgrade_state_dicts(tensors: Dict[str, torch.Tensor]
+                        ) -> Dict[str, torch.Tensor]:
+    """A record with each family's ``state_dict/`` entries renamed to the
+    current layout (the fused ``qkv`` attention of IDC-PCL's earlier
+    layers split, :func:`~mmidc.models.utils.upgrade_fused_qkv`); the other
+    entries as they are."""
+    from mmidc.models.utils.transformer_layers import upgrade_fused_qkv
+    out, states = {}, {}
+    for key, value in tensors.items():
+        family, sep, name = key.partition('/state_dict/')
+        if sep:
+            states.setdefault(family, {})[name] = value
+        else:
+            out[key] = value
+    for family, state in states.items():
+        for name, value in upgrade_fused_qkv(state).items():
+            out[f'{family}/state_dict/{name}'] = value
+    return out
+
+
 def compare(old: Tuple[dict, dict], new: Tuple[dict, dict]) -> List[Tuple[str, str]]:
     """Compare two records bitwise, entry by entry.
+
+    The old record's state dicts are first renamed as loading them into the
+    current model renames a checkpoint's keys (:func:`upgrade_state_dicts`),
+    so a deliberate rename compares the moved tensors, not their names.
 
     Returns:
         list[tuple[str, str]]: ``(name, verdict)`` for every entry of either
@@ -313,6 +337,7 @@ def compare(old: Tuple[dict, dict], new: Tuple[dict, dict]) -> List[Tuple[str, s
         how many elements differ and by how much at most).
     """
     (old_t, old_c), (new_t, new_c) = old, new
+    old_t = upgrade_state_dicts(old_t)
     report = []
     for key in sorted(set(old_t) | set(new_t)):
         if key not in new_t:

@@ -16,61 +16,13 @@ from mmidc.registry import MODELS
 from ..utils.caption_vocab import CLIP_VOCAB_SIZE
 from ..utils.checkpoint_pattern import resolve_checkpoint
 from ..utils.open_clip_utils import load_clip_state_dict, text_state_dict
-from .transformer_caption_head import (Attention, TransformerCaptionHead,
-                                       cached_key_value)
+from ..utils.transformer_layers import DecoderLayer, EncoderLayer
+from .transformer_caption_head import TransformerCaptionHead
 
 __all__ = ['BertCaptionHead']
 
 # BERT's LayerNorm epsilon (the published decoder's).
 LN_EPS = 1e-12
-
-
-def _feed_forward(dim: int, ffn_dim: int) -> nn.Sequential:
-    """BERT's intermediate + output projections (no dropout between them)."""
-    return nn.Sequential(nn.Linear(dim, ffn_dim), nn.GELU(), nn.Linear(ffn_dim, dim))
-
-
-class BertEncoderLayer(nn.Module):
-    """Post-LN self-attention + feed-forward block:
-    ``x = LN(x + drop(attn(x)))``, then ``x = LN(x + drop(ffn(x)))``."""
-
-    def __init__(self, dim: int, num_heads: int, ffn_dim: int, dropout: float):
-        super().__init__()
-        self.attn = Attention(dim, num_heads, dropout)
-        self.ln_attn = nn.LayerNorm(dim, eps=LN_EPS)
-        self.ffn = _feed_forward(dim, ffn_dim)
-        self.ln_ffn = nn.LayerNorm(dim, eps=LN_EPS)
-        self.drop = nn.Dropout(dropout)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = self.ln_attn(x + self.drop(self.attn(x, *self.attn.key_value(x))))
-        return self.ln_ffn(x + self.drop(self.ffn(x)))
-
-
-class BertDecoderLayer(nn.Module):
-    """Post-LN causal self-attention, cross-attention and feed-forward block,
-    each ``x = LN(x + drop(sublayer(x)))``.
-
-    ``cache`` and ``cross_kv`` as in the pre-LN
-    :class:`~mmidc.models.heads.transformer_caption_head.DecoderLayer`.
-    """
-
-    def __init__(self, dim: int, num_heads: int, ffn_dim: int, dropout: float):
-        super().__init__()
-        self.self_attn = Attention(dim, num_heads, dropout)
-        self.ln_self = nn.LayerNorm(dim, eps=LN_EPS)
-        self.cross_attn = Attention(dim, num_heads, dropout)
-        self.ln_cross = nn.LayerNorm(dim, eps=LN_EPS)
-        self.ffn = _feed_forward(dim, ffn_dim)
-        self.ln_ffn = nn.LayerNorm(dim, eps=LN_EPS)
-        self.drop = nn.Dropout(dropout)
-
-    def forward(self, x, cross_kv, cache: Optional[dict] = None):
-        k, v = cached_key_value(self.self_attn, x, cache)  # 2 x [B, h, T, C/h]
-        causal = x.shape[1] > 1  # one query against the cache needs no mask
-        x = self.ln_self(x + self.drop(self.self_attn(x, k, v, is_causal=causal)))
-        x = self.ln_cross(x + self.drop(self.cross_attn(x, *cross_kv)))
-        return self.ln_ffn(x + self.drop(self.ffn(x)))
 
 
 @MODELS.register_module()
@@ -191,10 +143,12 @@ class BertCaptionHead(TransformerCaptionHead):
 
     # ------------------------------------------------------- building blocks
     def build_encoder_layer(self, hidden, num_heads, ffn_dim, dropout):
-        return BertEncoderLayer(hidden, num_heads, ffn_dim, dropout)
+        return EncoderLayer(hidden, num_heads, ffn_dim, dropout, norm='post',
+                            eps=LN_EPS, ffn_dropout=False)
 
     def build_decoder_layer(self, hidden, num_heads, ffn_dim, dropout):
-        return BertDecoderLayer(hidden, num_heads, ffn_dim, dropout)
+        return DecoderLayer(hidden, num_heads, ffn_dim, dropout, norm='post',
+                            eps=LN_EPS, ffn_dropout=False)
 
     def build_final_norm(self, hidden):
         return nn.Identity()  # post-LN layers end normalised

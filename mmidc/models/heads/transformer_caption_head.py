@@ -9,109 +9,15 @@ position per step, the cross-attention K/V of the memory is computed once.
 from typing import Dict, List, Optional
 
 import torch
-import torch.nn.functional as F
 from mmengine.model import BaseModule
 from torch import nn
 
 from mmidc.registry import MODELS
 from ..utils.caption_vocab import CaptionVocab, build_vocab_from_cfg
-from ..utils.generation import CaptionDecodeOutput, CaptionGenerator, extend_cache
+from ..utils.generation import CaptionDecodeOutput, CaptionGenerator
+from ..utils.transformer_layers import DecoderLayer, EncoderLayer, bert_init_
 
 __all__ = ['TransformerCaptionHead', 'CaptionDecodeOutput']
-
-
-class Attention(nn.Module):
-    """Multi-head attention with separate query and key/value inputs."""
-
-    def __init__(self, dim: int, num_heads: int, dropout: float):
-        super().__init__()
-        self.num_heads = num_heads
-        self.dropout = dropout
-        self.q_proj = nn.Linear(dim, dim)
-        self.kv_proj = nn.Linear(dim, 2 * dim)
-        self.out_proj = nn.Linear(dim, dim)
-
-    def split_heads(self, x: torch.Tensor) -> torch.Tensor:
-        B, T, C = x.shape
-        # [B, T, C] -> [B, h, T, C/h]
-        return x.view(B, T, self.num_heads, C // self.num_heads).transpose(1, 2)
-
-    def key_value(self, x: torch.Tensor):
-        k, v = self.kv_proj(x).chunk(2, dim=-1)  # 2 x [B, T, C]
-        return self.split_heads(k), self.split_heads(v)  # 2 x [B, h, T, C/h]
-
-    def forward(self, x, k, v, is_causal: bool = False) -> torch.Tensor:
-        q = self.split_heads(self.q_proj(x))  # [B, h, Tq, C/h]
-        y = F.scaled_dot_product_attention(
-            q, k.to(q.dtype), v.to(q.dtype), is_causal=is_causal,
-            dropout_p=self.dropout if self.training else 0.0)  # [B, h, Tq, C/h]
-        B, _, Tq, _ = y.shape
-        y = y.transpose(1, 2).reshape(B, Tq, -1)  # [B, Tq, C]
-        return self.out_proj(y)
-
-
-class FeedForward(nn.Sequential):
-
-    def __init__(self, dim: int, hidden: int, dropout: float):
-        super().__init__(
-            nn.Linear(dim, hidden), nn.GELU(), nn.Dropout(dropout),
-            nn.Linear(hidden, dim))
-
-
-def cached_key_value(attn: Attention, x: torch.Tensor,
-                     cache: Optional[dict] = None):
-    """Self-attention keys/values of ``x`` ``[B, t, C]``, each
-    ``[B, h, T, C/h]``: with ``cache`` (a dict) those of earlier positions
-    are read from it and the new ones appended (``T`` = cached + ``t``)."""
-    k, v = attn.key_value(x)  # 2 x [B, h, t, C/h]
-    if cache is None:
-        return k, v
-    return extend_cache(cache, k, v)  # 2 x [B, h, T, C/h]
-
-
-class EncoderLayer(nn.Module):
-    """Pre-LN self-attention + feed-forward block."""
-
-    def __init__(self, dim: int, num_heads: int, ffn_dim: int, dropout: float):
-        super().__init__()
-        self.ln_attn = nn.LayerNorm(dim)
-        self.attn = Attention(dim, num_heads, dropout)
-        self.ln_ffn = nn.LayerNorm(dim)
-        self.ffn = FeedForward(dim, ffn_dim, dropout)
-        self.drop = nn.Dropout(dropout)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        h = self.ln_attn(x)
-        x = x + self.drop(self.attn(h, *self.attn.key_value(h)))
-        return x + self.drop(self.ffn(self.ln_ffn(x)))
-
-
-class DecoderLayer(nn.Module):
-    """Pre-LN causal self-attention, cross-attention and feed-forward block.
-
-    With ``cache`` (a dict) the self-attention keys/values of earlier
-    positions are read from it and the new ones appended; the cross-attention
-    keys/values are taken from ``cross_kv``.
-    """
-
-    def __init__(self, dim: int, num_heads: int, ffn_dim: int, dropout: float):
-        super().__init__()
-        self.ln_self = nn.LayerNorm(dim)
-        self.self_attn = Attention(dim, num_heads, dropout)
-        self.ln_cross = nn.LayerNorm(dim)
-        self.cross_attn = Attention(dim, num_heads, dropout)
-        self.ln_ffn = nn.LayerNorm(dim)
-        self.ffn = FeedForward(dim, ffn_dim, dropout)
-        self.drop = nn.Dropout(dropout)
-
-    def forward(self, x, cross_kv, cache: Optional[dict] = None):
-        h = self.ln_self(x)
-        k, v = cached_key_value(self.self_attn, h, cache)  # 2 x [B, h, T, C/h]
-        # one query against all cached keys needs no mask; a full prefix does
-        causal = x.shape[1] > 1
-        x = x + self.drop(self.self_attn(h, k, v, is_causal=causal))
-        x = x + self.drop(self.cross_attn(self.ln_cross(x), *cross_kv))
-        return x + self.drop(self.ffn(self.ln_ffn(x)))
 
 
 @MODELS.register_module()
@@ -231,7 +137,7 @@ class TransformerCaptionHead(CaptionGenerator, BaseModule):
             for _ in range(num_decoder_layers))
         self.ln_out = self.build_final_norm(hidden)
         self.drop = nn.Dropout(dropout)
-        self._init_parameters()
+        bert_init_(self)
 
     # ------------------------------------------- building blocks (overridable)
     def build_encoder_layer(self, hidden: int, num_heads: int, ffn_dim: int,
@@ -242,20 +148,14 @@ class TransformerCaptionHead(CaptionGenerator, BaseModule):
     def build_decoder_layer(self, hidden: int, num_heads: int, ffn_dim: int,
                             dropout: float) -> nn.Module:
         """One decoder layer: ``layer(x, cross_kv, cache)`` (see
-        :class:`DecoderLayer`), with a ``cross_attn`` :class:`Attention`."""
+        :class:`DecoderLayer`), with a ``cross_attn``
+        :class:`MultiheadAttention`."""
         return DecoderLayer(hidden, num_heads, ffn_dim, dropout)
 
     def build_final_norm(self, hidden: int) -> nn.Module:
         """The norm after the last encoder layer (``ln_memory``) and after the
         last decoder layer (``ln_out``): pre-LN stacks end unnormalised."""
         return nn.LayerNorm(hidden)
-
-    def _init_parameters(self):
-        for name, p in self.named_parameters():
-            if p.dim() > 1:
-                nn.init.normal_(p, std=0.02)
-            elif name.endswith('bias'):
-                nn.init.zeros_(p)
 
     # ---------------------------------------------------------------- forward
     def encode(self, memory: torch.Tensor,

@@ -1,10 +1,11 @@
 """Reusable model parts: open_clip glue, the caption vocabulary and its
-tokenizer, caption generation and the captioners' base, the pair data
-preprocessor, checkpoint reading and paths."""
+tokenizer, the Transformer layers, caption generation and the captioners'
+base, the pair data preprocessor, checkpoint reading and paths."""
 from .open_clip_utils import *  # noqa: F401,F403
 from .caption_vocab import *  # noqa: F401,F403
 from .caption_batch import *  # noqa: F401,F403
 from .generation import *  # noqa: F401,F403
+from .transformer_layers import *  # noqa: F401,F403
 from .base_captioner import *  # noqa: F401,F403
 from .checkpoint_io import *  # noqa: F401,F403
 from .checkpoint_pattern import *  # noqa: F401,F403

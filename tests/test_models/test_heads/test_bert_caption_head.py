@@ -9,9 +9,11 @@ from mmengine.registry import init_default_scope
 from torch import nn
 from torch.testing import assert_close
 
-from mmidc.models.heads.bert_caption_head import BertDecoderLayer, BertEncoderLayer
 from mmidc.models.utils.caption_vocab import EOT_ID, build_caption_vocab, clip_tokenizer
 from mmidc.registry import MODELS
+from tests.helpers.reference_layers import (randomise_norms, ref_decoder_layer,
+                                            ref_encoder_layer, ref_layer_norm,
+                                            ref_linear)
 
 # change and no-change captions alternate, as PairedSceneSampler orders them
 CAPTIONS = ['the red cube changed to blue', 'there is no change',
@@ -31,83 +33,15 @@ def tokens_of(captions, length=12):
     return clip_tokenizer()(captions, context_length=length)  # [N, length]
 
 
-def randomise_norms(module):
-    """LayerNorms with random affine parameters (weight 1, bias 0 would hide
-    where a norm sits)."""
-    with torch.no_grad():
-        for m in module.modules():
-            if isinstance(m, nn.LayerNorm):
-                m.weight.normal_(1.0, 0.3)
-                m.bias.normal_(0.0, 0.3)
-
-
-# ------------------------------------------------- hand-written reference
-def ref_layer_norm(x, ln):
-    mean = x.mean(-1, keepdim=True)
-    var = ((x - mean) ** 2).mean(-1, keepdim=True)
-    return (x - mean) / torch.sqrt(var + ln.eps) * ln.weight + ln.bias
-
-
-def ref_linear(x, linear):
-    return x @ linear.weight.t() + linear.bias
-
-
-def ref_attention(attn, x, memory, causal):
-    """Multi-head attention written out: heads, scaled scores, mask, softmax."""
-    heads = attn.num_heads
-    q = ref_linear(x, attn.q_proj)
-    k, v = ref_linear(memory, attn.kv_proj).chunk(2, dim=-1)
-    d = q.shape[-1] // heads
-    out = []
-    for h in range(heads):
-        qh, kh, vh = (t[..., h * d:(h + 1) * d] for t in (q, k, v))
-        scores = qh @ kh.transpose(-1, -2) / math.sqrt(d)  # [B, Tq, Tk]
-        if causal:
-            future = torch.ones(scores.shape[-2:], dtype=torch.bool).triu(1)
-            scores = scores.masked_fill(future, float('-inf'))
-        out.append(scores.softmax(-1) @ vh)
-    return ref_linear(torch.cat(out, dim=-1), attn.out_proj)
-
-
-def ref_ffn(x, ffn):
-    h = ref_linear(x, ffn[0])
-    h = 0.5 * h * (1 + torch.erf(h / math.sqrt(2)))  # GELU
-    return ref_linear(h, ffn[2])
-
-
-def ref_encoder_layer(layer, x):
-    x = ref_layer_norm(x + ref_attention(layer.attn, x, x, False), layer.ln_attn)
-    return ref_layer_norm(x + ref_ffn(x, layer.ffn), layer.ln_ffn)
-
-
-def ref_decoder_layer(layer, x, memory):
-    x = ref_layer_norm(x + ref_attention(layer.self_attn, x, x, True), layer.ln_self)
-    x = ref_layer_norm(x + ref_attention(layer.cross_attn, x, memory, False),
-                       layer.ln_cross)
-    return ref_layer_norm(x + ref_ffn(x, layer.ffn), layer.ln_ffn)
-
-
-def test_post_ln_layers_match_a_hand_written_forward():
-    enc = BertEncoderLayer(8, 2, 16, dropout=0.0)
-    dec = BertDecoderLayer(8, 2, 16, dropout=0.0)
-    randomise_norms(enc)
-    randomise_norms(dec)
-    x, memory = torch.randn(3, 5, 8), torch.randn(3, 7, 8)
-    assert enc.ln_attn.eps == dec.ln_ffn.eps == 1e-12  # BERT's
-    assert_close(enc(x), ref_encoder_layer(enc, x))
-    out = dec(x, dec.cross_attn.key_value(memory))
-    assert_close(out, ref_decoder_layer(dec, x, memory))
-    # each sub-layer ends in its norm: outputs are normalised per token
-    plain = BertDecoderLayer(8, 2, 16, dropout=0.0)
-    y = plain(x, plain.cross_attn.key_value(memory))
-    assert_close(y.mean(-1), torch.zeros(3, 5), atol=1e-5, rtol=0)
-
-
 def test_forward_matches_a_hand_written_head():
-    """Word input LN(E[token] + P[position]), decoder layer i reading encoder
-    layer i, BERT's prediction transform, logits tied to E plus a bias."""
+    """Post-LN layers (eps 1e-12, no dropout inside the feed-forward), word
+    input LN(E[token] + P[position]), decoder layer i reading encoder layer
+    i, BERT's prediction transform, logits tied to E plus a bias."""
     head = tiny_head(vocab=build_caption_vocab(CAPTIONS)).eval()
     randomise_norms(head)
+    for layer in (*head.encoder, *head.decoder):
+        assert layer.norm == 'post' and layer.ln_ffn.eps == 1e-12
+        assert len(layer.ffn) == 3  # Linear, GELU, Linear
     with torch.no_grad():
         head.output_bias.normal_()
     memory, tokens = torch.randn(B, T, H), tokens_of(CAPTIONS)
