@@ -175,7 +175,7 @@ def _eot_bias(model, scale: Optional[float], kwargs: dict):
     elif hasattr(model, 'head'):  # CLIP4IDCCaptioner
         bias = torch.zeros(4, len(model.head.vocab))
         bias[:, model.head.vocab.eot_id] = scale * torch.tensor([.25, .5, .75, 1.])
-        if kwargs['logit_bias'] is not None:
+        if kwargs.get('logit_bias') is not None:
             bias = kwargs['logit_bias'] + bias
         kwargs['logit_bias'] = bias
         yield kwargs
@@ -192,14 +192,8 @@ def _eot_bias(model, scale: Optional[float], kwargs: dict):
 def _decode_outputs(name: str, model, data: dict, out: dict,
                     captions: dict) -> None:
     inputs = data['inputs']
-    if hasattr(model, 'head'):  # CLIP4IDCCaptioner
-        memory = model.extract_feat(inputs)
-        summary, _, bias = model.condition(memory)
-        args, kwargs = (memory, ), dict(extra_tokens=summary, logit_bias=bias)
-        decoder = model.head
-    else:  # IDCPCLCaptioner
-        args, kwargs = (model.visual_tokens(model.extract_feat(inputs)), ), {}
-        decoder = model.cross_modal
+    memory, kwargs = model.decoder_inputs(inputs)
+    args, decoder = (memory, ), model.caption_decoder
     for suffix, scale in (('', None), ('_eot', EOT_BIAS[name])):
         for cache in (True, False):
             with _eot_bias(model, scale, kwargs) as kw:

@@ -1,12 +1,5 @@
-"""BertCaptionHead: the published CLIP4IDC code's captioning decoder.
-
-A BERT-style post-LN Transformer whose word embedding is CLIP's
-``token_embedding`` (input embedding and tied output matrix) with CLIP's text
-positional embedding, both loaded from a CLIP or adaptation-stage checkpoint
-and optionally frozen. Decoding, the key/value cache, the vocabulary and the
-extension points are :class:`TransformerCaptionHead`'s.
-"""
-from typing import Optional, Union
+"""BertCaptionHead: the published CLIP4IDC code's captioning decoder."""
+from typing import List, Optional, Union
 
 import torch
 from mmengine.logging import print_log
@@ -16,8 +9,8 @@ from mmidc.registry import MODELS
 from ..utils.caption_vocab import CLIP_VOCAB_SIZE
 from ..utils.checkpoint_pattern import resolve_checkpoint
 from ..utils.open_clip_utils import load_clip_state_dict, text_state_dict
-from ..utils.transformer_layers import DecoderLayer, EncoderLayer
-from .transformer_caption_head import TransformerCaptionHead
+from ..utils.transformer_layers import DecoderLayer, EncoderLayer, bert_init_
+from .base_caption_head import BaseCaptionHead
 
 __all__ = ['BertCaptionHead']
 
@@ -26,20 +19,17 @@ LN_EPS = 1e-12
 
 
 @MODELS.register_module()
-class BertCaptionHead(TransformerCaptionHead):
-    """The captioning decoder of the published CLIP4IDC code.
+class BertCaptionHead(BaseCaptionHead):
+    """The captioning decoder of the published CLIP4IDC code: a BERT-style
+    post-LN Transformer whose word embedding is CLIP's.
 
-    What differs from :class:`TransformerCaptionHead` (whose decoding with a
-    key/value cache, beam search, loss, vocabulary, ``extra_tokens`` and
-    ``logit_bias`` it keeps):
-
-    - **Post-LN layers** (BERT's): each sub-layer is
+    - **Layers** (BERT's): each sub-layer is
       ``LayerNorm(x + Dropout(sublayer(x)))``, LayerNorm eps 1e-12, GELU,
       dropout on the attention weights and after each sub-layer, none
-      inside the feed-forward; no final norms.
+      inside the feed-forward.
     - **Encoder**: the backbone tokens enter as they are (they carry
-      CLIP4IDC's joint positional embedding): no positional or segment
-      embedding by default, no dropout. Decoder layer ``i`` attends to the
+      CLIP4IDC's joint positional embedding): no projection, positional or
+      segment embedding, no dropout. Decoder layer ``i`` attends to the
       output of encoder layer ``i`` (so the two counts must be equal).
     - **Word embeddings**: ``word_embed`` holds CLIP's ``token_embedding``
       and ``word_pos`` CLIP's text ``positional_embedding`` (its first
@@ -60,20 +50,21 @@ class BertCaptionHead(TransformerCaptionHead):
       loss is :class:`PairedSceneCrossEntropyLoss`.
 
     Args:
-        memory_dim, hidden, num_heads, ffn_ratio, dropout, max_memory_tokens,
-            num_segments, num_extra_tokens, vocab, loss: as in
-            :class:`TransformerCaptionHead`. ``hidden`` must equal the width
-            of CLIP's text tower (512 for ViT-B).
-        num_encoder_layers (int): encoder layers. Defaults to 3.
-        num_decoder_layers (int): decoder layers, as many as encoder
+        memory_dim (int): Width of the backbone tokens; must equal
+            ``hidden`` (the captioner sets it from its backbone).
+        hidden (int): Width, that of CLIP's text tower (512 for ViT-B).
+            Defaults to 512.
+        num_heads (int): Attention heads. Defaults to 8.
+        num_encoder_layers (int): Encoder layers. Defaults to 3.
+        num_decoder_layers (int): Decoder layers, as many as encoder
             layers. Defaults to 3.
-        max_length (int): caption context length, start token included:
+        ffn_ratio (int): Feed-forward width / ``hidden``. Defaults to 4.
+        dropout (float): Dropout. Defaults to 0.1.
+        max_length (int): Caption context length, start token included:
             the published code decodes 32 tokens after the start token.
             Defaults to 33.
-        use_memory_pos_embedding (bool): add a learned memory positional
-            embedding (not in the published code). Defaults to False.
-        use_segment_embedding (bool): add a learned per-segment memory
-            embedding (not in the published code). Defaults to False.
+        vocab, loss, init_cfg: As in :class:`BaseCaptionHead`. ``loss``
+            defaults to ``dict(type='CaptionCrossEntropyLoss')``.
         pretrained (str | dict, optional): where ``word_embed`` and
             ``word_pos`` come from: a CLIP state-dict file, an MMEngine
             checkpoint (an adaptation-stage ``CLIP4IDCRetriever``'s: its
@@ -85,7 +76,6 @@ class BertCaptionHead(TransformerCaptionHead):
             to True.
         freeze_word_pos (bool): no gradient into ``word_pos``. Defaults to
             True.
-        init_cfg (dict, optional): MMEngine init config.
     """
 
     def __init__(self,
@@ -97,32 +87,36 @@ class BertCaptionHead(TransformerCaptionHead):
                  ffn_ratio: int = 4,
                  dropout: float = 0.1,
                  max_length: int = 33,
-                 max_memory_tokens: int = 100,
-                 use_memory_pos_embedding: bool = False,
-                 use_segment_embedding: bool = False,
-                 num_segments: int = 2,
-                 num_extra_tokens: int = 0,
                  vocab=None,
+                 loss: dict = dict(type='CaptionCrossEntropyLoss'),
                  pretrained: Optional[Union[str, dict]] = None,
                  freeze_word_embed: bool = True,
                  freeze_word_pos: bool = True,
-                 loss: dict = dict(type='CaptionCrossEntropyLoss'),
                  init_cfg: Optional[dict] = None):
         if num_encoder_layers != num_decoder_layers:
             raise ValueError(
                 f'BertCaptionHead pairs decoder layer i with encoder layer i: '
                 f'num_encoder_layers ({num_encoder_layers}) must equal '
                 f'num_decoder_layers ({num_decoder_layers})')
-        super().__init__(
-            memory_dim=memory_dim, hidden=hidden, num_heads=num_heads,
-            num_encoder_layers=num_encoder_layers,
-            num_decoder_layers=num_decoder_layers, ffn_ratio=ffn_ratio,
-            dropout=dropout, max_length=max_length,
-            max_memory_tokens=max_memory_tokens,
-            use_memory_pos_embedding=use_memory_pos_embedding,
-            use_segment_embedding=use_segment_embedding,
-            num_segments=num_segments, num_extra_tokens=num_extra_tokens,
-            vocab=vocab, loss=loss, init_cfg=init_cfg)
+        if memory_dim != hidden:
+            raise ValueError(
+                f'BertCaptionHead reads the backbone tokens as they are: '
+                f'memory_dim ({memory_dim}) must equal hidden ({hidden})')
+        super().__init__(max_length, vocab, loss, init_cfg)
+        self.memory_dim = memory_dim
+        ffn_dim = ffn_ratio * hidden
+        self.encoder = nn.ModuleList(
+            EncoderLayer(hidden, num_heads, ffn_dim, dropout, norm='post',
+                         eps=LN_EPS, ffn_dropout=False)
+            for _ in range(num_encoder_layers))
+        self.word_embed = nn.Embedding(len(self.vocab), hidden)
+        self.word_pos = nn.Parameter(torch.zeros(max_length, hidden))
+        self.decoder = nn.ModuleList(
+            DecoderLayer(hidden, num_heads, ffn_dim, dropout, norm='post',
+                         eps=LN_EPS, ffn_dropout=False)
+            for _ in range(num_decoder_layers))
+        self.drop = nn.Dropout(dropout)
+        bert_init_(self)
         self.ln_embed = nn.LayerNorm(hidden, eps=LN_EPS)
         self.transform = nn.Sequential(
             nn.Linear(hidden, hidden), nn.GELU(), nn.LayerNorm(hidden, eps=LN_EPS))
@@ -140,18 +134,6 @@ class BertCaptionHead(TransformerCaptionHead):
                       'adaptation-stage checkpoint', logger='current', level=30)
         self.word_embed.weight.requires_grad_(not freeze_word_embed)
         self.word_pos.requires_grad_(not freeze_word_pos)
-
-    # ------------------------------------------------------- building blocks
-    def build_encoder_layer(self, hidden, num_heads, ffn_dim, dropout):
-        return EncoderLayer(hidden, num_heads, ffn_dim, dropout, norm='post',
-                            eps=LN_EPS, ffn_dropout=False)
-
-    def build_decoder_layer(self, hidden, num_heads, ffn_dim, dropout):
-        return DecoderLayer(hidden, num_heads, ffn_dim, dropout, norm='post',
-                            eps=LN_EPS, ffn_dropout=False)
-
-    def build_final_norm(self, hidden):
-        return nn.Identity()  # post-LN layers end normalised
 
     def load_clip_embeddings(self, pretrained: Union[str, dict]) -> None:
         """Copy CLIP's token and text positional embeddings into
@@ -191,19 +173,17 @@ class BertCaptionHead(TransformerCaptionHead):
                   'positions)', logger='current')
 
     # ---------------------------------------------------------------- forward
-    def encode(self, memory: torch.Tensor,
-               extra_tokens: Optional[torch.Tensor] = None) -> torch.Tensor:
-        """Backbone tokens ``[B, T, memory_dim]`` (and ``extra_tokens``
-        ``[B, E, memory_dim]``) -> every encoder layer's output, stacked
-        ``[B, L, T (+E), hidden]`` (decoder layer ``i`` reads layer ``i``)."""
-        x = self.embed_memory(memory, extra_tokens)  # [B, T(+E), H]
-        outputs = []
+    def encode(self, memory: torch.Tensor) -> torch.Tensor:
+        """Backbone tokens ``[B, T, hidden]`` -> every encoder layer's
+        output, stacked ``[B, L, T, hidden]`` (decoder layer ``i`` reads
+        layer ``i``)."""
+        x, outputs = memory, []
         for layer in self.encoder:
             x = layer(x)
             outputs.append(x)
-        return torch.stack(outputs, dim=1)  # [B, L, T(+E), H]
+        return torch.stack(outputs, dim=1)  # [B, L, T, H]
 
-    def cross_kv(self, encoded: torch.Tensor):
+    def cross_kv(self, encoded: torch.Tensor) -> List[tuple]:
         """Keys/values of decoder layer ``i`` from encoder layer ``i``."""
         return [layer.cross_attn.key_value(encoded[:, i])  # [B, T, H] each
                 for i, layer in enumerate(self.decoder)]

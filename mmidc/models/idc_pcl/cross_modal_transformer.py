@@ -139,17 +139,11 @@ class CrossModalTransformer(CaptionGenerator, BaseModule):
         return h @ weight.to(h.dtype).t() + self.lm_bias
 
     # ------------------------------------------ decoding (CaptionGenerator)
-    def start_decoding(self, memory: torch.Tensor, repeat: int, use_cache: bool,
-                       extra_tokens=None, logit_bias=None):
+    def start_decoding(self, memory: torch.Tensor, repeat: int,
+                       use_cache: bool):
         """Decoding state for ``memory`` = visual tokens ``[B, Tv, H]``: the
-        start tokens ``[B*repeat, 1]``, the visual tokens (repeated), the
-        per-layer caches of the visual keys/values (or None) and no prior.
-        ``extra_tokens``/``logit_bias`` (the caption head's extension points)
-        have no counterpart here."""
-        if extra_tokens is not None or logit_bias is not None:
-            raise ValueError('CrossModalTransformer decodes from visual tokens '
-                             'only: extra_tokens and logit_bias are not '
-                             'supported')
+        start tokens ``[B*repeat, 1]``, the visual tokens (repeated) and the
+        per-layer caches of the visual keys/values (or None)."""
         visual = memory.repeat_interleave(repeat, dim=0)  # [N, Tv, H]
         caches = None
         if use_cache:  # visual tokens attend to visual tokens only
@@ -157,10 +151,10 @@ class CrossModalTransformer(CaptionGenerator, BaseModule):
             self.transformer(visual, caches=caches)  # [N, h, Tv, H/h] each
         tokens = torch.full((visual.shape[0], 1), self.vocab.sot_id,
                             dtype=torch.long, device=memory.device)  # [N, 1]
-        return tokens, visual, caches, None
+        return tokens, visual, caches
 
     def next_logits(self, tokens: torch.Tensor, visual: torch.Tensor,
-                    caches: Optional[List[dict]], prior=None) -> torch.Tensor:
+                    caches: Optional[List[dict]]) -> torch.Tensor:
         """Word scores ``[N, V]`` at position ``t`` after ``tokens`` ``[N, t]``
         (a ``[MASK]`` there, UniLM's decoding)."""
         N, t = tokens.shape

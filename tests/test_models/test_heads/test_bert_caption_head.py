@@ -1,5 +1,5 @@
-"""BertCaptionHead: post-LN layers, CLIP's tied word embeddings, the
-published code's loss reduction, and the shared decoding."""
+"""BertCaptionHead: post-LN layers, CLIP's tied word embeddings, the loss
+component, and the shared decoding."""
 import math
 
 import pytest
@@ -22,10 +22,11 @@ B, T, H = 4, 10, 32  # pairs, memory tokens, width
 
 
 def tiny_head(**kwargs):
-    cfg = dict(type='BertCaptionHead', memory_dim=H, hidden=H, num_heads=4,
+    cfg = dict(type='BertCaptionHead', hidden=H, num_heads=4,
                num_encoder_layers=2, num_decoder_layers=2, max_length=12,
-               max_memory_tokens=T, dropout=0.0)
+               dropout=0.0)
     cfg.update(kwargs)
+    cfg.setdefault('memory_dim', cfg['hidden'])
     return MODELS.build(cfg)
 
 
@@ -61,14 +62,16 @@ def test_forward_matches_a_hand_written_head():
     hidden = ref_layer_norm(h, norm)
     expected = hidden @ E.t() + head.output_bias  # tied output matrix
     assert_close(head(memory, tokens), expected, rtol=1e-4, atol=1e-5)
-    assert head.memory_pos is None and head.segment_embed is None
+    for extra in ('memory_proj', 'memory_pos', 'segment_embed', 'extra_embed'):
+        assert not hasattr(head, extra), extra  # the paper's head, no more
+    with pytest.raises(ValueError, match='memory_dim'):
+        tiny_head(memory_dim=H + 8)
 
 
 def test_every_trainable_parameter_gets_a_gradient():
     """No unused parameters (DDP needs none), the embeddings frozen."""
-    head = tiny_head(num_extra_tokens=2)
-    loss = head.loss(torch.randn(B, T, H), tokens_of(CAPTIONS),
-                     extra_tokens=torch.randn(B, 2, H))['loss_caption']
+    head = tiny_head()
+    loss = head.loss(torch.randn(B, T, H), tokens_of(CAPTIONS))['loss_caption']
     loss.backward()
     for name, p in head.named_parameters():
         assert (p.grad is not None) == p.requires_grad, name
@@ -151,16 +154,15 @@ def test_frozen_embeddings_stay_fixed_in_training(frozen, tiny_clip_file):
 
 @pytest.mark.parametrize('vocab', [None, CAPTIONS])
 def test_cached_and_uncached_decoding_agree(vocab):
-    head = tiny_head(vocab=vocab and build_caption_vocab(vocab), max_length=8,
-                     num_extra_tokens=2).eval()
-    memory, extra = torch.randn(B, T, H), torch.randn(B, 2, H)
-    cached = head.greedy_decode(memory, use_cache=True, extra_tokens=extra)
-    uncached = head.greedy_decode(memory, use_cache=False, extra_tokens=extra)
+    head = tiny_head(vocab=vocab and build_caption_vocab(vocab),
+                     max_length=8).eval()
+    memory = torch.randn(B, T, H)
+    cached = head.greedy_decode(memory, use_cache=True)
+    uncached = head.greedy_decode(memory, use_cache=False)
     assert torch.equal(cached.tokens, uncached.tokens)
     assert_close(cached.mean_logprob, uncached.mean_logprob)
-    beam = head.beam_search(memory, beam_size=3, extra_tokens=extra)
-    beam_uncached = head.beam_search(memory, beam_size=3, use_cache=False,
-                                     extra_tokens=extra)
+    beam = head.beam_search(memory, beam_size=3)
+    beam_uncached = head.beam_search(memory, beam_size=3, use_cache=False)
     assert torch.equal(beam.tokens, beam_uncached.tokens)
     assert_close(beam.score, beam_uncached.score)
 
@@ -177,14 +179,6 @@ def test_beam_size_one_is_greedy_and_stops_at_eot():
         head.output_bias[EOT_ID] = 1e4
     assert head.greedy_decode(memory).tokens.tolist() == [[EOT_ID]] * B
     assert head.decode_text(head.greedy_decode(memory).tokens) == [''] * B
-
-
-def test_logit_bias_extension_point():
-    head = tiny_head().eval()
-    memory, tokens = torch.randn(B, T, H), tokens_of(CAPTIONS)
-    bias = torch.randn(B, len(head.vocab))
-    assert_close(head(memory, tokens, logit_bias=bias),
-                 head(memory, tokens) + bias[:, None])
 
 
 def test_the_loss_component_gets_the_compact_targets():
