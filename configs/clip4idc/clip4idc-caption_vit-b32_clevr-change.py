@@ -12,9 +12,10 @@ data_root = 'data/clevr_change'
 # Every batch holds 16 scenes, each with its change pair and its no-change
 # pair (PairedSceneSampler): the published code's batch of 16, which it runs
 # as two forward passes, (before, change) and (before, distractor), summing
-# their mean losses (head.loss_reduction='paired_scene_sum' below).
+# their mean losses (PairedSceneCrossEntropyLoss below).
 # DefaultSampler with batch_size=16 shuffles the pairs independently instead
-# (then set head.loss_reduction='mean': one mean over the batch).
+# (then set head.loss.type='CaptionCrossEntropyLoss': one mean over the
+# batch).
 # The last, incomplete batch of an epoch is dropped, as in the published code.
 train_dataloader = dict(
     batch_size=32, drop_last=True,
@@ -34,4 +35,4 @@ model = dict(
     # tools/dataset_converters/build_vocab.py CONFIG and add
     #   vocab=_base_.vocab_file
     head=dict(pretrained=adapt_work_dir + '/best_rsum_*.pth',
-              loss_reduction='paired_scene_sum'))
+              loss=dict(type='PairedSceneCrossEntropyLoss')))

@@ -11,11 +11,11 @@ class LogitScaleClampHook(Hook):
     training iteration, i.e. after the optimizer step.
 
     This is how CLIP's own training (and the published CLIP4IDC code) bounds
-    the temperature: the forward pass uses the parameter unclamped, so its
-    gradient is never cut off, and the parameter is clamped in place after
-    the step. Use it with ``ContrastiveAdaptationHead(clamp_in_forward=False)``
-    (with ``clamp_in_forward=True`` the clamp in the forward pass already
-    bounds the scale and the hook changes nothing but the stored value).
+    the temperature. The hook takes the bound over from the forward pass: a
+    :class:`~mmidc.models.heads.ContrastiveAdaptationHead` uses the parameter
+    unclamped once the hook has started (``before_train``), so its gradient
+    is never cut off, and the hook clamps the parameter in place after each
+    step. Without the hook the head clamps in the forward pass.
 
     A model without such a module is an error (the hook would do nothing).
     """
@@ -30,7 +30,7 @@ class LogitScaleClampHook(Hook):
                 'clamp_logit_scale_() (a ContrastiveAdaptationHead); remove '
                 'the hook from custom_hooks')
         for module in modules:
-            module.clamped_after_step = True  # no "unclamped" warning
+            module.clamped_after_step = True  # the forward pass leaves it
 
     def after_train_iter(self, runner, batch_idx, data_batch=None,
                          outputs=None) -> None:

@@ -24,7 +24,7 @@ def check_config(cfg: Config) -> None:
     ``val_evalutor``) is almost certainly a typo that MMEngine would
     silently ignore, so it raises ``KeyError`` naming the key. An odd
     training batch size with ``PairedSceneSampler``, and a caption head's
-    ``loss_reduction='paired_scene_sum'`` without that sampler, are a
+    ``PairedSceneCrossEntropyLoss`` without that sampler, are a
     ``ValueError``; so are a non-numeric optimizer setting
     (``optim_wrapper.optimizer.lr='abc'``), a training length or interval
     that is not a positive integer (``train_cfg.max_epochs=-3``) and a
@@ -142,13 +142,15 @@ def _check_paired_scene_batches(cfg: Config) -> None:
     sampler = loader.get('sampler') or {}
     batch_size = loader.get('batch_size', 1)
     head = (cfg.get('model') or {}).get('head') or {}
-    if (head.get('loss_reduction') == 'paired_scene_sum'
+    loss = head.get('loss') or {}
+    if (loss.get('type') == 'PairedSceneCrossEntropyLoss'
             and sampler.get('type') != 'PairedSceneSampler'):
         raise ValueError(
-            "model.head.loss_reduction='paired_scene_sum' reads the batch as "
-            '(change, no-change) pairs of scenes: it needs '
+            "model.head.loss=dict(type='PairedSceneCrossEntropyLoss') reads "
+            'the batch as (change, no-change) pairs of scenes: it needs '
             "train_dataloader.sampler=dict(type='PairedSceneSampler'), got "
-            f"{sampler.get('type')!r} (use loss_reduction='mean' with it)")
+            f"{sampler.get('type')!r} (use "
+            "loss=dict(type='CaptionCrossEntropyLoss') with it)")
     if sampler.get('type') == 'PairedSceneSampler' and batch_size % 2:
         raise ValueError(f'train_dataloader.batch_size={batch_size} must be '
                          f'even with PairedSceneSampler (each scene gives a '

@@ -20,7 +20,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import torch
 
 __all__ = ['FAMILIES', 'record', 'compare', 'save_record', 'load_record',
-           'build_family']
+           'build_family', 'upgrade_state_dicts']
 
 CAPTIONS = ['the red cube changed to blue', 'there is no change',
             'the small sphere has been added', 'the cylinder moved']
@@ -49,7 +49,8 @@ def _retriever() -> dict:
     return dict(type='CLIP4IDCRetriever', backbone=_backbone(),
                 text_encoder=dict(type='CLIPTextEncoder',
                                   arch=copy.deepcopy(_CLIP_ARCH)),
-                head=dict(type='ContrastiveAdaptationHead'))
+                head=dict(type='ContrastiveAdaptationHead',
+                          loss=dict(type='MultiPositiveInfoNCELoss')))
 
 
 def _captioner() -> dict:
@@ -77,7 +78,8 @@ def _bert_head(**kwargs) -> dict:
 
 def _paper_captioner() -> dict:
     return dict(type='CLIP4IDCCaptioner', backbone=_backbone(),
-                head=_bert_head(loss_reduction='paired_scene_sum'))
+                head=_bert_head(
+                    loss=dict(type='PairedSceneCrossEntropyLoss')))
 
 
 def _clip_ft() -> dict:
@@ -173,7 +175,7 @@ def _eot_bias(model, scale: Optional[float], kwargs: dict):
     elif hasattr(model, 'head'):  # CLIP4IDCCaptioner
         bias = torch.zeros(4, len(model.head.vocab))
         bias[:, model.head.vocab.eot_id] = scale * torch.tensor([.25, .5, .75, 1.])
-        if kwargs['logit_bias'] is not None:
+        if kwargs.get('logit_bias') is not None:
             bias = kwargs['logit_bias'] + bias
         kwargs['logit_bias'] = bias
         yield kwargs
@@ -190,14 +192,8 @@ def _eot_bias(model, scale: Optional[float], kwargs: dict):
 def _decode_outputs(name: str, model, data: dict, out: dict,
                     captions: dict) -> None:
     inputs = data['inputs']
-    if hasattr(model, 'head'):  # CLIP4IDCCaptioner
-        memory = model.extract_feat(inputs)
-        summary, _, bias = model.condition(memory)
-        args, kwargs = (memory, ), dict(extra_tokens=summary, logit_bias=bias)
-        decoder = model.head
-    else:  # IDCPCLCaptioner
-        args, kwargs = (model.visual_tokens(model.extract_feat(inputs)), ), {}
-        decoder = model.cross_modal
+    memory, kwargs = model.decoder_inputs(inputs)
+    args, decoder = (memory, ), model.caption_decoder
     for suffix, scale in (('', None), ('_eot', EOT_BIAS[name])):
         for cache in (True, False):
             with _eot_bias(model, scale, kwargs) as kw:
@@ -302,8 +298,32 @@ def load_record(path: str) -> Tuple[Dict[str, torch.Tensor], dict]:
     return tensors, json.loads(metadata.get('captions', '{}'))
 
 
+def upgrade_state_dicts(tensors: Dict[str, torch.Tensor]
+                        ) -> Dict[str, torch.Tensor]:
+    """A record with each family's ``state_dict/`` entries renamed to the
+    current layout (the fused ``qkv`` attention of IDC-PCL's earlier
+    layers split, :func:`~mmidc.models.utils.upgrade_fused_qkv`); the other
+    entries as they are."""
+    from mmidc.models.utils.transformer_layers import upgrade_fused_qkv
+    out, states = {}, {}
+    for key, value in tensors.items():
+        family, sep, name = key.partition('/state_dict/')
+        if sep:
+            states.setdefault(family, {})[name] = value
+        else:
+            out[key] = value
+    for family, state in states.items():
+        for name, value in upgrade_fused_qkv(state).items():
+            out[f'{family}/state_dict/{name}'] = value
+    return out
+
+
 def compare(old: Tuple[dict, dict], new: Tuple[dict, dict]) -> List[Tuple[str, str]]:
     """Compare two records bitwise, entry by entry.
+
+    The old record's state dicts are first renamed as loading them into the
+    current model renames a checkpoint's keys (:func:`upgrade_state_dicts`),
+    so a deliberate rename compares the moved tensors, not their names.
 
     Returns:
         list[tuple[str, str]]: ``(name, verdict)`` for every entry of either
@@ -311,6 +331,7 @@ def compare(old: Tuple[dict, dict], new: Tuple[dict, dict]) -> List[Tuple[str, s
         how many elements differ and by how much at most).
     """
     (old_t, old_c), (new_t, new_c) = old, new
+    old_t = upgrade_state_dicts(old_t)
     report = []
     for key in sorted(set(old_t) | set(new_t)):
         if key not in new_t:

@@ -25,13 +25,12 @@ class MarkovDecoder(CaptionGenerator):
         table[self.vocab.pad_id, self.vocab.eot_id] = 0.0
         self.table = table
 
-    def start_decoding(self, memory, repeat, use_cache, extra_tokens=None,
-                       logit_bias=None):
+    def start_decoding(self, memory, repeat, use_cache):
         tokens = torch.full((memory.shape[0] * repeat, 1), self.vocab.sot_id)
         caches = [dict(seen=tokens.clone())] if use_cache else None
-        return tokens, None, caches, logit_bias
+        return tokens, None, caches
 
-    def next_logits(self, tokens, context, caches, prior=None):
+    def next_logits(self, tokens, context, caches):
         if caches is not None:
             cache = caches[0]
             assert torch.equal(cache['seen'], tokens[:, :-1]) or \

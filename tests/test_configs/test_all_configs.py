@@ -237,4 +237,4 @@ def test_paper_caption_configs_use_the_published_decoder():
             assert custom['head.word_embed'].lr_mult == \
                 custom['backbone'].lr_mult == 1e-3
         paired = cfg.train_dataloader.sampler.type == 'PairedSceneSampler'
-        assert (head.loss_reduction == 'paired_scene_sum') is paired, name
+        assert (head.loss.type == 'PairedSceneCrossEntropyLoss') is paired, name

@@ -121,7 +121,8 @@ def test_adaptation_recipe(synthetic_root, tmp_path, tiny_arch):
         'text_encoder.token_embedding.weight',
         'text_encoder.positional_embedding'}
     head = model.head
-    assert head.two_way_reduction == 'mean' and not head.clamp_in_forward
+    assert type(head.loss_module).__name__ == 'MultiPositiveInfoNCELoss'
+    assert head.loss_module.two_way_reduction == 'mean'
     with torch.no_grad():  # OpenAI's value: ln 100 rounded up in fp16
         head.logit_scale.fill_(4.60546875)
     before = {n: p.detach().clone() for n, p in model.named_parameters()}
@@ -146,7 +147,9 @@ def test_adaptation_recipe(synthetic_root, tmp_path, tiny_arch):
     assert all(change_type != 'none' for _, change_type, _ in pairs)
     befores = {osp.basename(osp.dirname(path)) for _, _, path in pairs}
     assert befores == {'images', 'nsc_images'}  # the distractor swap ran
-    # clamped after every step (to ln 100 in float32)
+    # clamped after every step (to ln 100 in float32), by the hook: the
+    # forward pass used it unclamped
+    assert head.clamped_after_step
     assert head.logit_scale.item() <= torch.tensor(LN100).item()
     for name, p in model.named_parameters():
         moved = not torch.equal(p.detach(), before[name])
@@ -176,7 +179,8 @@ def test_captioning_recipe(synthetic_root, tmp_path, tiny_arch):
     # 16 pairs = 8 scenes, 2 scenes a batch; every encoder parameter 1e-7
     assert len(recorder.lrs) == 4 * EPOCHS
     check_schedule(recorder.lrs, [1e-7, 1e-4], 'warmup_linear')
-    assert model.head.loss_reduction == 'paired_scene_sum'
+    assert type(model.head.loss_module).__name__ == \
+        'PairedSceneCrossEntropyLoss'
     for batch in recorder.batches:  # 1:1 change / no-change, whole scenes
         scenes = sorted(pair_id[:6] for pair_id, _, _ in batch)
         assert scenes[0::2] == scenes[1::2]

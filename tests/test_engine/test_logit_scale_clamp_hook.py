@@ -17,7 +17,7 @@ class PairsAndTexts(nn.Module):
 
     def __init__(self):
         super().__init__()
-        self.head = ContrastiveAdaptationHead(clamp_in_forward=False)
+        self.head = ContrastiveAdaptationHead()
 
     def loss(self):
         # cosine 1 with the own caption, 0.977 with the others: at scale
@@ -34,8 +34,9 @@ def test_parameter_never_exceeds_the_bound_after_a_step():
         model.head.logit_scale.fill_(LN100)
     runner = SimpleNamespace(model=model)
     hook = LogitScaleClampHook()
+    assert not model.head.clamped_after_step  # clamped in the forward pass
     hook.before_train(runner)
-    assert model.head.clamped_after_step
+    assert model.head.clamped_after_step  # now by the hook
     optimizer = torch.optim.SGD(model.parameters(), lr=10.0)
     for _ in range(3):
         optimizer.zero_grad()

@@ -66,3 +66,26 @@ def test_compare_names_every_kind_of_difference():
     assert verdicts['gone'] == 'missing from the new record'
     assert verdicts['added'] == 'new in this record'
     assert verdicts['f/predict_greedy/captions'].startswith('captions differ')
+
+
+def test_old_state_dicts_are_compared_under_their_new_names():
+    """A record of the fused-qkv layer layout compares equal to the split
+    layout's tensors, and a changed third of ``qkv`` is found."""
+    q, kv = torch.randn(4, 4), torch.randn(8, 4)
+    b = torch.randn(12)
+    old = ({'fam/state_dict/enc.0.qkv.weight': torch.cat([q, kv]),
+            'fam/state_dict/enc.0.qkv.bias': b,
+            'fam/state_dict/enc.0.out_proj.weight': q,
+            'fam/state_dict/enc.0.out_proj.bias': b[:4],
+            'fam/loss': torch.ones(())}, {})
+    names = ('q_proj.weight', 'kv_proj.weight', 'q_proj.bias', 'kv_proj.bias',
+             'out_proj.weight', 'out_proj.bias')
+    new = ({**{f'fam/state_dict/enc.0.attn.{n}': t for n, t in zip(
+        names, (q, kv, b[:4], b[4:], q, b[:4]))}, 'fam/loss': torch.ones(())},
+        {})
+    verdicts = dict(rr.compare(old, new))
+    assert len(verdicts) == 7 and set(verdicts.values()) == {'equal'}
+    new[0]['fam/state_dict/enc.0.attn.kv_proj.weight'] = kv + 1
+    verdicts = dict(rr.compare(old, new))
+    assert verdicts['fam/state_dict/enc.0.attn.kv_proj.weight'].startswith(
+        '32 of 32 elements differ')

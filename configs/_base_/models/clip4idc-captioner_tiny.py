@@ -1,8 +1,10 @@
 # CLIP4IDC's captioning-stage model at the tiny CPU size (see
-# clip4idc-retriever_tiny.py) with a small captioner: 1 encoder + 2 decoder
-# layers of width 128, no dropout (CPU runs train for a few epochs only;
-# dropout's random masks also cost ~15% of a CPU step). The paper's
-# architecture, nothing added; configs/from_scratch/ adds the recipe.
+# clip4idc-retriever_tiny.py) with a small captioner of its own word
+# embeddings (TransformerCaptionHead, the from-scratch recipe's head, which
+# also takes the recipe's summary tokens and word prior): 1 encoder + 2
+# decoder pre-LN layers of width 128, no dropout (CPU runs train for a few
+# epochs only; dropout's random masks also cost ~15% of a CPU step). The
+# paper's pair encoder, nothing added; configs/from_scratch/ adds the recipe.
 _base_ = ['./clip4idc-retriever_tiny.py']
 model = dict(
     _delete_=True,

@@ -23,7 +23,7 @@ model = dict(
               num_encoder_layers=3, num_decoder_layers=3, dropout=0.1,
               max_length=33, vocab=None,  # None: CLIP's full 49,408
               pretrained=None, freeze_word_embed=True, freeze_word_pos=True,
-              loss_reduction='mean'),
+              loss=dict(type='CaptionCrossEntropyLoss')),
     decode_cfg=dict(strategy='greedy'),
     # The adaptation stage's best checkpoint (set by each captioning config).
     init_backbone_from=None)

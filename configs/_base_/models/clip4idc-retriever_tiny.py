@@ -15,4 +15,5 @@ model = dict(
     backbone=dict(type='CLIP4IDCBackbone', arch=tiny_arch,
                   num_inter_layers=1),
     text_encoder=dict(type='CLIPTextEncoder', arch=tiny_arch),
-    head=dict(type='ContrastiveAdaptationHead'))
+    head=dict(type='ContrastiveAdaptationHead',
+              loss=dict(type='MultiPositiveInfoNCELoss')))

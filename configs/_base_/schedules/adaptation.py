@@ -13,7 +13,7 @@ _base_ = ['../default_runtime.py']
 #   embeddings, the joint LayerNorm);
 # - warmup-cosine over the whole run, 10% warmup, per iteration;
 # - logit scale clamped to ln 100 after each step (LogitScaleClampHook; the
-#   head's clamp_in_forward=False in the model config).
+#   head's forward pass then uses it unclamped).
 # The former mmidc recipe (Adam, no clipping or decay, 1-epoch warmup, then
 # cosine): use '../_base_/schedules/adaptation_adam.py' instead.
 optim_wrapper = dict(

@@ -2,8 +2,8 @@
 # no weight decay or gradient clipping, a 1-epoch linear warmup, then cosine
 # to 1% (lr 1e-7 for the CLIP weights, 1e-4 for the new parameters). Swap it
 # for '../_base_/schedules/adaptation.py' in a config's _base_ list; the
-# model config's head.clamp_in_forward=False then needs the
-# LogitScaleClampHook kept here.
+# LogitScaleClampHook is kept here (without it the head clamps the logit
+# scale in the forward pass).
 _base_ = ['./adaptation.py']
 optim_wrapper = dict(
     _delete_=True,

@@ -6,7 +6,7 @@ from mmengine.model import BaseModule
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from mmidc.registry import MODELS
+from mmidc.registry import MODELS, WEIGHT_INITIALIZERS
 from ..utils.segments import split_segments
 from ..utils.open_clip_utils import (build_clip_vision_tower, grid_of,
                               interpolate_pos_embed, load_clip_state_dict,
@@ -46,17 +46,16 @@ class CLIP4IDCBackbone(BaseModule):
     Parameter names are open_clip's (``conv1``, ``class_embedding``,
     ``positional_embedding``, ``ln_pre``, ``transformer.resblocks.N``,
     ``ln_post``, ``proj``), so CLIP's ``visual.*`` weights load unchanged.
-    New parameters (only when ``num_inter_layers > 0``), initialised as
-    ``new_param_init`` says when the CLIP weights do not hold them:
+    New parameters (only when ``num_inter_layers > 0``), initialised when
+    the CLIP weights do not hold them:
 
-    - ``image_id_embedding`` ``[S, D]`` (one row per segment):
-      ``'mmidc'``: normal, std 0.02; ``'published'``: normal, std
-      ``D ** -0.5`` (the published CLIP4IDC code's).
-    - ``joint_positional_embedding`` ``[S(n+1), D]``: ``'mmidc'``: CLIP's
-      (loaded, resized) positional embedding tiled once per segment, so the
-      inter blocks start from position codes they were trained with;
-      ``'published'``: normal, std ``D ** -0.5``.
-    - ``ln_joint``: LayerNorm(D), weight 1, bias 0 (either way).
+    - ``image_id_embedding`` ``[S, D]`` (one row per segment) and
+      ``joint_positional_embedding`` ``[S(n+1), D]``: by the
+      ``new_param_init`` component (:class:`TiledPositionInit`: image-id
+      vectors of std 0.02 and CLIP's positional embedding tiled per segment;
+      :class:`WidthScaledNormalInit`: both ~ N(0, ``D ** -0.5``), the
+      published code's).
+    - ``ln_joint``: LayerNorm(D), weight 1, bias 0.
 
     Output segments: ``segments`` names them in order, each ``n + 1`` tokens
     with its CLS token first: ``'before'`` and ``'after'`` (the paper's), then
@@ -102,8 +101,10 @@ class CLIP4IDCBackbone(BaseModule):
             (see above). Default None (CLIP's patch conv).
         extra_segments (Sequence[dict]): Configs of extra token segments
             (see above). Default none.
-        new_param_init (str): ``'mmidc'`` or ``'published'``: how the new
-            parameters start (see above). Default ``'mmidc'``.
+        new_param_init (dict): Config of the weight initializer of the
+            image-id and joint positional embeddings, called with the
+            backbone (see above). Default
+            ``dict(type='TiledPositionInit')``.
         init_cfg (dict, optional): MMEngine init config.
     """
 
@@ -116,13 +117,10 @@ class CLIP4IDCBackbone(BaseModule):
                  frozen_stages: int = -1,
                  patch_embed: Optional[dict] = None,
                  extra_segments: Sequence[dict] = (),
-                 new_param_init: str = 'mmidc',
+                 new_param_init: dict = dict(type='TiledPositionInit'),
                  init_cfg: Optional[dict] = None):
         super().__init__(init_cfg=init_cfg)
-        if new_param_init not in ('mmidc', 'published'):
-            raise ValueError(f"new_param_init must be 'mmidc' or 'published', "
-                             f'got {new_param_init!r}')
-        self.new_param_init = new_param_init
+        self.new_param_init = WEIGHT_INITIALIZERS.build(new_param_init)
         vit = build_clip_vision_tower(arch, img_size)
         num_layers = len(vit.transformer.resblocks)
         if not 0 <= num_inter_layers <= num_layers:
@@ -192,16 +190,7 @@ class CLIP4IDCBackbone(BaseModule):
         """Initialise the parameters CLIP does not have (see class doc)."""
         if self.num_inter_layers == 0:
             return
-        if self.new_param_init == 'published':
-            std = self.width**-0.5
-            nn.init.normal_(self.image_id_embedding, std=std)
-            nn.init.normal_(self.joint_positional_embedding, std=std)
-        else:
-            nn.init.normal_(self.image_id_embedding, std=0.02)
-            with torch.no_grad():
-                self.joint_positional_embedding.copy_(
-                    self.positional_embedding.repeat(self.num_segments,
-                                                     1))  # [S(n+1), D]
+        self.new_param_init(self)
         nn.init.ones_(self.ln_joint.weight)
         nn.init.zeros_(self.ln_joint.bias)
 

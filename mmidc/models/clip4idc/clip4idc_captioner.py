@@ -1,5 +1,6 @@
 """CLIP4IDC captioning stage: pair encoder + Transformer caption head."""
 import copy
+import inspect
 from typing import Optional
 
 import torch
@@ -16,11 +17,20 @@ from ..utils.open_clip_utils import load_clip_state_dict, load_tower_weights, vi
 __all__ = ['CLIP4IDCCaptioner']
 
 
+def _arguments_of(head_type) -> set:
+    """The keyword arguments a registered head's constructor takes."""
+    cls = MODELS.get(head_type) if isinstance(head_type, str) else head_type
+    if cls is None:
+        raise KeyError(f'{head_type!r} is not a registered model component')
+    return set(inspect.signature(cls.__init__).parameters)
+
+
 @MODELS.register_module()
 class CLIP4IDCCaptioner(BaseCaptioner, BaseModel):
     """Caption the difference between two images (CLIP4IDC, second stage).
 
-    The backbone's ``2(n+1)`` tokens feed a :class:`TransformerCaptionHead`.
+    The backbone's ``2(n+1)`` tokens feed a caption head
+    (:class:`BertCaptionHead`, the paper's, or :class:`TransformerCaptionHead`).
     Modes of ``forward(inputs, data_samples, mode)`` (``inputs`` is the
     preprocessed ``[B, 2, 3, H, W]``):
 
@@ -49,23 +59,26 @@ class CLIP4IDCCaptioner(BaseCaptioner, BaseModel):
     - ``neck``: maps the backbone's tokens to a few summary tokens
       ``[B, E, D]`` (e.g. :class:`ChangeSummaryNeck`, built with
       ``in_channels`` and ``segments`` from the backbone); they join the
-      caption head's memory as its ``extra_tokens``.
+      caption head's memory as its ``extra_tokens`` (a head that takes
+      them: :class:`TransformerCaptionHead`).
     - ``aux_head``: reads the neck's tokens and adds its loss (e.g.
       :class:`BagOfWordsHead`, built with ``in_channels``, ``num_classes``
       and ``pad_id`` from the neck and the caption head's vocabulary; its
       targets come from each sample's ``ref_tokens`` ``[K, L]``, the tokens
       of all its references: ``TokenizeCaptions(mode='all',
       key='ref_tokens')`` in the pipeline). When its ``logit_bias`` returns a
-      tensor, it is added to the caption head's next-word logits.
+      tensor, it is the caption head's ``logit_bias``, added to its
+      next-word logits (and by the search, in decoding).
 
     Separate learning rates: ``optim_wrapper = dict(..., paramwise_cfg=dict(
     custom_keys={'backbone': dict(lr_mult=1e-3)}))`` (paper: 1e-7 / 1e-4).
 
     Args:
         backbone (dict): ``CLIP4IDCBackbone`` config.
-        head (dict): ``TransformerCaptionHead`` config. ``memory_dim``,
+        head (dict): Caption head config. ``memory_dim``,
             ``max_memory_tokens``, ``num_segments`` and ``num_extra_tokens``
-            default to the backbone's and the neck's.
+            default to the backbone's and the neck's, for a head that takes
+            them.
         neck (dict, optional): Summary-token neck (see above).
         aux_head (dict, optional): Auxiliary head on the neck's tokens (see
             above); needs ``neck``.
@@ -101,11 +114,19 @@ class CLIP4IDCCaptioner(BaseCaptioner, BaseModel):
             self.neck = MODELS.build(dict(neck, in_channels=width,
                                           segments=self.backbone.segments))
         head = copy.deepcopy(head)
-        head.setdefault('memory_dim', width)
-        head.setdefault('max_memory_tokens', self.backbone.num_tokens())
-        head.setdefault('num_segments', self.backbone.num_segments)
-        head.setdefault('num_extra_tokens',
-                        self.neck.num_tokens if self.neck is not None else 0)
+        takes = _arguments_of(head['type'])
+        layout = dict(memory_dim=width,
+                      max_memory_tokens=self.backbone.num_tokens(),
+                      num_segments=self.backbone.num_segments,
+                      num_extra_tokens=(self.neck.num_tokens
+                                        if self.neck is not None else 0))
+        if self.neck is not None and 'num_extra_tokens' not in takes:
+            raise ValueError(f"the neck's summary tokens join the caption "
+                             f"head's memory: {head['type']} does not take "
+                             'extra tokens (TransformerCaptionHead does)')
+        for key, value in layout.items():
+            if key in takes:
+                head.setdefault(key, value)
         self.head = MODELS.build(head)
         self.aux_head = None
         if aux_head is not None:
@@ -159,25 +180,32 @@ class CLIP4IDCCaptioner(BaseCaptioner, BaseModel):
         if mode == 'tensor':
             tokens = stack_text_tokens(data_samples, inputs.device)
             memory = self.extract_feat(inputs)
-            summary, _, bias = self.condition(memory)
-            return self.head(memory, tokens, summary, bias)
+            _, head_inputs = self.condition(memory)
+            return self.head(memory, tokens, **head_inputs)
         raise ValueError(f'mode={mode!r}: expected loss, predict or tensor')
 
     def condition(self, memory: torch.Tensor):
-        """The neck's summary tokens ``[B, E, D]``, the auxiliary head's word
-        logits ``[B, V]`` and its logit bias for the caption head (each None
-        without the component)."""
-        summary = self.neck(memory) if self.neck is not None else None
+        """The auxiliary head's word logits ``[B, V]`` (None without it) and
+        the caption head's further inputs: the neck's summary tokens
+        ``extra_tokens`` ``[B, E, D]`` and the auxiliary head's
+        ``logit_bias`` ``[B, V]``, each only where there is one."""
+        if self.neck is None:
+            return None, {}
+        summary = self.neck(memory)
         if self.aux_head is None:
-            return summary, None, None
+            return None, dict(extra_tokens=summary)
         logits = self.aux_head(summary)
-        return summary, logits, self.aux_head.logit_bias(logits)
+        bias = self.aux_head.logit_bias(logits)
+        head_inputs = dict(extra_tokens=summary)
+        if bias is not None:
+            head_inputs['logit_bias'] = bias
+        return logits, head_inputs
 
     def loss(self, inputs: torch.Tensor, data_samples: list) -> dict:
         tokens = stack_text_tokens(data_samples, inputs.device)
         memory = self.extract_feat(inputs)
-        summary, word_logits, bias = self.condition(memory)
-        losses = self.head.loss(memory, tokens, summary, bias)
+        word_logits, head_inputs = self.condition(memory)
+        losses = self.head.loss(memory, tokens, **head_inputs)
         if self.aux_head is not None:
             losses.update(self.aux_head.loss(word_logits,
                                              self._references(data_samples)))
@@ -199,5 +227,4 @@ class CLIP4IDCCaptioner(BaseCaptioner, BaseModel):
         """The backbone's tokens and the neck's and auxiliary head's
         conditioning, what the head decodes from."""
         memory = self.extract_feat(inputs)
-        summary, _, bias = self.condition(memory)
-        return memory, dict(extra_tokens=summary, logit_bias=bias)
+        return memory, self.condition(memory)[1]

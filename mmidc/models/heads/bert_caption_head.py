@@ -1,15 +1,7 @@
-"""BertCaptionHead: the published CLIP4IDC code's captioning decoder.
-
-A BERT-style post-LN Transformer whose word embedding is CLIP's
-``token_embedding`` (input embedding and tied output matrix) with CLIP's text
-positional embedding, both loaded from a CLIP or adaptation-stage checkpoint
-and optionally frozen. Decoding, the key/value cache, the vocabulary and the
-extension points are :class:`TransformerCaptionHead`'s.
-"""
-from typing import Dict, Optional, Union
+"""BertCaptionHead: the published CLIP4IDC code's captioning decoder."""
+from typing import List, Optional, Union
 
 import torch
-import torch.nn.functional as F
 from mmengine.logging import print_log
 from torch import nn
 
@@ -17,79 +9,27 @@ from mmidc.registry import MODELS
 from mmidc.text import CLIP_VOCAB_SIZE
 from ..utils.checkpoint_pattern import resolve_checkpoint
 from ..utils.open_clip_utils import load_clip_state_dict, text_state_dict
-from .transformer_caption_head import (Attention, TransformerCaptionHead,
-                                       cached_key_value)
+from ..utils.transformer_layers import DecoderLayer, EncoderLayer, bert_init_
+from .base_caption_head import BaseCaptionHead
 
 __all__ = ['BertCaptionHead']
 
 # BERT's LayerNorm epsilon (the published decoder's).
 LN_EPS = 1e-12
-LOSS_REDUCTIONS = ('mean', 'paired_scene_sum')
-
-
-def _feed_forward(dim: int, ffn_dim: int) -> nn.Sequential:
-    """BERT's intermediate + output projections (no dropout between them)."""
-    return nn.Sequential(nn.Linear(dim, ffn_dim), nn.GELU(), nn.Linear(ffn_dim, dim))
-
-
-class BertEncoderLayer(nn.Module):
-    """Post-LN self-attention + feed-forward block:
-    ``x = LN(x + drop(attn(x)))``, then ``x = LN(x + drop(ffn(x)))``."""
-
-    def __init__(self, dim: int, num_heads: int, ffn_dim: int, dropout: float):
-        super().__init__()
-        self.attn = Attention(dim, num_heads, dropout)
-        self.ln_attn = nn.LayerNorm(dim, eps=LN_EPS)
-        self.ffn = _feed_forward(dim, ffn_dim)
-        self.ln_ffn = nn.LayerNorm(dim, eps=LN_EPS)
-        self.drop = nn.Dropout(dropout)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = self.ln_attn(x + self.drop(self.attn(x, *self.attn.key_value(x))))
-        return self.ln_ffn(x + self.drop(self.ffn(x)))
-
-
-class BertDecoderLayer(nn.Module):
-    """Post-LN causal self-attention, cross-attention and feed-forward block,
-    each ``x = LN(x + drop(sublayer(x)))``.
-
-    ``cache`` and ``cross_kv`` as in the pre-LN
-    :class:`~mmidc.models.heads.transformer_caption_head.DecoderLayer`.
-    """
-
-    def __init__(self, dim: int, num_heads: int, ffn_dim: int, dropout: float):
-        super().__init__()
-        self.self_attn = Attention(dim, num_heads, dropout)
-        self.ln_self = nn.LayerNorm(dim, eps=LN_EPS)
-        self.cross_attn = Attention(dim, num_heads, dropout)
-        self.ln_cross = nn.LayerNorm(dim, eps=LN_EPS)
-        self.ffn = _feed_forward(dim, ffn_dim)
-        self.ln_ffn = nn.LayerNorm(dim, eps=LN_EPS)
-        self.drop = nn.Dropout(dropout)
-
-    def forward(self, x, cross_kv, cache: Optional[dict] = None):
-        k, v = cached_key_value(self.self_attn, x, cache)  # 2 x [B, h, T, C/h]
-        causal = x.shape[1] > 1  # one query against the cache needs no mask
-        x = self.ln_self(x + self.drop(self.self_attn(x, k, v, is_causal=causal)))
-        x = self.ln_cross(x + self.drop(self.cross_attn(x, *cross_kv)))
-        return self.ln_ffn(x + self.drop(self.ffn(x)))
 
 
 @MODELS.register_module()
-class BertCaptionHead(TransformerCaptionHead):
-    """The captioning decoder of the published CLIP4IDC code.
+class BertCaptionHead(BaseCaptionHead):
+    """The captioning decoder of the published CLIP4IDC code: a BERT-style
+    post-LN Transformer whose word embedding is CLIP's.
 
-    What differs from :class:`TransformerCaptionHead` (whose decoding with a
-    key/value cache, beam search, loss, vocabulary, ``extra_tokens`` and
-    ``logit_bias`` it keeps):
-
-    - **Post-LN layers** (BERT's): each sub-layer is
+    - **Layers** (BERT's): each sub-layer is
       ``LayerNorm(x + Dropout(sublayer(x)))``, LayerNorm eps 1e-12, GELU,
       dropout on the attention weights and after each sub-layer, none
-      inside the feed-forward; no final norms.
+      inside the feed-forward.
     - **Encoder**: the backbone tokens enter as they are (they carry
-      CLIP4IDC's joint positional embedding): no positional or segment
-      embedding by default, no dropout. Decoder layer ``i`` attends to the
+      CLIP4IDC's joint positional embedding): no projection, positional or
+      segment embedding, no dropout. Decoder layer ``i`` attends to the
       output of encoder layer ``i`` (so the two counts must be equal).
     - **Word embeddings**: ``word_embed`` holds CLIP's ``token_embedding``
       and ``word_pos`` CLIP's text ``positional_embedding`` (its first
@@ -105,32 +45,26 @@ class BertCaptionHead(TransformerCaptionHead):
       (compact id ``k`` gets the row of CLIP id ``vocab.clip_ids[k]``; the
       unknown token, which has no CLIP id, a zero row): its logits are the
       full head's logits at those tokens.
-    - **Loss reduction** (``loss_reduction``): ``'mean'``, the mean
-      cross-entropy over the batch's caption tokens, or
-      ``'paired_scene_sum'``, the published code's CLEVR-Change loss: it runs
-      each batch of scenes as two forward passes, (before, change, change
-      caption) and (before, distractor, no-change caption), and sums the two
-      passes' mean token cross-entropies. Here both pairs of a scene are in
-      one batch, in :class:`PairedSceneSampler`'s order (change pairs at even
-      positions, no-change pairs at odd ones), and the loss is the mean over
-      the even rows' tokens plus the mean over the odd rows' tokens. It needs
-      that sampler (``check_config`` enforces it) and an even batch.
+    - **Loss**: the mean next-token cross-entropy over the batch's tokens
+      (:class:`CaptionCrossEntropyLoss`); the published code's CLEVR-Change
+      loss is :class:`PairedSceneCrossEntropyLoss`.
 
     Args:
-        memory_dim, hidden, num_heads, ffn_ratio, dropout, max_memory_tokens,
-            num_segments, num_extra_tokens, vocab, label_smoothing: as in
-            :class:`TransformerCaptionHead`. ``hidden`` must equal the width
-            of CLIP's text tower (512 for ViT-B).
-        num_encoder_layers (int): encoder layers. Defaults to 3.
-        num_decoder_layers (int): decoder layers, as many as encoder
+        memory_dim (int): Width of the backbone tokens; must equal
+            ``hidden`` (the captioner sets it from its backbone).
+        hidden (int): Width, that of CLIP's text tower (512 for ViT-B).
+            Defaults to 512.
+        num_heads (int): Attention heads. Defaults to 8.
+        num_encoder_layers (int): Encoder layers. Defaults to 3.
+        num_decoder_layers (int): Decoder layers, as many as encoder
             layers. Defaults to 3.
-        max_length (int): caption context length, start token included:
+        ffn_ratio (int): Feed-forward width / ``hidden``. Defaults to 4.
+        dropout (float): Dropout. Defaults to 0.1.
+        max_length (int): Caption context length, start token included:
             the published code decodes 32 tokens after the start token.
             Defaults to 33.
-        use_memory_pos_embedding (bool): add a learned memory positional
-            embedding (not in the published code). Defaults to False.
-        use_segment_embedding (bool): add a learned per-segment memory
-            embedding (not in the published code). Defaults to False.
+        vocab, loss, init_cfg: As in :class:`BaseCaptionHead`. ``loss``
+            defaults to ``dict(type='CaptionCrossEntropyLoss')``.
         pretrained (str | dict, optional): where ``word_embed`` and
             ``word_pos`` come from: a CLIP state-dict file, an MMEngine
             checkpoint (an adaptation-stage ``CLIP4IDCRetriever``'s: its
@@ -142,9 +76,6 @@ class BertCaptionHead(TransformerCaptionHead):
             to True.
         freeze_word_pos (bool): no gradient into ``word_pos``. Defaults to
             True.
-        loss_reduction (str): ``'mean'`` or ``'paired_scene_sum'`` (above).
-            Defaults to ``'mean'``.
-        init_cfg (dict, optional): MMEngine init config.
     """
 
     def __init__(self,
@@ -156,37 +87,36 @@ class BertCaptionHead(TransformerCaptionHead):
                  ffn_ratio: int = 4,
                  dropout: float = 0.1,
                  max_length: int = 33,
-                 max_memory_tokens: int = 100,
-                 use_memory_pos_embedding: bool = False,
-                 use_segment_embedding: bool = False,
-                 num_segments: int = 2,
-                 num_extra_tokens: int = 0,
                  vocab=None,
-                 label_smoothing: float = 0.0,
+                 loss: dict = dict(type='CaptionCrossEntropyLoss'),
                  pretrained: Optional[Union[str, dict]] = None,
                  freeze_word_embed: bool = True,
                  freeze_word_pos: bool = True,
-                 loss_reduction: str = 'mean',
                  init_cfg: Optional[dict] = None):
         if num_encoder_layers != num_decoder_layers:
             raise ValueError(
                 f'BertCaptionHead pairs decoder layer i with encoder layer i: '
                 f'num_encoder_layers ({num_encoder_layers}) must equal '
                 f'num_decoder_layers ({num_decoder_layers})')
-        if loss_reduction not in LOSS_REDUCTIONS:
-            raise ValueError(f'loss_reduction must be one of {LOSS_REDUCTIONS}, '
-                             f'got {loss_reduction!r}')
-        super().__init__(
-            memory_dim=memory_dim, hidden=hidden, num_heads=num_heads,
-            num_encoder_layers=num_encoder_layers,
-            num_decoder_layers=num_decoder_layers, ffn_ratio=ffn_ratio,
-            dropout=dropout, max_length=max_length,
-            max_memory_tokens=max_memory_tokens,
-            use_memory_pos_embedding=use_memory_pos_embedding,
-            use_segment_embedding=use_segment_embedding,
-            num_segments=num_segments, num_extra_tokens=num_extra_tokens,
-            vocab=vocab, label_smoothing=label_smoothing, init_cfg=init_cfg)
-        self.loss_reduction = loss_reduction
+        if memory_dim != hidden:
+            raise ValueError(
+                f'BertCaptionHead reads the backbone tokens as they are: '
+                f'memory_dim ({memory_dim}) must equal hidden ({hidden})')
+        super().__init__(max_length, vocab, loss, init_cfg)
+        self.memory_dim = memory_dim
+        ffn_dim = ffn_ratio * hidden
+        self.encoder = nn.ModuleList(
+            EncoderLayer(hidden, num_heads, ffn_dim, dropout, norm='post',
+                         eps=LN_EPS, ffn_dropout=False)
+            for _ in range(num_encoder_layers))
+        self.word_embed = nn.Embedding(len(self.vocab), hidden)
+        self.word_pos = nn.Parameter(torch.zeros(max_length, hidden))
+        self.decoder = nn.ModuleList(
+            DecoderLayer(hidden, num_heads, ffn_dim, dropout, norm='post',
+                         eps=LN_EPS, ffn_dropout=False)
+            for _ in range(num_decoder_layers))
+        self.drop = nn.Dropout(dropout)
+        bert_init_(self)
         self.ln_embed = nn.LayerNorm(hidden, eps=LN_EPS)
         self.transform = nn.Sequential(
             nn.Linear(hidden, hidden), nn.GELU(), nn.LayerNorm(hidden, eps=LN_EPS))
@@ -204,16 +134,6 @@ class BertCaptionHead(TransformerCaptionHead):
                       'adaptation-stage checkpoint', logger='current', level=30)
         self.word_embed.weight.requires_grad_(not freeze_word_embed)
         self.word_pos.requires_grad_(not freeze_word_pos)
-
-    # ------------------------------------------------------- building blocks
-    def build_encoder_layer(self, hidden, num_heads, ffn_dim, dropout):
-        return BertEncoderLayer(hidden, num_heads, ffn_dim, dropout)
-
-    def build_decoder_layer(self, hidden, num_heads, ffn_dim, dropout):
-        return BertDecoderLayer(hidden, num_heads, ffn_dim, dropout)
-
-    def build_final_norm(self, hidden):
-        return nn.Identity()  # post-LN layers end normalised
 
     def load_clip_embeddings(self, pretrained: Union[str, dict]) -> None:
         """Copy CLIP's token and text positional embeddings into
@@ -253,19 +173,17 @@ class BertCaptionHead(TransformerCaptionHead):
                   'positions)', logger='current')
 
     # ---------------------------------------------------------------- forward
-    def encode(self, memory: torch.Tensor,
-               extra_tokens: Optional[torch.Tensor] = None) -> torch.Tensor:
-        """Backbone tokens ``[B, T, memory_dim]`` (and ``extra_tokens``
-        ``[B, E, memory_dim]``) -> every encoder layer's output, stacked
-        ``[B, L, T (+E), hidden]`` (decoder layer ``i`` reads layer ``i``)."""
-        x = self.embed_memory(memory, extra_tokens)  # [B, T(+E), H]
-        outputs = []
+    def encode(self, memory: torch.Tensor) -> torch.Tensor:
+        """Backbone tokens ``[B, T, hidden]`` -> every encoder layer's
+        output, stacked ``[B, L, T, hidden]`` (decoder layer ``i`` reads
+        layer ``i``)."""
+        x, outputs = memory, []
         for layer in self.encoder:
             x = layer(x)
             outputs.append(x)
-        return torch.stack(outputs, dim=1)  # [B, L, T(+E), H]
+        return torch.stack(outputs, dim=1)  # [B, L, T, H]
 
-    def cross_kv(self, encoded: torch.Tensor):
+    def cross_kv(self, encoded: torch.Tensor) -> List[tuple]:
         """Keys/values of decoder layer ``i`` from encoder layer ``i``."""
         return [layer.cross_attn.key_value(encoded[:, i])  # [B, T, H] each
                 for i, layer in enumerate(self.decoder)]
@@ -279,25 +197,3 @@ class BertCaptionHead(TransformerCaptionHead):
         x = self.transform(x)  # [B, t, H]
         logits = x @ self.word_embed.weight.to(x.dtype).t()  # [B, t, V], tied
         return logits + self.output_bias.to(logits.dtype)
-
-    def loss_from_logits(self, logits: torch.Tensor,
-                         text_tokens: torch.Tensor) -> Dict:
-        """The loss of :meth:`loss` from teacher-forced ``logits``
-        ``[B, L-1, V]``, reduced as ``loss_reduction`` says."""
-        if self.loss_reduction == 'mean':
-            return super().loss_from_logits(logits, text_tokens)
-        B = logits.shape[0]
-        if B % 2:
-            raise ValueError(
-                f"loss_reduction='paired_scene_sum' needs an even batch of "
-                f'(change, no-change) pairs from PairedSceneSampler, got {B}')
-        logits = logits.float()
-        targets = self.vocab.to_compact(text_tokens[:, 1:])  # [B, L-1]
-        token_loss = F.cross_entropy(
-            logits.flatten(0, 1), targets.flatten(),  # [B*(L-1), V], [B*(L-1)]
-            ignore_index=self.vocab.pad_id, label_smoothing=self.label_smoothing,
-            reduction='none').view(B, -1)  # [B, L-1], 0 at padding
-        valid = targets != self.vocab.pad_id  # [B, L-1]
-        # change pairs at even rows, no-change pairs at odd rows
-        loss = sum(token_loss[g::2].sum() / valid[g::2].sum() for g in (0, 1))
-        return dict(loss_caption=loss, accuracy=self._accuracy(logits, targets))

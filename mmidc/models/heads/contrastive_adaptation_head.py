@@ -1,12 +1,11 @@
-"""Symmetric InfoNCE between image-pair and caption embeddings."""
-import logging
+"""The contrastive adaptation head: scaled pair-caption similarities and
+their loss."""
 import math
 from typing import Dict, Optional
 
 import torch
 import torch.distributed as dist
 import torch.nn.functional as F
-from mmengine.logging import print_log
 from mmengine.model import BaseModule
 from torch import nn
 
@@ -52,34 +51,22 @@ def gather_with_grad(x: torch.Tensor) -> torch.Tensor:
 
 @MODELS.register_module()
 class ContrastiveAdaptationHead(BaseModule):
-    """Symmetric InfoNCE with a learnable temperature (CLIP4IDC's L).
+    """CLIP4IDC's adaptation objective: cosine similarities of pair and
+    caption embeddings, scaled by a learnable inverse temperature
+    ``exp(logit_scale)``, under a contrastive ``loss`` (the paper's
+    :class:`SymmetricInfoNCELoss` by default).
 
-    ``L = L_p2t + L_t2p`` (summed, as the paper writes it) or, with
-    ``two_way_reduction='mean'``, ``(L_p2t + L_t2p) / 2`` (the published
-    code's and CLIP's average); each term is the cross-entropy of
-    cosine-similarity logits scaled by ``exp(logit_scale)``.
+    The temperature is bounded at ``max_logit_scale`` (``ln 100``):
 
-    The temperature is bounded at ``max_logit_scale`` (``ln 100``) in one of
-    two ways:
-
-    - ``clamp_in_forward=True``: the forward pass uses
-      ``min(logit_scale, max)``. At or above the bound the gradient of
-      ``logit_scale`` is zero, so a scale that starts there (OpenAI's
-      checkpoint holds ``ln 100``) can never move.
-    - ``clamp_in_forward=False``: the forward pass uses the parameter as it
-      is and :meth:`clamp_logit_scale_` clamps the parameter after each
-      optimizer step (register :class:`~mmidc.engine.LogitScaleClampHook`),
-      as CLIP's own training and the published CLIP4IDC code do: the
-      gradient is never cut off and the parameter never exceeds the bound
-      after a step.
-
-    Duplicate captions: captions with identical token sequences in a batch
-    (frequent on CLEVR-Change: "the scene remains the same") are all
-    positives of each other's pairs. The target of row ``i`` is the uniform
-    distribution over ``{j : tokens_j == tokens_i}`` (soft multi-positive
-    cross-entropy), in both directions. Without duplicates this is the plain
-    one-hot InfoNCE; ``multi_positive=False`` always is (the published code:
-    a duplicate caption is a negative of the other pairs it describes).
+    - by default the forward pass uses ``min(logit_scale, max)``. At or
+      above the bound the gradient of ``logit_scale`` is zero, so a scale
+      that starts there (OpenAI's checkpoint holds ``ln 100``) can never
+      move;
+    - with :class:`~mmidc.engine.LogitScaleClampHook` in ``custom_hooks``
+      (as CLIP's own training and the published CLIP4IDC code do), the
+      forward pass uses the parameter as it is and the hook clamps it after
+      each optimizer step (:meth:`clamp_logit_scale_`): the gradient is
+      never cut off and the parameter never exceeds the bound after a step.
 
     Under DDP (``torch.distributed`` initialised, world size > 1) pair and
     text features and tokens are gathered from all ranks, so negatives span
@@ -98,46 +85,31 @@ class ContrastiveAdaptationHead(BaseModule):
             overwrites it with a checkpoint's ``logit_scale``. (The published
             code starts from 1.0 before loading CLIP.)
         max_logit_scale (float): The bound. Default ``ln 100``.
-        clamp_in_forward (bool): Clamp in the forward pass (True) or leave
-            the clamp to :meth:`clamp_logit_scale_` after each step (False).
-            Default True.
         learnable_scale (bool): Train ``logit_scale``. Default True.
-        multi_positive (bool): Treat identical captions as positives (see
-            above). False gives plain InfoNCE (duplicates as negatives).
-        two_way_reduction (str): ``'sum'`` (default) or ``'mean'`` of the
-            two directions. With ``'mean'`` the returned ``loss_p2t`` and
-            ``loss_t2p`` are each half of their direction's cross-entropy,
-            so that their sum, the training loss, is the average.
-        loss_weight (float): Multiplier of both terms. Default 1.
+        loss (dict): Config of the contrastive loss, called with the logits
+            ``[B, B]`` and the caption tokens ``[B, L]`` (e.g.
+            :class:`MultiPositiveInfoNCELoss`, where identical captions are
+            positives of each other's pairs). Default
+            ``dict(type='SymmetricInfoNCELoss')``.
         init_cfg (dict, optional): MMEngine init config.
     """
 
     def __init__(self,
                  init_logit_scale: float = math.log(1 / 0.07),
                  max_logit_scale: float = math.log(100),
-                 clamp_in_forward: bool = True,
                  learnable_scale: bool = True,
-                 multi_positive: bool = True,
-                 two_way_reduction: str = 'sum',
-                 loss_weight: float = 1.0,
+                 loss: dict = dict(type='SymmetricInfoNCELoss'),
                  init_cfg: Optional[dict] = None):
         super().__init__(init_cfg=init_cfg)
         if init_logit_scale > max_logit_scale:
             raise ValueError(f'init_logit_scale={init_logit_scale} exceeds '
                              f'max_logit_scale={max_logit_scale}')
-        if two_way_reduction not in ('sum', 'mean'):
-            raise ValueError(f"two_way_reduction must be 'sum' or 'mean', "
-                             f'got {two_way_reduction!r}')
         self.logit_scale = nn.Parameter(torch.tensor(float(init_logit_scale)),
                                         requires_grad=learnable_scale)
         self.max_logit_scale = max_logit_scale
-        self.clamp_in_forward = clamp_in_forward
-        self.multi_positive = multi_positive
-        self.two_way_reduction = two_way_reduction
-        self.loss_weight = loss_weight
-        # Set by LogitScaleClampHook when it takes over the clamp.
+        self.loss_module = MODELS.build(loss)
+        # Set by LogitScaleClampHook when it takes over the bound.
         self.clamped_after_step = False
-        self._warned_unclamped = False
 
     def clamp_logit_scale_(self) -> None:
         """Clamp the parameter to ``max_logit_scale`` in place (after an
@@ -147,17 +119,9 @@ class ContrastiveAdaptationHead(BaseModule):
 
     def scale(self) -> torch.Tensor:
         """``exp(logit_scale)`` as the forward pass uses it."""
-        if self.clamp_in_forward:
-            return self.logit_scale.clamp(max=self.max_logit_scale).exp()
-        if self.training and not (self.clamped_after_step
-                                  or self._warned_unclamped):
-            self._warned_unclamped = True
-            print_log(
-                'ContrastiveAdaptationHead: clamp_in_forward=False but no '
-                'LogitScaleClampHook clamps logit_scale after each step; add '
-                "dict(type='LogitScaleClampHook') to custom_hooks",
-                logger='current', level=logging.WARNING)
-        return self.logit_scale.exp()
+        if self.clamped_after_step:
+            return self.logit_scale.exp()
+        return self.logit_scale.clamp(max=self.max_logit_scale).exp()
 
     def logits(self, pair_feats: torch.Tensor,
                text_feats: torch.Tensor) -> torch.Tensor:
@@ -165,14 +129,6 @@ class ContrastiveAdaptationHead(BaseModule):
         pair = F.normalize(pair_feats.float(), dim=-1)
         text = F.normalize(text_feats.float(), dim=-1)
         return self.scale() * pair @ text.t()
-
-    def targets(self, text_tokens: torch.Tensor) -> torch.Tensor:
-        """Soft targets ``[B, B]``: uniform over identical captions."""
-        if not self.multi_positive:
-            return torch.eye(text_tokens.shape[0], device=text_tokens.device)
-        same = (text_tokens[:, None, :] == text_tokens[None, :, :]).all(-1)
-        same = same.float()  # [B, B], symmetric, diagonal 1
-        return same / same.sum(dim=1, keepdim=True)
 
     def loss(self, pair_feats: torch.Tensor, text_feats: torch.Tensor,
              text_tokens: torch.Tensor) -> Dict[str, torch.Tensor]:
@@ -182,13 +138,12 @@ class ContrastiveAdaptationHead(BaseModule):
             pair_feats (Tensor): Pair embeddings ``[B, D]``.
             text_feats (Tensor): Caption embeddings ``[B, D]``; row i
                 describes pair i.
-            text_tokens (Tensor): Caption token ids ``[B, L]`` (to find
-                duplicate captions).
+            text_tokens (Tensor): Caption token ids ``[B, L]``.
 
         Returns:
-            dict: ``loss_p2t``, ``loss_t2p`` (halved with
-            ``two_way_reduction='mean'``) and ``logit_scale`` (the inverse
-            temperature the logits used, for logging; not a loss).
+            dict: The loss's terms (``loss_p2t``, ``loss_t2p``) and
+            ``logit_scale`` (the inverse temperature the logits used, for
+            logging; not a loss).
         """
         if not (pair_feats.shape[0] == text_feats.shape[0]
                 == text_tokens.shape[0]):
@@ -207,15 +162,5 @@ class ContrastiveAdaptationHead(BaseModule):
         # reproduce. tests/test_models/test_heads/test_contrastive_head.py
         # checks that the two agree to float precision.
         logits = self.logits(pair_feats, text_feats)  # [B, B] pair x text
-        targets = self.targets(text_tokens)  # [B, B], rows sum to 1
-        # pair i -> its captions; caption j -> the pairs it describes.
-        # ``same`` is symmetric, so both directions use the same targets.
-        loss_p2t = -(targets * logits.log_softmax(dim=1)).sum(1).mean()
-        loss_t2p = -(targets * logits.t().log_softmax(dim=1)).sum(1).mean()
-        weight = self.loss_weight
-        if self.two_way_reduction == 'mean':
-            weight = weight / 2
-        return dict(
-            loss_p2t=weight * loss_p2t,
-            loss_t2p=weight * loss_t2p,
-            logit_scale=self.scale().detach())
+        losses = self.loss_module(logits, text_tokens)
+        return dict(losses, logit_scale=self.scale().detach())

@@ -1,145 +1,37 @@
-"""TransformerCaptionHead: the captioning Transformer trained from scratch.
-
-Encoder over the backbone's pair tokens, decoder over caption tokens, pre-LN
-blocks with ``F.scaled_dot_product_attention``. Decoding (greedy, beam) keeps
-a key/value cache: the self-attention K/V of every decoder layer grows by one
-position per step, the cross-attention K/V of the memory is computed once.
-``use_cache=False`` recomputes the decoder over the whole prefix at each step.
-"""
-from typing import Dict, List, Optional
+"""TransformerCaptionHead: a captioning Transformer trained from scratch, with
+the inputs the from-scratch recipe conditions it on."""
+from typing import List, Optional
 
 import torch
-import torch.nn.functional as F
-from mmengine.model import BaseModule
 from torch import nn
 
 from mmidc.registry import MODELS
-from mmidc.text import CaptionVocab, build_vocab_from_cfg
-from ..utils.generation import CaptionDecodeOutput, CaptionGenerator, extend_cache
+from ..utils.transformer_layers import DecoderLayer, EncoderLayer, bert_init_
+from .base_caption_head import BaseCaptionHead
 
-__all__ = ['TransformerCaptionHead', 'CaptionDecodeOutput']
-
-
-class Attention(nn.Module):
-    """Multi-head attention with separate query and key/value inputs."""
-
-    def __init__(self, dim: int, num_heads: int, dropout: float):
-        super().__init__()
-        self.num_heads = num_heads
-        self.dropout = dropout
-        self.q_proj = nn.Linear(dim, dim)
-        self.kv_proj = nn.Linear(dim, 2 * dim)
-        self.out_proj = nn.Linear(dim, dim)
-
-    def split_heads(self, x: torch.Tensor) -> torch.Tensor:
-        B, T, C = x.shape
-        # [B, T, C] -> [B, h, T, C/h]
-        return x.view(B, T, self.num_heads, C // self.num_heads).transpose(1, 2)
-
-    def key_value(self, x: torch.Tensor):
-        k, v = self.kv_proj(x).chunk(2, dim=-1)  # 2 x [B, T, C]
-        return self.split_heads(k), self.split_heads(v)  # 2 x [B, h, T, C/h]
-
-    def forward(self, x, k, v, is_causal: bool = False) -> torch.Tensor:
-        q = self.split_heads(self.q_proj(x))  # [B, h, Tq, C/h]
-        y = F.scaled_dot_product_attention(
-            q, k.to(q.dtype), v.to(q.dtype), is_causal=is_causal,
-            dropout_p=self.dropout if self.training else 0.0)  # [B, h, Tq, C/h]
-        B, _, Tq, _ = y.shape
-        y = y.transpose(1, 2).reshape(B, Tq, -1)  # [B, Tq, C]
-        return self.out_proj(y)
-
-
-class FeedForward(nn.Sequential):
-
-    def __init__(self, dim: int, hidden: int, dropout: float):
-        super().__init__(
-            nn.Linear(dim, hidden), nn.GELU(), nn.Dropout(dropout),
-            nn.Linear(hidden, dim))
-
-
-def cached_key_value(attn: Attention, x: torch.Tensor,
-                     cache: Optional[dict] = None):
-    """Self-attention keys/values of ``x`` ``[B, t, C]``, each
-    ``[B, h, T, C/h]``: with ``cache`` (a dict) those of earlier positions
-    are read from it and the new ones appended (``T`` = cached + ``t``)."""
-    k, v = attn.key_value(x)  # 2 x [B, h, t, C/h]
-    if cache is None:
-        return k, v
-    return extend_cache(cache, k, v)  # 2 x [B, h, T, C/h]
-
-
-class EncoderLayer(nn.Module):
-    """Pre-LN self-attention + feed-forward block."""
-
-    def __init__(self, dim: int, num_heads: int, ffn_dim: int, dropout: float):
-        super().__init__()
-        self.ln_attn = nn.LayerNorm(dim)
-        self.attn = Attention(dim, num_heads, dropout)
-        self.ln_ffn = nn.LayerNorm(dim)
-        self.ffn = FeedForward(dim, ffn_dim, dropout)
-        self.drop = nn.Dropout(dropout)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        h = self.ln_attn(x)
-        x = x + self.drop(self.attn(h, *self.attn.key_value(h)))
-        return x + self.drop(self.ffn(self.ln_ffn(x)))
-
-
-class DecoderLayer(nn.Module):
-    """Pre-LN causal self-attention, cross-attention and feed-forward block.
-
-    With ``cache`` (a dict) the self-attention keys/values of earlier
-    positions are read from it and the new ones appended; the cross-attention
-    keys/values are taken from ``cross_kv``.
-    """
-
-    def __init__(self, dim: int, num_heads: int, ffn_dim: int, dropout: float):
-        super().__init__()
-        self.ln_self = nn.LayerNorm(dim)
-        self.self_attn = Attention(dim, num_heads, dropout)
-        self.ln_cross = nn.LayerNorm(dim)
-        self.cross_attn = Attention(dim, num_heads, dropout)
-        self.ln_ffn = nn.LayerNorm(dim)
-        self.ffn = FeedForward(dim, ffn_dim, dropout)
-        self.drop = nn.Dropout(dropout)
-
-    def forward(self, x, cross_kv, cache: Optional[dict] = None):
-        h = self.ln_self(x)
-        k, v = cached_key_value(self.self_attn, h, cache)  # 2 x [B, h, T, C/h]
-        # one query against all cached keys needs no mask; a full prefix does
-        causal = x.shape[1] > 1
-        x = x + self.drop(self.self_attn(h, k, v, is_causal=causal))
-        x = x + self.drop(self.cross_attn(self.ln_cross(x), *cross_kv))
-        return x + self.drop(self.ffn(self.ln_ffn(x)))
+__all__ = ['TransformerCaptionHead']
 
 
 @MODELS.register_module()
-class TransformerCaptionHead(CaptionGenerator, BaseModule):
-    """Captioning Transformer over the backbone's pair tokens (CLIP4IDC's).
+class TransformerCaptionHead(BaseCaptionHead):
+    """Pre-LN captioning Transformer over the backbone's pair tokens, with its
+    own word embeddings (the from-scratch recipe's, docs/from_scratch.md).
 
     The backbone's tokens are projected to ``hidden`` (when their width
-    differs), get a learned positional embedding and a per-segment embedding,
-    and pass ``num_encoder_layers`` encoder layers; the decoder reads them by
-    cross-attention and predicts the next caption token, its output matrix
-    tied to the word embedding. Decoding (greedy, beam) is
-    :class:`CaptionGenerator`'s, with a key/value cache.
+    differs), get a learned positional embedding and a per-segment embedding
+    and pass ``num_encoder_layers`` pre-LN encoder layers and a LayerNorm;
+    every decoder layer reads the last encoder layer's output by
+    cross-attention, and the next-token logits come from a LayerNorm and the
+    output matrix tied to the word embedding.
 
-    Two extension points, unused by the paper's configs, let other components
-    condition the captioner without changing it:
+    Two more inputs let other components condition it:
 
     - ``extra_tokens`` ``[B, E, memory_dim]`` (e.g. a neck's summary tokens)
       join the memory after the backbone's tokens, each with its own learned
-      embedding (``num_extra_tokens = E``).
+      embedding (``num_extra_tokens = E``);
     - ``logit_bias`` ``[B, V]`` (e.g. an auxiliary head's word prior) is added
-      to the next-word logits at every position.
-
-    A variant subclasses it and overrides the building blocks
-    (:meth:`build_encoder_layer`, :meth:`build_decoder_layer`,
-    :meth:`build_final_norm`), the word input and output
-    (:meth:`embed_tokens`, :meth:`output_logits`) or what the decoder reads
-    (:meth:`encode`, :meth:`cross_kv`); decoding, the loss and the
-    vocabulary are shared (e.g. :class:`BertCaptionHead`).
+      to the next-word logits at every position (in decoding, the search
+      adds it).
 
     Args:
         memory_dim (int): width of the backbone tokens (CLIP4IDC: the
@@ -166,11 +58,8 @@ class TransformerCaptionHead(CaptionGenerator, BaseModule):
         num_extra_tokens (int): ``E``, the number of ``extra_tokens`` the
             head is given (the captioner sets it from its neck). Defaults
             to 0.
-        vocab: output vocabulary: ``None`` (full CLIP BPE, 49,408 ids), a
-            file path or ``dict(captions_from=..., cache_file=...)``; see
-            :mod:`mmidc.models.utils.caption_vocab`.
-        label_smoothing (float): cross-entropy label smoothing. Defaults to 0.
-        init_cfg (dict, optional): MMEngine init config.
+        vocab, loss, init_cfg: as in :class:`BaseCaptionHead`. ``loss``
+            defaults to ``dict(type='CaptionCrossEntropyLoss')``.
     """
 
     def __init__(self,
@@ -188,24 +77,16 @@ class TransformerCaptionHead(CaptionGenerator, BaseModule):
                  num_segments: int = 2,
                  num_extra_tokens: int = 0,
                  vocab=None,
-                 label_smoothing: float = 0.0,
+                 loss: dict = dict(type='CaptionCrossEntropyLoss'),
                  init_cfg: Optional[dict] = None):
-        super().__init__(init_cfg=init_cfg)
         if hidden % num_heads:
             raise ValueError(f'hidden ({hidden}) must be divisible by '
                              f'num_heads ({num_heads})')
-        if max_length < 2:
-            raise ValueError(f'max_length must be >= 2, got {max_length}')
-        if not 0.0 <= label_smoothing < 1.0:
-            raise ValueError(f'label_smoothing must be in [0, 1), got {label_smoothing}')
         if num_extra_tokens < 0:
             raise ValueError(f'num_extra_tokens must be >= 0, got {num_extra_tokens}')
+        super().__init__(max_length, vocab, loss, init_cfg)
         self.memory_dim = memory_dim
-        self.max_length = max_length
         self.max_memory_tokens = max_memory_tokens
-        self.label_smoothing = label_smoothing
-        self.vocab: CaptionVocab = build_vocab_from_cfg(vocab)
-
         self.memory_proj = (nn.Linear(memory_dim, hidden)
                             if memory_dim != hidden else nn.Identity())
         self.memory_pos = (nn.Parameter(torch.zeros(max_memory_tokens, hidden))
@@ -216,50 +97,25 @@ class TransformerCaptionHead(CaptionGenerator, BaseModule):
         self.num_extra_tokens = num_extra_tokens
         self.extra_embed = (nn.Parameter(torch.zeros(num_extra_tokens, hidden))
                             if num_extra_tokens else None)
+        ffn_dim = ffn_ratio * hidden
         self.encoder = nn.ModuleList(
-            self.build_encoder_layer(hidden, num_heads, ffn_ratio * hidden, dropout)
+            EncoderLayer(hidden, num_heads, ffn_dim, dropout)
             for _ in range(num_encoder_layers))
-        self.ln_memory = self.build_final_norm(hidden)
-
+        self.ln_memory = nn.LayerNorm(hidden)
         self.word_embed = nn.Embedding(len(self.vocab), hidden)
         self.word_pos = nn.Parameter(torch.zeros(max_length, hidden))
         self.decoder = nn.ModuleList(
-            self.build_decoder_layer(hidden, num_heads, ffn_ratio * hidden, dropout)
+            DecoderLayer(hidden, num_heads, ffn_dim, dropout)
             for _ in range(num_decoder_layers))
-        self.ln_out = self.build_final_norm(hidden)
+        self.ln_out = nn.LayerNorm(hidden)
         self.drop = nn.Dropout(dropout)
-        self._init_parameters()
-
-    # ------------------------------------------- building blocks (overridable)
-    def build_encoder_layer(self, hidden: int, num_heads: int, ffn_dim: int,
-                            dropout: float) -> nn.Module:
-        """One encoder layer: ``layer(x)`` maps ``[B, T, H]`` to ``[B, T, H]``."""
-        return EncoderLayer(hidden, num_heads, ffn_dim, dropout)
-
-    def build_decoder_layer(self, hidden: int, num_heads: int, ffn_dim: int,
-                            dropout: float) -> nn.Module:
-        """One decoder layer: ``layer(x, cross_kv, cache)`` (see
-        :class:`DecoderLayer`), with a ``cross_attn`` :class:`Attention`."""
-        return DecoderLayer(hidden, num_heads, ffn_dim, dropout)
-
-    def build_final_norm(self, hidden: int) -> nn.Module:
-        """The norm after the last encoder layer (``ln_memory``) and after the
-        last decoder layer (``ln_out``): pre-LN stacks end unnormalised."""
-        return nn.LayerNorm(hidden)
-
-    def _init_parameters(self):
-        for name, p in self.named_parameters():
-            if p.dim() > 1:
-                nn.init.normal_(p, std=0.02)
-            elif name.endswith('bias'):
-                nn.init.zeros_(p)
+        bert_init_(self)
 
     # ---------------------------------------------------------------- forward
     def encode(self, memory: torch.Tensor,
                extra_tokens: Optional[torch.Tensor] = None) -> torch.Tensor:
         """Backbone tokens ``[B, T, memory_dim]`` (and ``extra_tokens``
-        ``[B, E, memory_dim]``) -> encoded ``[B, T (+E), hidden]``, what
-        :meth:`cross_kv` reads."""
+        ``[B, E, memory_dim]``) -> encoded ``[B, T (+E), hidden]``."""
         x = self.drop(self.embed_memory(memory, extra_tokens))  # [B, T(+E), H]
         for layer in self.encoder:
             x = layer(x)
@@ -296,110 +152,24 @@ class TransformerCaptionHead(CaptionGenerator, BaseModule):
         return x
 
     def cross_kv(self, encoded: torch.Tensor) -> List[tuple]:
-        """Cross-attention keys/values of every decoder layer (once per batch)."""
+        """Every decoder layer reads the encoder's output ``[B, T, H]``."""
         return [layer.cross_attn.key_value(encoded) for layer in self.decoder]
 
-    def decode_step(self, tokens, cross_kv, caches=None, start: int = 0,
-                    logit_bias: Optional[torch.Tensor] = None):
-        """Logits for compact ``tokens`` ``[B, t]`` at positions start..start+t.
-
-        Returns ``[B, t, V]``. With ``caches`` (one dict per layer), earlier
-        positions come from the caches and ``tokens`` are the new ones only.
-        ``logit_bias`` ``[B, V]`` is added at every position.
-        """
-        x = self.embed_tokens(tokens, start)  # [B, t, H]
-        for i, layer in enumerate(self.decoder):
-            x = layer(x, cross_kv[i], None if caches is None else caches[i])
-        logits = self.output_logits(x)  # [B, t, V]
-        if logit_bias is not None:
-            logits = logits + logit_bias[:, None].to(logits.dtype)  # [B, 1, V] over t
-        return logits
-
     def embed_tokens(self, tokens: torch.Tensor, start: int = 0) -> torch.Tensor:
-        """The decoder's input ``[B, t, H]`` for compact ``tokens`` ``[B, t]``
-        at positions start..start+t."""
         t = tokens.shape[1]
         x = self.word_embed(tokens) + self.word_pos[start:start + t]  # [B, t, H]
         return self.drop(x)
 
     def output_logits(self, x: torch.Tensor) -> torch.Tensor:
-        """Next-token logits ``[B, t, V]`` from the last decoder layer's
-        output ``[B, t, H]``, the output matrix tied to the word embedding."""
         x = self.ln_out(x)
-        return x @ self.word_embed.weight.to(x.dtype).t()  # [B, t, V]
+        return x @ self.word_embed.weight.to(x.dtype).t()  # [B, t, V], tied
 
     def forward(self, memory: torch.Tensor, text_tokens: torch.Tensor,
                 extra_tokens: Optional[torch.Tensor] = None,
-                logit_bias: Optional[torch.Tensor] = None):
-        """Teacher-forced logits ``[B, L-1, V]`` for CLIP ``text_tokens`` ``[B, L]``."""
-        tokens = self.vocab.to_compact(self._check_tokens(text_tokens))
-        encoded = self.encode(memory, extra_tokens)
-        return self.decode_step(tokens[:, :-1], self.cross_kv(encoded),
-                                logit_bias=logit_bias)
-
-    def _check_tokens(self, text_tokens: torch.Tensor) -> torch.Tensor:
-        if text_tokens.dim() != 2:
-            raise ValueError('text_tokens must be [B, L] (one caption per pair), '
-                             f'got shape {tuple(text_tokens.shape)}')
-        if text_tokens.shape[1] > self.max_length:
-            raise ValueError(f'text_tokens length {text_tokens.shape[1]} exceeds '
-                             f'max_length={self.max_length}')
-        return text_tokens
-
-    def loss(self, memory: torch.Tensor, text_tokens: torch.Tensor,
-             extra_tokens: Optional[torch.Tensor] = None,
-             logit_bias: Optional[torch.Tensor] = None) -> Dict:
-        """Cross-entropy of the next token, padding ignored.
-
-        Args:
-            memory (Tensor): backbone tokens ``[B, T, memory_dim]``.
-            text_tokens (Tensor): CLIP ids ``[B, L]``, ``<sot> ... <eot> 0 0``.
-            extra_tokens (Tensor, optional): ``[B, E, memory_dim]``.
-            logit_bias (Tensor, optional): ``[B, V]``.
-
-        Returns:
-            dict: ``loss_caption`` and ``accuracy`` (next-token, non-pad).
-        """
-        logits = self(memory, text_tokens, extra_tokens, logit_bias)
-        return self.loss_from_logits(logits, text_tokens)
-
-    def loss_from_logits(self, logits: torch.Tensor, text_tokens: torch.Tensor) -> Dict:
-        """The loss of :meth:`loss` from teacher-forced ``logits`` ``[B, L-1, V]``."""
-        logits = logits.float()
-        targets = self.vocab.to_compact(text_tokens[:, 1:])  # [B, L-1]
-        loss = F.cross_entropy(
-            logits.flatten(0, 1), targets.flatten(),  # [B*(L-1), V], [B*(L-1)]
-            ignore_index=self.vocab.pad_id,
-            label_smoothing=self.label_smoothing)
-        return dict(loss_caption=loss, accuracy=self._accuracy(logits, targets))
-
-    def _accuracy(self, logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-        """Next-token accuracy over the non-pad ``targets`` ``[B, L-1]``."""
-        valid = targets != self.vocab.pad_id
-        # sum / count, not a masked mean: boolean indexing waits for the GPU
-        correct = (logits.argmax(-1) == targets) & valid
-        return (correct.sum() / valid.sum()).detach()
-
-    # ------------------- decoding (CaptionGenerator's greedy and beam search)
-    def start_decoding(self, memory: torch.Tensor, repeat: int, use_cache: bool,
-                       extra_tokens=None, logit_bias=None):
-        """Start tokens ``[B*repeat, 1]``, the cross-attention keys/values,
-        the caches and the logit bias (``[B*repeat, V]`` or None)."""
-        encoded = self.encode(memory, extra_tokens)  # [B, T, H] (batch first)
-        encoded = encoded.repeat_interleave(repeat, dim=0)  # [B*repeat, T, H]
-        prior = None
+                logit_bias: Optional[torch.Tensor] = None) -> torch.Tensor:
+        """Teacher-forced logits ``[B, L-1, V]`` for CLIP ``text_tokens``
+        ``[B, L]``, ``logit_bias`` ``[B, V]`` added at every position."""
+        logits = super().forward(memory, text_tokens, extra_tokens=extra_tokens)
         if logit_bias is not None:
-            prior = logit_bias.repeat_interleave(repeat, dim=0)  # [B*repeat, V]
-        cross_kv = self.cross_kv(encoded)
-        caches = [dict() for _ in self.decoder] if use_cache else None
-        tokens = torch.full((encoded.shape[0], 1), self.vocab.sot_id,
-                            dtype=torch.long, device=memory.device)  # [N, 1]
-        return tokens, cross_kv, caches, prior
-
-    def next_logits(self, tokens, cross_kv, caches, prior=None):
-        """Logits ``[N, V]`` of the position after ``tokens`` ``[N, t]``."""
-        if caches is None:  # recompute the decoder over the whole prefix
-            return self.decode_step(tokens, cross_kv, logit_bias=prior)[:, -1]
-        t = tokens.shape[1]
-        return self.decode_step(tokens[:, -1:], cross_kv, caches, start=t - 1,
-                                logit_bias=prior)[:, 0]
+            logits = logits + logit_bias[:, None].to(logits.dtype)  # [B, 1, V] over L-1
+        return logits

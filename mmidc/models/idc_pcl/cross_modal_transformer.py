@@ -7,9 +7,10 @@ from torch import nn
 
 from mmidc.registry import MODELS
 from mmidc.text import PAD_ID, CaptionVocab, build_vocab_from_cfg
-from ..utils.generation import CaptionGenerator, extend_cache
+from ..utils.generation import CaptionGenerator
+from ..utils.transformer_layers import bert_init_
+from .masked_transformer import MaskedTransformer
 from .masking import joint_attention_mask
-from .transformer_layers import MaskedTransformer, init_weights
 
 __all__ = ['CrossModalTransformer']
 
@@ -47,8 +48,7 @@ class CrossModalTransformer(CaptionGenerator, BaseModule):
         max_length (int): Caption positions (``[BOS]`` .. ``[EOS]``), also
             the decoding limit. Defaults to 32.
         vocab: Caption vocabulary: None (all CLIP BPE ids), a file, a list
-            of captions or ``dict(captions_from=..., cache_file=...)`` (see
-            :mod:`mmidc.models.utils.caption_vocab`).
+            of captions (see :mod:`mmidc.text.caption_vocab`).
         init_cfg (dict, optional): MMEngine init config.
     """
 
@@ -79,7 +79,7 @@ class CrossModalTransformer(CaptionGenerator, BaseModule):
         self.lm_transform = nn.Sequential(nn.Linear(hidden, hidden), nn.GELU(),
                                           nn.LayerNorm(hidden))
         self.lm_bias = nn.Parameter(torch.zeros(V))
-        init_weights(self)
+        bert_init_(self)
 
     # ------------------------------------------------------------------ text
     def caption_ids(self, text_tokens: torch.Tensor
@@ -129,8 +129,7 @@ class CrossModalTransformer(CaptionGenerator, BaseModule):
         if with_cls:
             valid = torch.cat([valid.new_ones(valid.shape[0], 1), valid], 1)
         mask = joint_attention_mask(visual.shape[1], valid, mode)  # [B, 1, T, T]
-        x, _ = self.transformer(torch.cat([visual, text.to(visual.dtype)], 1), mask)
-        return x
+        return self.transformer(torch.cat([visual, text.to(visual.dtype)], 1), mask)
 
     def word_logits(self, hidden: torch.Tensor) -> torch.Tensor:
         """``[..., H]`` -> ``[..., V]`` word scores."""
@@ -139,28 +138,22 @@ class CrossModalTransformer(CaptionGenerator, BaseModule):
         return h @ weight.to(h.dtype).t() + self.lm_bias
 
     # ------------------------------------------ decoding (CaptionGenerator)
-    def start_decoding(self, memory: torch.Tensor, repeat: int, use_cache: bool,
-                       extra_tokens=None, logit_bias=None):
+    def start_decoding(self, memory: torch.Tensor, repeat: int,
+                       use_cache: bool):
         """Decoding state for ``memory`` = visual tokens ``[B, Tv, H]``: the
-        start tokens ``[B*repeat, 1]``, the visual tokens (repeated), the
-        per-layer caches of the visual keys/values (or None) and no prior.
-        ``extra_tokens``/``logit_bias`` (the caption head's extension points)
-        have no counterpart here."""
-        if extra_tokens is not None or logit_bias is not None:
-            raise ValueError('CrossModalTransformer decodes from visual tokens '
-                             'only: extra_tokens and logit_bias are not '
-                             'supported')
+        start tokens ``[B*repeat, 1]``, the visual tokens (repeated) and the
+        per-layer caches of the visual keys/values (or None)."""
         visual = memory.repeat_interleave(repeat, dim=0)  # [N, Tv, H]
         caches = None
         if use_cache:  # visual tokens attend to visual tokens only
-            _, kv = self.transformer(visual)
-            caches = [dict(k=k, v=v) for k, v in kv]  # [N, h, Tv, H/h] each
+            caches = [dict() for _ in self.transformer.layers]
+            self.transformer(visual, caches=caches)  # [N, h, Tv, H/h] each
         tokens = torch.full((visual.shape[0], 1), self.vocab.sot_id,
                             dtype=torch.long, device=memory.device)  # [N, 1]
-        return tokens, visual, caches, None
+        return tokens, visual, caches
 
     def next_logits(self, tokens: torch.Tensor, visual: torch.Tensor,
-                    caches: Optional[List[dict]], prior=None) -> torch.Tensor:
+                    caches: Optional[List[dict]]) -> torch.Tensor:
         """Word scores ``[N, V]`` at position ``t`` after ``tokens`` ``[N, t]``
         (a ``[MASK]`` there, UniLM's decoding)."""
         N, t = tokens.shape
@@ -175,7 +168,7 @@ class CrossModalTransformer(CaptionGenerator, BaseModule):
         attn = torch.ones(1, 1, 2, cached + 2, dtype=torch.bool,
                           device=x.device)
         attn[0, 0, 0, cached + 1] = False  # the word does not read the [MASK]
-        h, kv = self.transformer(x, attn, [(c['k'], c['v']) for c in caches])
-        for cache, (k, v) in zip(caches, kv):  # keep the word's, not the [MASK]'s
-            extend_cache(cache, k[:, :, :1], v[:, :, :1])
+        h = self.transformer(x, attn, caches)  # caches: + word t-1, [MASK] t
+        for cache in caches:  # keep the word's keys/values, not the [MASK]'s
+            cache['k'], cache['v'] = cache['k'][:, :, :-1], cache['v'][:, :, :-1]
         return self.word_logits(h[:, 1])  # [N, V]

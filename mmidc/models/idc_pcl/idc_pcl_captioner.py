@@ -9,6 +9,7 @@ from mmidc.registry import MODELS
 from ..utils.base_captioner import BaseCaptioner
 from ..utils.checkpoint_io import read_checkpoint
 from ..utils.checkpoint_pattern import resolve_checkpoint
+from ..utils.transformer_layers import upgrade_fused_qkv
 from .idc_pcl_base import SHARED_MODULES, IDCPCLBase
 from .masking import mask_caption_tokens
 
@@ -101,7 +102,7 @@ class IDCPCLCaptioner(BaseCaptioner, IDCPCLBase):
         """Load the shared modules from a pre-training checkpoint (see the
         class docstring)."""
         path = resolve_checkpoint(path)
-        state, _ = read_checkpoint(path)
+        state = upgrade_fused_qkv(read_checkpoint(path)[0])
         own = self.state_dict()
         wanted = [k for k in own if k.split('.', 1)[0] in SHARED_MODULES]
         missing = [k for k in wanted if k not in state]

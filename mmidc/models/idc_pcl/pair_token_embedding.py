@@ -6,7 +6,7 @@ from mmengine.model import BaseModule
 from torch import nn
 
 from mmidc.registry import MODELS
-from .transformer_layers import init_weights
+from ..utils.transformer_layers import bert_init_
 
 __all__ = ['PairTokenEmbedding']
 
@@ -39,7 +39,7 @@ class PairTokenEmbedding(BaseModule):
         self.image_embed = nn.Parameter(torch.zeros(2, hidden))  # before / after
         self.ln = nn.LayerNorm(hidden)
         self.drop = nn.Dropout(dropout)
-        init_weights(self)
+        bert_init_(self)
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
         """``[B, 2, N, C]`` -> ``[B, 2, N + 1, H]``."""

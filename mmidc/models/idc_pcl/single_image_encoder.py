@@ -2,7 +2,7 @@
 import torch
 
 from mmidc.registry import MODELS
-from .transformer_layers import ImageTokenEncoder
+from .masked_transformer import ImageTokenEncoder
 
 __all__ = ['SingleImageEncoder']
 
@@ -24,5 +24,5 @@ class SingleImageEncoder(ImageTokenEncoder):
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """``[B, 2, N + 1, H]`` -> ``[B, 2, N + 1, H]``."""
         B, S, T, H = tokens.shape
-        x, _ = self.transformer(tokens.reshape(B * S, T, H))  # [2B, N+1, H]
+        x = self.transformer(tokens.reshape(B * S, T, H))  # [2B, N+1, H]
         return x.view(B, S, T, H)

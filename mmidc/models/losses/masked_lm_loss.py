@@ -1,15 +1,14 @@
 """Cross-entropy of the words at masked caption positions."""
 import torch
-import torch.nn.functional as F
-from torch import nn
 
 from mmidc.registry import MODELS
+from .caption_cross_entropy_loss import CaptionCrossEntropyLoss
 
 __all__ = ['MaskedLMLoss']
 
 
 @MODELS.register_module()
-class MaskedLMLoss(nn.Module):
+class MaskedLMLoss(CaptionCrossEntropyLoss):
     """Masked language modelling: predict the original word at each masked
     caption position (IDC-PCL's MLM pre-training task and its seq2seq
     fine-tuning objective).
@@ -29,13 +28,9 @@ class MaskedLMLoss(nn.Module):
 
     def __init__(self, loss_weight: float = 1.0, ignore_index: int = -100,
                  label_smoothing: float = 0.0):
-        super().__init__()
-        if not 0.0 <= label_smoothing < 1.0:
-            raise ValueError(f'label_smoothing must be in [0, 1), got '
-                             f'{label_smoothing}')
-        self.loss_weight = loss_weight
-        self.ignore_index = ignore_index
-        self.label_smoothing = label_smoothing
+        super().__init__(ignore_index=ignore_index,
+                         label_smoothing=label_smoothing,
+                         loss_weight=loss_weight)
 
     def forward(self, logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """Args:
@@ -50,6 +45,4 @@ class MaskedLMLoss(nn.Module):
         targets = targets.flatten()  # [M]
         if not (targets != self.ignore_index).any():
             return logits.sum() * 0.0
-        loss = F.cross_entropy(logits, targets, ignore_index=self.ignore_index,
-                               label_smoothing=self.label_smoothing)
-        return self.loss_weight * loss
+        return super().forward(logits, targets)

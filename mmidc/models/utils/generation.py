@@ -1,22 +1,25 @@
 """Caption generation: greedy and beam search over a key/value-cached decoder.
 
 :class:`CaptionGenerator` is the one decoding loop of every captioner's
-decoder (:class:`TransformerCaptionHead`, :class:`BertCaptionHead`,
-IDC-PCL's :class:`CrossModalTransformer`). A decoder that derives from it
-provides:
+decoder (the caption heads, :class:`BertCaptionHead` and
+:class:`TransformerCaptionHead`, and IDC-PCL's :class:`CrossModalTransformer`).
+A decoder that derives from it provides:
 
 - ``vocab`` (:class:`CaptionVocab`): its ``sot_id``, ``eot_id``, ``pad_id``
   and ``unk_id`` (compact ids), ``to_clip`` and ``decode``;
 - ``max_length`` (int): the context length, start token included;
-- ``start_decoding(memory, repeat, use_cache, extra_tokens, logit_bias)``
-  -> ``(tokens, context, caches, prior)``: the start tokens ``[N, 1]``
-  (``N = B * repeat``, each row of ``memory`` repeated ``repeat`` times in a
-  row), what every step reads (``context``, e.g. cross-attention keys and
-  values), the per-layer caches (None without ``use_cache``) and a logit
-  bias ``[N, V]`` or None (``prior``);
-- ``next_logits(tokens, context, caches, prior)`` -> ``[N, V]``: the scores of
-  the word after ``tokens`` ``[N, t]``; with caches, it reads the earlier
+- ``start_decoding(memory, repeat, use_cache, **inputs)`` -> ``(tokens,
+  context, caches)``: the start tokens ``[N, 1]`` (``N = B * repeat``, each
+  row of ``memory`` repeated ``repeat`` times in a row), what every step
+  reads (``context``, e.g. cross-attention keys and values) and the
+  per-layer caches (None without ``use_cache``); ``inputs`` are the
+  decoder's own further inputs, if it has any;
+- ``next_logits(tokens, context, caches)`` -> ``[N, V]``: the scores of the
+  word after ``tokens`` ``[N, t]``; with caches, it reads the earlier
   positions from them and appends the newest.
+
+A ``logit_bias`` ``[B, V]`` given to the search (e.g. an auxiliary head's
+word prior) is added to the scores of every step.
 
 A layer's cache is a dict of batch-first tensors (self-attention keys and
 values ``k``, ``v`` ``[N, h, T, C/h]``); :func:`extend_cache` appends a
@@ -68,12 +71,11 @@ class CaptionGenerator:
     docstring (a mixin: it holds no parameters)."""
 
     def start_decoding(self, memory: torch.Tensor, repeat: int, use_cache: bool,
-                       extra_tokens=None, logit_bias=None):
+                       **inputs):
         raise NotImplementedError(f'{type(self).__name__} must implement '
                                   'start_decoding')
 
-    def next_logits(self, tokens: torch.Tensor, context, caches, prior=None
-                    ) -> torch.Tensor:
+    def next_logits(self, tokens: torch.Tensor, context, caches) -> torch.Tensor:
         raise NotImplementedError(f'{type(self).__name__} must implement '
                                   'next_logits')
 
@@ -87,8 +89,12 @@ class CaptionGenerator:
             for key in cache:
                 cache[key] = cache[key][index]
 
-    def _log_probs(self, logits: torch.Tensor) -> torch.Tensor:
-        """Next-token log-probs ``[N, V]``; pad, start and unk never generated."""
+    def _log_probs(self, logits: torch.Tensor,
+                   bias: Optional[torch.Tensor] = None) -> torch.Tensor:
+        """Next-token log-probs ``[N, V]`` of ``logits`` (plus ``bias``
+        ``[N, V]``); pad, start and unk never generated."""
+        if bias is not None:
+            logits = logits + bias.to(logits.dtype)
         logits = logits.float()
         banned = [self.vocab.pad_id, self.vocab.sot_id]
         if self.vocab.unk_id is not None:
@@ -99,8 +105,8 @@ class CaptionGenerator:
     @torch.no_grad()
     def greedy_decode(self, memory: torch.Tensor, max_length: Optional[int] = None,
                       use_cache: bool = True,
-                      extra_tokens: Optional[torch.Tensor] = None,
-                      logit_bias: Optional[torch.Tensor] = None) -> CaptionDecodeOutput:
+                      logit_bias: Optional[torch.Tensor] = None,
+                      **inputs) -> CaptionDecodeOutput:
         """Greedy decoding, each sequence stopping at its end-of-text.
 
         Args:
@@ -109,18 +115,20 @@ class CaptionGenerator:
                 (at most ``max_length - 1`` generated). Defaults to the
                 decoder's.
             use_cache (bool): key/value cache; ``False`` recomputes the prefix.
-            extra_tokens, logit_bias: passed to ``start_decoding`` (the
-                caption heads' extension points).
+            logit_bias (Tensor, optional): ``[B, V]`` added to every step's
+                scores.
+            **inputs: the decoder's further inputs (``start_decoding``'s).
         """
         max_length = min(max_length or self.max_length, self.max_length)
-        tokens, context, caches, prior = self.start_decoding(
-            memory, 1, use_cache, extra_tokens, logit_bias)
+        tokens, context, caches = self.start_decoding(memory, 1, use_cache,
+                                                      **inputs)
         B = tokens.shape[0]
         sum_logprob = memory.new_zeros(B, dtype=torch.float)
         length = torch.zeros(B, dtype=torch.long, device=memory.device)
         done = torch.zeros(B, dtype=torch.bool, device=memory.device)
         for _ in range(max_length - 1):
-            log_probs = self._log_probs(self.next_logits(tokens, context, caches, prior))
+            log_probs = self._log_probs(self.next_logits(tokens, context, caches),
+                                        logit_bias)
             logprob, word = log_probs.max(-1)  # [B], [B]
             word = word.masked_fill(done, self.vocab.pad_id)
             sum_logprob += logprob.masked_fill(done, 0.0)
@@ -137,8 +145,8 @@ class CaptionGenerator:
     def beam_search(self, memory: torch.Tensor, beam_size: int = 3,
                     length_penalty: float = 1.0, max_length: Optional[int] = None,
                     use_cache: bool = True,
-                    extra_tokens: Optional[torch.Tensor] = None,
-                    logit_bias: Optional[torch.Tensor] = None) -> CaptionDecodeOutput:
+                    logit_bias: Optional[torch.Tensor] = None,
+                    **inputs) -> CaptionDecodeOutput:
         """Beam search; a beam that emits end-of-text is frozen.
 
         Beams are ranked by their sum of log-probs while searching; the final
@@ -150,8 +158,11 @@ class CaptionGenerator:
             raise ValueError(f'beam_size must be >= 1, got {beam_size}')
         max_length = min(max_length or self.max_length, self.max_length)
         K = beam_size
-        tokens, context, caches, prior = self.start_decoding(
-            memory, K, use_cache, extra_tokens, logit_bias)  # [B*K, 1]
+        tokens, context, caches = self.start_decoding(memory, K, use_cache,
+                                                      **inputs)  # [B*K, 1]
+        prior = None
+        if logit_bias is not None:
+            prior = logit_bias.repeat_interleave(K, dim=0)  # [B*K, V]
         B = memory.shape[0]
         device = memory.device
         beam_logprob = torch.full((B, K), float('-inf'), device=device)
@@ -159,7 +170,8 @@ class CaptionGenerator:
         length = torch.zeros(B, K, dtype=torch.long, device=device)
         done = torch.zeros(B, K, dtype=torch.bool, device=device)
         for _ in range(max_length - 1):
-            log_probs = self._log_probs(self.next_logits(tokens, context, caches, prior))
+            log_probs = self._log_probs(self.next_logits(tokens, context, caches),
+                                        prior)
             V = log_probs.shape[-1]
             log_probs = log_probs.view(B, K, V)  # [B, K, V]
             # a finished beam continues only with pad, at no cost
@@ -217,7 +229,7 @@ def check_decode_cfg(cfg: dict) -> dict:
 def generate(decoder: CaptionGenerator, memory: torch.Tensor, cfg: dict,
              **kwargs) -> CaptionDecodeOutput:
     """Decode ``memory`` with ``decoder`` as the checked ``decode_cfg``
-    ``cfg`` says (``kwargs``: ``extra_tokens``, ``logit_bias``)."""
+    ``cfg`` says (``kwargs``: ``logit_bias`` and the decoder's inputs)."""
     if cfg['strategy'] == 'beam':
         return decoder.beam_search(memory, cfg['beam_size'], cfg['length_penalty'],
                                    cfg['max_length'], **kwargs)

@@ -95,13 +95,13 @@ def test_odd_batch_size_is_a_config_error():
 
 def test_paired_scene_loss_needs_the_sampler():
     cfg = Config(dict(
-        model=dict(head=dict(loss_reduction='paired_scene_sum')),
+        model=dict(head=dict(loss=dict(type='PairedSceneCrossEntropyLoss'))),
         train_dataloader=dict(batch_size=16,
                               sampler=dict(type='DefaultSampler'))))
     with pytest.raises(ValueError, match="needs train_dataloader.sampler"):
         check_config(cfg)
     cfg.train_dataloader.sampler.type = 'PairedSceneSampler'
     check_config(cfg)
-    cfg.model.head.loss_reduction = 'mean'
+    cfg.model.head.loss.type = 'CaptionCrossEntropyLoss'
     cfg.train_dataloader.sampler.type = 'DefaultSampler'
     check_config(cfg)

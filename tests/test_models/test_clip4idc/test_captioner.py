@@ -197,7 +197,8 @@ def test_neck_and_aux_head_condition_the_caption_head(tiny_arch):
         word_logits, model.aux_head.targets(compact)))
     text = torch.stack([ds.text_tokens for ds in data['data_samples']])
     torch.testing.assert_close(losses['loss_caption'], model.head.loss(
-        memory, text, summary, model.aux_head.logit_bias(word_logits))['loss_caption'])
+        memory, text, extra_tokens=summary,
+        logit_bias=model.aux_head.logit_bias(word_logits))['loss_caption'])
     # the caption loss trains the neck and the aux head through the prior
     model.zero_grad()
     losses['loss_caption'].backward()
@@ -215,3 +216,22 @@ def test_neck_and_aux_head_condition_the_caption_head(tiny_arch):
 def test_aux_head_needs_a_neck(tiny_arch):
     with pytest.raises(ValueError, match='set a neck'):
         tiny_captioner(tiny_arch, aux_head=dict(type='BagOfWordsHead'))
+
+
+def test_the_paper_head_gets_only_what_it_takes(tiny_arch):
+    """BertCaptionHead reads the backbone's tokens as they are: the
+    captioner gives it their width and nothing else; a neck's summary
+    tokens need a head that takes extra tokens."""
+    head = dict(type='BertCaptionHead', hidden=64, num_heads=4,
+                num_encoder_layers=1, num_decoder_layers=1, dropout=0.0,
+                max_length=16, vocab=CAPTIONS, freeze_word_embed=False,
+                freeze_word_pos=False)
+    model = tiny_captioner(tiny_arch, head=head)
+    assert model.head.memory_dim == 64
+    data = model.data_preprocessor(batch(), False)
+    assert set(model(**data, mode='loss')) == {'loss_caption', 'accuracy'}
+    memory, inputs = model.decoder_inputs(data['inputs'])
+    assert inputs == {} and memory.shape == (4, 34, 64)
+    with pytest.raises(ValueError, match='does not take extra tokens'):
+        tiny_captioner(tiny_arch, head=head,
+                       neck=dict(type='ChangeSummaryNeck', change_tokens=2))

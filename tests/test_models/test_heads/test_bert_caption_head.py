@@ -1,5 +1,5 @@
-"""BertCaptionHead: post-LN layers, CLIP's tied word embeddings, the
-published code's loss reduction, and the shared decoding."""
+"""BertCaptionHead: post-LN layers, CLIP's tied word embeddings, the loss
+component, and the shared decoding."""
 import math
 
 import pytest
@@ -9,9 +9,11 @@ from mmengine.registry import init_default_scope
 from torch import nn
 from torch.testing import assert_close
 
-from mmidc.models.heads.bert_caption_head import BertDecoderLayer, BertEncoderLayer
 from mmidc.text import EOT_ID, build_caption_vocab, clip_tokenizer
 from mmidc.registry import MODELS
+from tests.helpers.reference_layers import (randomise_norms, ref_decoder_layer,
+                                            ref_encoder_layer, ref_layer_norm,
+                                            ref_linear)
 
 # change and no-change captions alternate, as PairedSceneSampler orders them
 CAPTIONS = ['the red cube changed to blue', 'there is no change',
@@ -20,10 +22,11 @@ B, T, H = 4, 10, 32  # pairs, memory tokens, width
 
 
 def tiny_head(**kwargs):
-    cfg = dict(type='BertCaptionHead', memory_dim=H, hidden=H, num_heads=4,
+    cfg = dict(type='BertCaptionHead', hidden=H, num_heads=4,
                num_encoder_layers=2, num_decoder_layers=2, max_length=12,
-               max_memory_tokens=T, dropout=0.0)
+               dropout=0.0)
     cfg.update(kwargs)
+    cfg.setdefault('memory_dim', cfg['hidden'])
     return MODELS.build(cfg)
 
 
@@ -31,83 +34,15 @@ def tokens_of(captions, length=12):
     return clip_tokenizer()(captions, context_length=length)  # [N, length]
 
 
-def randomise_norms(module):
-    """LayerNorms with random affine parameters (weight 1, bias 0 would hide
-    where a norm sits)."""
-    with torch.no_grad():
-        for m in module.modules():
-            if isinstance(m, nn.LayerNorm):
-                m.weight.normal_(1.0, 0.3)
-                m.bias.normal_(0.0, 0.3)
-
-
-# ------------------------------------------------- hand-written reference
-def ref_layer_norm(x, ln):
-    mean = x.mean(-1, keepdim=True)
-    var = ((x - mean) ** 2).mean(-1, keepdim=True)
-    return (x - mean) / torch.sqrt(var + ln.eps) * ln.weight + ln.bias
-
-
-def ref_linear(x, linear):
-    return x @ linear.weight.t() + linear.bias
-
-
-def ref_attention(attn, x, memory, causal):
-    """Multi-head attention written out: heads, scaled scores, mask, softmax."""
-    heads = attn.num_heads
-    q = ref_linear(x, attn.q_proj)
-    k, v = ref_linear(memory, attn.kv_proj).chunk(2, dim=-1)
-    d = q.shape[-1] // heads
-    out = []
-    for h in range(heads):
-        qh, kh, vh = (t[..., h * d:(h + 1) * d] for t in (q, k, v))
-        scores = qh @ kh.transpose(-1, -2) / math.sqrt(d)  # [B, Tq, Tk]
-        if causal:
-            future = torch.ones(scores.shape[-2:], dtype=torch.bool).triu(1)
-            scores = scores.masked_fill(future, float('-inf'))
-        out.append(scores.softmax(-1) @ vh)
-    return ref_linear(torch.cat(out, dim=-1), attn.out_proj)
-
-
-def ref_ffn(x, ffn):
-    h = ref_linear(x, ffn[0])
-    h = 0.5 * h * (1 + torch.erf(h / math.sqrt(2)))  # GELU
-    return ref_linear(h, ffn[2])
-
-
-def ref_encoder_layer(layer, x):
-    x = ref_layer_norm(x + ref_attention(layer.attn, x, x, False), layer.ln_attn)
-    return ref_layer_norm(x + ref_ffn(x, layer.ffn), layer.ln_ffn)
-
-
-def ref_decoder_layer(layer, x, memory):
-    x = ref_layer_norm(x + ref_attention(layer.self_attn, x, x, True), layer.ln_self)
-    x = ref_layer_norm(x + ref_attention(layer.cross_attn, x, memory, False),
-                       layer.ln_cross)
-    return ref_layer_norm(x + ref_ffn(x, layer.ffn), layer.ln_ffn)
-
-
-def test_post_ln_layers_match_a_hand_written_forward():
-    enc = BertEncoderLayer(8, 2, 16, dropout=0.0)
-    dec = BertDecoderLayer(8, 2, 16, dropout=0.0)
-    randomise_norms(enc)
-    randomise_norms(dec)
-    x, memory = torch.randn(3, 5, 8), torch.randn(3, 7, 8)
-    assert enc.ln_attn.eps == dec.ln_ffn.eps == 1e-12  # BERT's
-    assert_close(enc(x), ref_encoder_layer(enc, x))
-    out = dec(x, dec.cross_attn.key_value(memory))
-    assert_close(out, ref_decoder_layer(dec, x, memory))
-    # each sub-layer ends in its norm: outputs are normalised per token
-    plain = BertDecoderLayer(8, 2, 16, dropout=0.0)
-    y = plain(x, plain.cross_attn.key_value(memory))
-    assert_close(y.mean(-1), torch.zeros(3, 5), atol=1e-5, rtol=0)
-
-
 def test_forward_matches_a_hand_written_head():
-    """Word input LN(E[token] + P[position]), decoder layer i reading encoder
-    layer i, BERT's prediction transform, logits tied to E plus a bias."""
+    """Post-LN layers (eps 1e-12, no dropout inside the feed-forward), word
+    input LN(E[token] + P[position]), decoder layer i reading encoder layer
+    i, BERT's prediction transform, logits tied to E plus a bias."""
     head = tiny_head(vocab=build_caption_vocab(CAPTIONS)).eval()
     randomise_norms(head)
+    for layer in (*head.encoder, *head.decoder):
+        assert layer.norm == 'post' and layer.ln_ffn.eps == 1e-12
+        assert len(layer.ffn) == 3  # Linear, GELU, Linear
     with torch.no_grad():
         head.output_bias.normal_()
     memory, tokens = torch.randn(B, T, H), tokens_of(CAPTIONS)
@@ -127,14 +62,16 @@ def test_forward_matches_a_hand_written_head():
     hidden = ref_layer_norm(h, norm)
     expected = hidden @ E.t() + head.output_bias  # tied output matrix
     assert_close(head(memory, tokens), expected, rtol=1e-4, atol=1e-5)
-    assert head.memory_pos is None and head.segment_embed is None
+    for extra in ('memory_proj', 'memory_pos', 'segment_embed', 'extra_embed'):
+        assert not hasattr(head, extra), extra  # the paper's head, no more
+    with pytest.raises(ValueError, match='memory_dim'):
+        tiny_head(memory_dim=H + 8)
 
 
 def test_every_trainable_parameter_gets_a_gradient():
     """No unused parameters (DDP needs none), the embeddings frozen."""
-    head = tiny_head(num_extra_tokens=2)
-    loss = head.loss(torch.randn(B, T, H), tokens_of(CAPTIONS),
-                     extra_tokens=torch.randn(B, 2, H))['loss_caption']
+    head = tiny_head()
+    loss = head.loss(torch.randn(B, T, H), tokens_of(CAPTIONS))['loss_caption']
     loss.backward()
     for name, p in head.named_parameters():
         assert (p.grad is not None) == p.requires_grad, name
@@ -196,8 +133,6 @@ def test_bad_embedding_sources_are_named(tiny_clip, tiny_clip_file):
         tiny_head(memory_dim=64, hidden=64, pretrained=vision_only)
     with pytest.raises(ValueError, match='num_encoder_layers'):
         tiny_head(num_encoder_layers=1)
-    with pytest.raises(ValueError, match='loss_reduction'):
-        tiny_head(loss_reduction='sum')
 
 
 @pytest.mark.parametrize('frozen', [True, False])
@@ -219,16 +154,15 @@ def test_frozen_embeddings_stay_fixed_in_training(frozen, tiny_clip_file):
 
 @pytest.mark.parametrize('vocab', [None, CAPTIONS])
 def test_cached_and_uncached_decoding_agree(vocab):
-    head = tiny_head(vocab=vocab and build_caption_vocab(vocab), max_length=8,
-                     num_extra_tokens=2).eval()
-    memory, extra = torch.randn(B, T, H), torch.randn(B, 2, H)
-    cached = head.greedy_decode(memory, use_cache=True, extra_tokens=extra)
-    uncached = head.greedy_decode(memory, use_cache=False, extra_tokens=extra)
+    head = tiny_head(vocab=vocab and build_caption_vocab(vocab),
+                     max_length=8).eval()
+    memory = torch.randn(B, T, H)
+    cached = head.greedy_decode(memory, use_cache=True)
+    uncached = head.greedy_decode(memory, use_cache=False)
     assert torch.equal(cached.tokens, uncached.tokens)
     assert_close(cached.mean_logprob, uncached.mean_logprob)
-    beam = head.beam_search(memory, beam_size=3, extra_tokens=extra)
-    beam_uncached = head.beam_search(memory, beam_size=3, use_cache=False,
-                                     extra_tokens=extra)
+    beam = head.beam_search(memory, beam_size=3)
+    beam_uncached = head.beam_search(memory, beam_size=3, use_cache=False)
     assert torch.equal(beam.tokens, beam_uncached.tokens)
     assert_close(beam.score, beam_uncached.score)
 
@@ -247,42 +181,18 @@ def test_beam_size_one_is_greedy_and_stops_at_eot():
     assert head.decode_text(head.greedy_decode(memory).tokens) == [''] * B
 
 
-def test_logit_bias_extension_point():
-    head = tiny_head().eval()
-    memory, tokens = torch.randn(B, T, H), tokens_of(CAPTIONS)
-    bias = torch.randn(B, len(head.vocab))
-    assert_close(head(memory, tokens, logit_bias=bias),
-                 head(memory, tokens) + bias[:, None])
-
-
-def hand_token_losses(logits, targets):
-    """Per-sample lists of -log p(target) over the non-pad targets."""
-    rows = []
-    for b in range(logits.shape[0]):
-        rows.append([float(torch.logsumexp(logits[b, t], 0) - logits[b, t, y])
-                     for t, y in enumerate(targets[b].tolist()) if y != 0])
-    return rows
-
-
-def test_paired_scene_sum_equals_a_hand_computation():
-    """The published code's CLEVR-Change loss: mean over the change pairs'
-    tokens plus mean over the no-change pairs' tokens."""
-    head = tiny_head(vocab=build_caption_vocab(CAPTIONS),
-                     loss_reduction='paired_scene_sum')
+def test_the_loss_component_gets_the_compact_targets():
+    """The paired-scene loss is a loss config; the head passes it float
+    logits and compact targets, padding as its ignore_index."""
+    vocab = build_caption_vocab(CAPTIONS)
+    head = tiny_head(vocab=vocab,
+                     loss=dict(type='PairedSceneCrossEntropyLoss'))
+    assert head.loss_module.ignore_index == vocab.pad_id
     tokens = tokens_of(CAPTIONS)
-    logits = torch.randn(B, tokens.shape[1] - 1, len(head.vocab))
-    rows = hand_token_losses(logits, head.vocab.to_compact(tokens[:, 1:]))
-    change = [x for r in rows[0::2] for x in r]
-    no_change = [x for r in rows[1::2] for x in r]
-    expected = sum(change) / len(change) + sum(no_change) / len(no_change)
+    logits = torch.randn(B, tokens.shape[1] - 1, len(vocab))
+    targets = vocab.to_compact(tokens[:, 1:])
     out = head.loss_from_logits(logits, tokens)
-    assert out['loss_caption'].item() == pytest.approx(expected, rel=1e-5)
-    # 'mean': one mean over every token of the batch
-    head.loss_reduction = 'mean'
-    everything = change + no_change
-    assert head.loss_from_logits(logits, tokens)['loss_caption'].item() == \
-        pytest.approx(sum(everything) / len(everything), rel=1e-5)
-    head.loss_reduction = 'paired_scene_sum'
+    assert torch.equal(out['loss_caption'], head.loss_module(logits, targets))
     with pytest.raises(ValueError, match='even batch'):
         head.loss_from_logits(logits[:3], tokens[:3])
 

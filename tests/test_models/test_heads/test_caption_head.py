@@ -80,7 +80,8 @@ def test_restricted_vocab_loss_equals_full_logits_restricted():
 def test_label_smoothing_changes_loss():
     memory, tokens = torch.randn(B, T, D), tokens_of(CAPTIONS)
     plain = tiny_head().loss(memory, tokens)['loss_caption']
-    smooth = tiny_head(label_smoothing=0.1).loss(memory, tokens)['loss_caption']
+    smooth = tiny_head(loss=dict(type='CaptionCrossEntropyLoss',
+                                 label_smoothing=0.1)).loss(memory, tokens)['loss_caption']
     assert not torch.isclose(plain, smooth)
 
 

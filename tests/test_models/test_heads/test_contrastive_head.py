@@ -9,6 +9,7 @@ import torch.nn.functional as F
 from torch.testing import assert_close
 
 from mmidc.models.heads import ContrastiveAdaptationHead
+from mmidc.models.losses import MultiPositiveInfoNCELoss
 from tests.helpers import free_port
 from mmidc.registry import MODELS
 
@@ -28,30 +29,22 @@ def test_matches_plain_infonce_without_duplicates():
     assert_close(losses['logit_scale'], torch.tensor(1 / 0.07))
 
 
-def test_identical_captions_are_positives_not_negatives():
-    head = ContrastiveAdaptationHead(init_logit_scale=0.0)  # scale 1
-    pair = torch.tensor([[1., 0.], [0., 1.], [1., 1.]])
-    text = torch.tensor([[1., 0.], [0.6, 0.8], [0., 1.]])
-    tokens = _tokens([5, 9], [5, 9], [7])  # captions 0 and 1 identical
-    losses = head.loss(pair, text, tokens)
-    # by hand: cos(pair_i, text_j)
-    r = 1 / math.sqrt(2)
-    sim = torch.tensor([[1., .6, 0.], [0., .8, 1.], [r, 1.4 * r, r]])
-    logp_p2t = sim.log_softmax(1)
-    logp_t2p = sim.t().log_softmax(1)
-    # pairs 0 and 1 both have caption "5 9": half the target on each
-    p2t = -(0.5 * (logp_p2t[0, 0] + logp_p2t[0, 1])
-            + 0.5 * (logp_p2t[1, 0] + logp_p2t[1, 1])
-            + logp_p2t[2, 2]) / 3
-    t2p = -(0.5 * (logp_t2p[0, 0] + logp_t2p[0, 1])
-            + 0.5 * (logp_t2p[1, 0] + logp_t2p[1, 1])
-            + logp_t2p[2, 2]) / 3
-    assert_close(losses['loss_p2t'], p2t)
-    assert_close(losses['loss_t2p'], t2p)
-    plain = ContrastiveAdaptationHead(init_logit_scale=0.0,
-                                      multi_positive=False)
+def test_the_loss_component_is_called_with_logits_and_tokens():
+    """Duplicate captions: the paper's loss treats them as negatives, the
+    multi-positive loss as positives; the head passes the tokens on."""
+    pair, text = torch.randn(4, 8), torch.randn(4, 8)
+    tokens = _tokens([5, 9], [5, 9], [7], [8])
+    plain = ContrastiveAdaptationHead()
+    multi = ContrastiveAdaptationHead(
+        loss=dict(type='MultiPositiveInfoNCELoss', two_way_reduction='mean'))
+    logits = plain.logits(pair, text)
+    expected = MultiPositiveInfoNCELoss('mean')(logits, tokens)
+    got = multi.loss(pair, text, tokens)
+    assert set(got) == {'loss_p2t', 'loss_t2p', 'logit_scale'}
+    for key in ('loss_p2t', 'loss_t2p'):
+        assert_close(got[key], expected[key])
     assert not torch.allclose(plain.loss(pair, text, tokens)['loss_p2t'],
-                              p2t)
+                              2 * got['loss_p2t'])
 
 
 def test_scale_is_clamped_and_learnable():
@@ -69,30 +62,6 @@ def test_scale_is_clamped_and_learnable():
         ContrastiveAdaptationHead(init_logit_scale=5.0)
 
 
-def test_two_way_mean_is_the_average_of_both_directions():
-    """(CE(sim) + CE(sim^T)) / 2 for a 2x2 batch, by hand."""
-    head = ContrastiveAdaptationHead(init_logit_scale=0.0,  # scale 1
-                                     two_way_reduction='mean')
-    pair = torch.tensor([[2., 0.], [0., 3.]])  # unit after normalising
-    text = torch.tensor([[1., 0.], [0.6, 0.8]])
-    losses = head.loss(pair, text, _tokens([1], [2]))
-    # cosines: sim = [[1, 0.6], [0, 0.8]] (pairs x texts)
-    e = math.exp
-    p2t = (-math.log(e(1) / (e(1) + e(.6)))
-           - math.log(e(.8) / (e(0) + e(.8)))) / 2
-    t2p = (-math.log(e(1) / (e(1) + e(0)))
-           - math.log(e(.8) / (e(.6) + e(.8)))) / 2
-    total = losses['loss_p2t'] + losses['loss_t2p']
-    assert total.item() == pytest.approx((p2t + t2p) / 2, rel=1e-6)
-    assert losses['loss_p2t'].item() == pytest.approx(p2t / 2, rel=1e-6)
-    summed = ContrastiveAdaptationHead(init_logit_scale=0.0).loss(
-        pair, text, _tokens([1], [2]))
-    assert (summed['loss_p2t'] + summed['loss_t2p']).item() == \
-        pytest.approx(p2t + t2p, rel=1e-6)
-    with pytest.raises(ValueError, match='two_way_reduction'):
-        ContrastiveAdaptationHead(two_way_reduction='avg')
-
-
 def _scale_grad(head, value):
     with torch.no_grad():
         head.logit_scale.fill_(value)
@@ -107,12 +76,13 @@ def _scale_grad(head, value):
 def test_unclamped_forward_has_a_gradient_at_ln100():
     ln100 = math.log(100)
     openai = 4.60546875  # OpenAI's checkpoint: ln 100 rounded up in fp16
-    unclamped = ContrastiveAdaptationHead(clamp_in_forward=False)
+    unclamped = ContrastiveAdaptationHead()
+    unclamped.clamped_after_step = True  # as LogitScaleClampHook sets it
     for value in (ln100, openai):
         grad, scale = _scale_grad(unclamped, value)
         assert grad != 0.0
         assert scale == pytest.approx(math.exp(value))
-    # clamped in the forward pass, the temperature cannot move from there
+    # clamped in the forward pass (no hook), it cannot move from there
     clamped = ContrastiveAdaptationHead()
     grad, scale = _scale_grad(clamped, openai)
     assert grad == 0.0 and scale == pytest.approx(100.0)
@@ -177,9 +147,9 @@ def test_single_positive_loss_agrees_with_open_clip_clip_loss(batch, dim):
     pair = torch.randn(batch, dim, requires_grad=True)
     text = torch.randn(batch, dim, requires_grad=True)
     tokens = torch.arange(batch)[:, None].repeat(1, 4)  # all distinct
-    for multi_positive in (False, True):
-        head = ContrastiveAdaptationHead(multi_positive=multi_positive,
-                                         two_way_reduction='mean')
+    for loss in ('SymmetricInfoNCELoss', 'MultiPositiveInfoNCELoss'):
+        head = ContrastiveAdaptationHead(
+            loss=dict(type=loss, two_way_reduction='mean'))
         out = head.loss(pair, text, tokens)
         ours = out['loss_p2t'] + out['loss_t2p']
         ours_grads = torch.autograd.grad(ours, (pair, text))

@@ -63,6 +63,42 @@ def test_init_from_a_pretraining_checkpoint(tmp_path):
         other.init_weights()
 
 
+def fused_qkv_layout(state: dict) -> dict:
+    """A state dict as IDC-PCL's layers stored it before the shared layers:
+    ``qkv`` ([3C, C]: queries, keys, values) and ``out_proj`` in the layer."""
+    old = {}
+    for key, value in state.items():
+        if '.attn.q_proj.' in key:
+            layer, kind = key.split('.attn.q_proj.')
+            old[f'{layer}.qkv.{kind}'] = torch.cat(
+                [value, state[f'{layer}.attn.kv_proj.{kind}']])
+        elif '.attn.out_proj.' in key:
+            old[key.replace('.attn.out_proj.', '.out_proj.')] = value
+        elif '.attn.kv_proj.' not in key:
+            old[key] = value
+    return old
+
+
+def test_checkpoints_of_the_fused_qkv_layout_load(tmp_path):
+    """A pre-training checkpoint of the earlier layer layout initialises the
+    captioner, and a captioner checkpoint of it loads strictly."""
+    pretrainer = MODELS.build(tiny_model_cfg('IDCPCLPretrainer'))
+    old = fused_qkv_layout(pretrainer.state_dict())
+    assert any(k.endswith('.qkv.weight') for k in old)
+    path = str(tmp_path / 'pretrain.pth')
+    torch.save(dict(state_dict=old), path)
+    model = build(init_from=path)
+    model.init_weights()
+    for name, value in model.state_dict().items():
+        if not name.startswith(('data_preprocessor', 'distractor')):
+            assert torch.equal(value, pretrainer.state_dict()[name]), name
+    fresh = build()
+    fresh.load_state_dict(fused_qkv_layout(model.state_dict()))  # strict
+    data = model.data_preprocessor(tiny_batch(), False)
+    assert torch.equal(fresh.eval()(**data, mode='tensor'),
+                       model.eval()(**data, mode='tensor'))
+
+
 def test_tensor_mode_gives_the_visual_tokens():
     model = build(single_image_encoder=None, pair_encoder=None)
     data = model.data_preprocessor(tiny_batch(), False)

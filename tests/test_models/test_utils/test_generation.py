@@ -30,6 +30,28 @@ def test_beam_finds_the_caption_greedy_misses(use_cache):
     assert torch.equal(generate(decoder, memory, cfg).tokens, beam.tokens)
 
 
+@pytest.mark.parametrize('use_cache', [True, False])
+def test_logit_bias_is_added_to_every_step(use_cache):
+    """Per pair: a bias for B turns the first pair's greedy caption into the
+    beam's; one for A keeps the second repeating A to the length limit."""
+    decoder, memory = MarkovDecoder(), torch.zeros(2, 1, 1)
+    V, c = len(decoder.vocab), decoder.vocab.to_compact_id
+    bias = torch.zeros(2, V)
+    bias[0, c(B)] = 1.0  # log 0.4 + 1 > log 0.6
+    bias[1, c(A)] = 1.0  # log 0.3 + 1 > log 0.4 (end)
+    greedy = decoder.greedy_decode(memory, use_cache=use_cache, logit_bias=bias)
+    assert greedy.tokens.tolist() == [[B, EOT_ID, 0, 0, 0], [A] * 5]
+    one = decoder.beam_search(memory, beam_size=1, use_cache=use_cache,
+                              logit_bias=bias)
+    assert torch.equal(one.tokens, greedy.tokens)
+    beam = decoder.beam_search(memory, beam_size=2, use_cache=use_cache,
+                               logit_bias=bias)
+    assert beam.tokens[0].tolist()[:2] == [B, EOT_ID]
+    plain = decoder.greedy_decode(memory, use_cache=use_cache,
+                                  logit_bias=torch.zeros(2, V))
+    assert plain.tokens.tolist() == [[A, EOT_ID]] * 2
+
+
 def test_extend_cache_appends_along_positions():
     cache = {}
     k, v = extend_cache(cache, torch.zeros(2, 1, 3, 4), torch.ones(2, 1, 3, 4))
