@@ -302,8 +302,10 @@ def upgrade_state_dicts(tensors: Dict[str, torch.Tensor]
                         ) -> Dict[str, torch.Tensor]:
     """A record with each family's ``state_dict/`` entries renamed to the
     current layout (the fused ``qkv`` attention of IDC-PCL's earlier
-    layers split, :func:`~mmidc.models.utils.upgrade_fused_qkv`); the other
-    entries as they are."""
+    layers split, :func:`~mmidc.models.utils.upgrade_fused_qkv`; the NABirds
+    task's linear layers of the cross-task pre-trainer moved into its heads);
+    the other entries as they are."""
+    from mmidc.models.idc_pcl import IDCPCLCrossTaskPretrainer
     from mmidc.models.utils.transformer_layers import upgrade_fused_qkv
     out, states = {}, {}
     for key, value in tensors.items():
@@ -314,6 +316,10 @@ def upgrade_state_dicts(tensors: Dict[str, torch.Tensor]
             out[key] = value
     for family, state in states.items():
         for name, value in upgrade_fused_qkv(state).items():
+            if family == 'idc_pcl_cross_task_pretrainer':
+                for old, new in IDCPCLCrossTaskPretrainer._OLD_HEAD_PREFIXES.items():
+                    if name.startswith(old):
+                        name = new + name[len(old):]
             out[f'{family}/state_dict/{name}'] = value
     return out
 
