@@ -10,6 +10,7 @@ import pytest
 from mmengine.config import Config, DictAction
 
 import mmidc.synthetic as synthetic
+import mmidc.text
 from mmidc.experiments import quickstart, stages
 from tests.helpers import REPO
 
@@ -58,6 +59,9 @@ def test_the_pipelines_commands_and_a_second_run(tmp_path, monkeypatch):
     generated = []
     monkeypatch.setattr(synthetic, 'generate_dataset',
                         lambda root, **kwargs: generated.append((root, kwargs)))
+    vocab_sets = []
+    monkeypatch.setattr(mmidc.text, 'ensure_vocab_file',
+                        lambda dataset: vocab_sets.append(dataset['data_root']))
     tools = Tools()
     monkeypatch.setattr(stages, 'run_command', tools)
     work = str(tmp_path / 'work')
@@ -71,6 +75,8 @@ def test_the_pipelines_commands_and_a_second_run(tmp_path, monkeypatch):
                                                quickstart.SHIFTED_ROOT]
     assert generated[0][1] == dict(num_scenes=3000, seed=0,
                                    image_size=(240, 160), workers=2)
+    # the captioners' vocabulary of the training set; the shifted set has none
+    assert vocab_sets == [quickstart.DATA_ROOT]
     cache, adapt, caption, test, shifted_cache, shifted = tools.calls
     assert cache[1:4] == ['tools/dataset_converters/build_resized_cache.py',
                           '--dataset-type', 'CLEVRChangeDataset']
