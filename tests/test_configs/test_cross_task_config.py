@@ -23,7 +23,7 @@ from tests.helpers.tiny_idc_pcl import TINY_RESNET
 CONFIG_ROOT = Path(__file__).parents[2] / 'configs'
 CONFIG = 'idc_pcl/idc-pcl-pretrain-nabirds_resnet101_birds-to-words.py'
 SIZE = (32, 48)
-GROUPS = ('classifier', 'matcher', 'token_embedding', 'single_image_encoder',
+GROUPS = ('cls_head', 'match_head', 'token_embedding', 'single_image_encoder',
           'pair_encoder', 'cross_modal')
 
 pytestmark = pytest.mark.usefixtures('one_thread')
@@ -115,11 +115,11 @@ def test_cross_task_stage_trains_both_kinds_of_batch(tmp_path):
         if kind == 'nabirds':
             # classification, matching and contrast on F_sing / F_pair only
             assert {'loss_cls', 'loss_match', 'loss_contrast'} <= outputs
-            assert changed == {'classifier', 'matcher', 'token_embedding',
+            assert changed == {'cls_head', 'match_head', 'token_embedding',
                                'single_image_encoder', 'pair_encoder'}, changed
         else:
             assert 'loss_mlm' in outputs
             assert {'cross_modal', 'token_embedding', 'single_image_encoder',
                     'pair_encoder'} <= changed
-            assert not changed & {'classifier', 'matcher'}, changed
+            assert not changed & {'cls_head', 'match_head'}, changed
     assert (Path(cfg.work_dir) / 'iter_6.pth').is_file()
