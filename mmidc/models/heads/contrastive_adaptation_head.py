@@ -159,7 +159,7 @@ class ContrastiveAdaptationHead(BaseModule):
         # (it computes text @ image.T apart from its transpose and halves
         # the sum: the loss differs by up to 5e-7 in half of random batches
         # and the gradients in every one), so existing runs would not
-        # reproduce. tests/test_models/test_heads/test_contrastive_head.py
+        # reproduce. tests/test_models/test_heads/test_contrastive_adaptation_head.py
         # checks that the two agree to float precision.
         logits = self.logits(pair_feats, text_feats)  # [B, B] pair x text
         losses = self.loss_module(logits, text_tokens)
