@@ -14,13 +14,7 @@ class PairEncoder(ImageTokenEncoder):
     compare itself with the other image (with ``F_sing``, the image
     difference encoder).
 
-    Args:
-        hidden (int): Token width; the algorithms set it.
-        num_layers (int): Layers. Defaults to 1 (the published model's).
-        num_heads (int): Attention heads. Defaults to 8.
-        ffn_ratio (int): Feed-forward width / ``hidden``. Defaults to 4.
-        dropout (float): Dropout. Defaults to 0.
-        init_cfg (dict, optional): MMEngine init config.
+    Args: those of :class:`ImageTokenEncoder`.
     """
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
