@@ -49,9 +49,12 @@ def parse_args(argv=None):
                         'the corpus and schedule options)')
     parser.add_argument('--log-every', type=int, default=10,
                         help='log every N steps (default: %(default)s)')
+    parser.add_argument('--model', default=MODEL_NAME,
+                        help='open_clip model config to train (default: '
+                        '%(default)s; mmidc-tiny-clip-p8: 8 px patches)')
     parser.add_argument('--export', default=None,
                         help='safetensors file to write (default: '
-                        f'WORK_DIR/{MODEL_NAME}.safetensors)')
+                        'WORK_DIR/MODEL.safetensors)')
     return PretrainSettings(**vars(parser.parse_args(argv)))
 
 

@@ -55,7 +55,9 @@ class PretrainSettings:
             from the corpus and schedule options).
         log_every (int): Log every N steps.
         export (str, optional): The safetensors file to write (default:
-            ``<work_dir>/mmidc-tiny-clip.safetensors``).
+            ``<work_dir>/<model>.safetensors``).
+        model (str): The open_clip model config to train (one of the
+            shipped ``mmidc-tiny-clip*`` configs or any registered name).
     """
     work_dir: str = 'work_dirs/tiny_clip'
     num_images: int = 8000
@@ -69,6 +71,7 @@ class PretrainSettings:
     name: Optional[str] = None
     log_every: int = 10
     export: Optional[str] = None
+    model: str = MODEL_NAME
 
 
 def run_name(settings: PretrainSettings) -> str:
@@ -77,7 +80,8 @@ def run_name(settings: PretrainSettings) -> str:
     if settings.name:
         return settings.name
     # no epochs in the name: a larger epochs trains the same run on
-    return (f'n{settings.num_images}_s{settings.seed}_'
+    model = '' if settings.model == MODEL_NAME else settings.model + '_'
+    return (f'{model}n{settings.num_images}_s{settings.seed}_'
             f'b{settings.batch_size}_lr{settings.lr:g}')
 
 
@@ -85,7 +89,7 @@ def open_clip_argv(args: PretrainSettings, csv_path: str, logs: str,
                    name: str) -> list:
     """open_clip_train's command line for this run."""
     return [
-        '--model', MODEL_NAME, '--train-data', csv_path,
+        '--model', args.model, '--train-data', csv_path,
         '--dataset-type', 'csv', '--csv-separator', '\t',
         '--csv-img-key', 'filepath', '--csv-caption-key', 'title',
         '--device', 'cpu', '--precision', 'fp32',
@@ -133,7 +137,8 @@ def latest_checkpoint(checkpoint_dir: str):
     return max(found) if found else None
 
 
-def export_state_dict(checkpoint: str, out: str) -> str:
+def export_state_dict(checkpoint: str, out: str,
+                      arch: str = MODEL_NAME) -> str:
     """Write an open_clip training checkpoint's weights as safetensors."""
     from safetensors.torch import save_file
     ckpt = torch.load(checkpoint, map_location='cpu', weights_only=True)
@@ -142,7 +147,7 @@ def export_state_dict(checkpoint: str, out: str) -> str:
              v.contiguous() for k, v in state.items()}
     os.makedirs(osp.dirname(osp.abspath(out)), exist_ok=True)
     tmp = out + '.tmp'
-    save_file(state, tmp, metadata={'arch': MODEL_NAME,
+    save_file(state, tmp, metadata={'arch': arch,
                                     'source': osp.abspath(checkpoint)})
     os.replace(tmp, out)
     return out
@@ -165,7 +170,7 @@ def pretrain(args: PretrainSettings) -> str:
             f'open_clip_train needs the packages of open_clip\'s training '
             f'extra ({err}): pip install pandas braceexpand webdataset')
     register_model_configs()
-    height, width = get_clip_config(MODEL_NAME)['vision_cfg']['image_size']
+    height, width = get_clip_config(args.model)['vision_cfg']['image_size']
     csv_path = generate_clip_corpus(
         osp.join(args.work_dir, 'corpus'), args.num_images, seed=args.seed,
         image_size=(height, width))
@@ -187,7 +192,7 @@ def pretrain(args: PretrainSettings) -> str:
         done = latest_checkpoint(checkpoint_dir)
     if done is None:
         raise ExperimentError(f'no checkpoint in {checkpoint_dir}')
-    out = args.export or osp.join(args.work_dir, f'{MODEL_NAME}.safetensors')
-    export_state_dict(done[1], out)
+    out = args.export or osp.join(args.work_dir, f'{args.model}.safetensors')
+    export_state_dict(done[1], out, arch=args.model)
     print_log(f'tiny CLIP: epoch {done[0]} weights in {out}', logger='current')
     return out

@@ -141,3 +141,22 @@ def test_missing_training_packages_are_named(run, monkeypatch):
     monkeypatch.setattr(builtins, '__import__', no_open_clip_train)
     with pytest.raises(ExperimentError, match='pandas braceexpand webdataset'):
         pretrain(PretrainSettings(work_dir=str(run['work'])))
+
+
+def test_model_option_trains_and_names_another_config(tmp_path):
+    """``model=`` trains another shipped config (8 px patches) and names the
+    export and its metadata after it."""
+    import open_clip
+    from safetensors import safe_open
+    torch.set_num_threads(1)
+    out = pretrain(PretrainSettings(
+        work_dir=str(tmp_path), num_images=8, batch_size=8, workers=0,
+        warmup=1, epochs=1, log_every=1, model='mmidc-tiny-clip-p8'))
+    assert osp.basename(out) == 'mmidc-tiny-clip-p8.safetensors'
+    assert osp.isdir(osp.join(tmp_path, 'logs',
+                              'mmidc-tiny-clip-p8_n8_s0_b8_lr0.001'))
+    with safe_open(out, 'pt') as f:
+        assert f.metadata()['arch'] == 'mmidc-tiny-clip-p8'
+    model = open_clip.create_model('mmidc-tiny-clip-p8', pretrained=out)
+    # 8 px patches on 96x144: a 12x18 grid and its class token
+    assert model.visual.positional_embedding.shape[0] == 12 * 18 + 1
