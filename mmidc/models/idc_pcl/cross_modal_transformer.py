@@ -6,7 +6,7 @@ from mmengine.model import BaseModule
 from torch import nn
 
 from mmidc.registry import MODELS
-from mmidc.text import PAD_ID, CaptionVocab, build_vocab_from_cfg
+from mmidc.text import PAD_ID
 from ..utils.generation import CaptionGenerator
 from ..utils.transformer_layers import bert_init_
 from .masked_transformer import MaskedTransformer
@@ -62,10 +62,7 @@ class CrossModalTransformer(CaptionGenerator, BaseModule):
                  vocab=None,
                  init_cfg: Optional[dict] = None):
         super().__init__(init_cfg=init_cfg)
-        if max_length < 2:
-            raise ValueError(f'max_length must be >= 2, got {max_length}')
-        self.max_length = max_length
-        self.vocab: CaptionVocab = build_vocab_from_cfg(vocab)
+        self.init_vocab(max_length, vocab)
         V = len(self.vocab)
         self.num_words = V
         self.cls_id, self.mask_id = V, V + 1
