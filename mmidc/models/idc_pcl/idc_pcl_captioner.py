@@ -49,9 +49,6 @@ class IDCPCLCaptioner(BaseCaptioner, IDCPCLBase):
     one is a ``KeyError`` naming it; the pre-training heads are ignored.
 
     Args:
-        feature_encoder, cross_modal, hidden, token_embedding,
-            single_image_encoder, pair_encoder, data_preprocessor: see
-            :class:`IDCPCLBase`.
         mask_prob (float): Share of caption tokens masked in training.
             Defaults to 0.15 (the published fine-tuning).
         caption_loss (dict): Defaults to ``MaskedLMLoss``.
@@ -61,26 +58,18 @@ class IDCPCLCaptioner(BaseCaptioner, IDCPCLBase):
             ``'beam'``), ``beam_size`` (3), ``length_penalty`` (1.0),
             ``max_length`` (``F_cross``'s). Defaults to greedy.
         init_from (str, optional): Pre-training checkpoint.
-        init_cfg (dict, optional): MMEngine init config.
+        **trunk: :class:`IDCPCLBase`'s arguments (``feature_encoder``,
+            ``cross_modal``, ``hidden``, ... ``init_cfg``).
     """
 
     def __init__(self,
-                 feature_encoder: dict,
-                 cross_modal: dict,
-                 hidden: int = 512,
-                 token_embedding: Optional[dict] = None,
-                 single_image_encoder: Optional[dict] = None,
-                 pair_encoder: Optional[dict] = None,
-                 data_preprocessor: Optional[dict] = None,
                  mask_prob: float = 0.15,
                  caption_loss: Optional[dict] = None,
                  distractor_loss: Optional[dict] = None,
                  decode_cfg: Optional[dict] = None,
                  init_from: Optional[str] = None,
-                 init_cfg: Optional[dict] = None):
-        super().__init__(feature_encoder, cross_modal, hidden, token_embedding,
-                         single_image_encoder, pair_encoder, data_preprocessor,
-                         init_cfg)
+                 **trunk):
+        super().__init__(**trunk)
         if not 0.0 < mask_prob <= 1.0:
             raise ValueError(f'mask_prob must be in (0, 1], got {mask_prob}')
         self.mask_prob = mask_prob
@@ -88,7 +77,7 @@ class IDCPCLCaptioner(BaseCaptioner, IDCPCLBase):
         self.caption_loss = MODELS.build(caption_loss or dict(type='MaskedLMLoss'))
         self.distractor_loss = (MODELS.build(distractor_loss)
                                 if distractor_loss is not None else None)
-        self.distractor_head = (nn.Linear(2 * hidden, 2)
+        self.distractor_head = (nn.Linear(2 * self.hidden, 2)
                                 if distractor_loss is not None else None)
         self.init_from = init_from
 

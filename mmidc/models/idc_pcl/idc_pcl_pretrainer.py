@@ -66,9 +66,6 @@ class IDCPCLPretrainer(IDCPCLBase):
     unused).
 
     Args:
-        feature_encoder, cross_modal, hidden, token_embedding,
-            single_image_encoder, pair_encoder, data_preprocessor: see
-            :class:`IDCPCLBase`.
         task_weights (dict): Relative frequency of ``mlm``, ``mvcl`` and
             ``fda``; a task left out or at 0 is never drawn. Defaults to
             ``dict(mlm=8, mvcl=1, fda=2)`` (CLEVR-Change; the published
@@ -91,17 +88,11 @@ class IDCPCLPretrainer(IDCPCLBase):
             (``tau2 = 1``, every pair of the batch read); the published
             code's is ``SplitBatchDifferenceAlignmentLoss``.
         task_seed (int): Seed of the task draw. Defaults to 0.
-        init_cfg (dict, optional): MMEngine init config.
+        **trunk: :class:`IDCPCLBase`'s arguments (``feature_encoder``,
+            ``cross_modal``, ``hidden``, ... ``init_cfg``).
     """
 
     def __init__(self,
-                 feature_encoder: dict,
-                 cross_modal: dict,
-                 hidden: int = 512,
-                 token_embedding: Optional[dict] = None,
-                 single_image_encoder: Optional[dict] = None,
-                 pair_encoder: Optional[dict] = None,
-                 data_preprocessor: Optional[dict] = None,
                  task_weights: Optional[dict] = None,
                  mlm_mask_prob: float = 0.15,
                  mvcl_mask_prob: float = 0.15,
@@ -110,12 +101,9 @@ class IDCPCLPretrainer(IDCPCLBase):
                  mvcl_loss: Optional[dict] = None,
                  fda_loss: Optional[dict] = None,
                  task_seed: int = 0,
-                 init_cfg: Optional[dict] = None,
-                 **retired):
-        reject_retired_args(type(self).__name__, retired, RETIRED_ARGS)
-        super().__init__(feature_encoder, cross_modal, hidden, token_embedding,
-                         single_image_encoder, pair_encoder, data_preprocessor,
-                         init_cfg)
+                 **trunk):
+        reject_retired_args(type(self).__name__, trunk, RETIRED_ARGS)
+        super().__init__(**trunk)
         task_weights = dict(mlm=8, mvcl=1, fda=2) if task_weights is None \
             else dict(task_weights)
         unknown = set(task_weights) - set(TASKS)
@@ -140,10 +128,10 @@ class IDCPCLPretrainer(IDCPCLBase):
         # output at a masked position -> the feature space
         if mvcl_head is None:
             self.mvcl_head = nn.Sequential(
-                nn.Linear(hidden, hidden), nn.GELU(), nn.LayerNorm(hidden),
-                nn.Linear(hidden, feature_dim))
+                nn.Linear(self.hidden, self.hidden), nn.GELU(),
+                nn.LayerNorm(self.hidden), nn.Linear(self.hidden, feature_dim))
         else:
-            head = dict(mvcl_head, hidden=hidden, feature_dim=feature_dim)
+            head = dict(mvcl_head, hidden=self.hidden, feature_dim=feature_dim)
             if head.get('tied'):
                 head['projection'] = self.token_embedding.proj
             self.mvcl_head = MODELS.build(head)
