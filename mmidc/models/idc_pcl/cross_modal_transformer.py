@@ -31,13 +31,11 @@ class CrossModalTransformer(CaptionGenerator, BaseModule):
     transform and the tied word embedding (rows of the ``V`` words only, so
     ``[CLS]`` and ``[MASK]`` are never predicted).
 
-    Decoding is :class:`CaptionGenerator`'s greedy and beam search through
-    :meth:`start_decoding` and :meth:`next_logits`: UniLM's decoding, where
-    step ``t`` reads the word of step ``t - 1`` and a ``[MASK]`` at position
-    ``t`` and predicts the word there. The seq2seq mask lets it keep a
-    key/value cache: the visual tokens' keys and values are computed once,
-    and each step appends those of the previous word (the ``[MASK]``'s are
-    dropped).
+    Decoding (:class:`CaptionGenerator`'s greedy and beam search through
+    :meth:`start_decoding` and :meth:`next_logits`) is UniLM's: step ``t``
+    reads the word of step ``t - 1`` and a ``[MASK]`` at position ``t`` and
+    predicts the word there, with a key/value cache of the visual tokens
+    and the words so far.
 
     Args:
         hidden (int): Width; the algorithms set it.

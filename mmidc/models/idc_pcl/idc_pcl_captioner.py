@@ -22,14 +22,11 @@ class IDCPCLCaptioner(BaseCaptioner, IDCPCLBase):
 
     Training (UniLM's sequence-to-sequence fine-tuning): the caption
     ``[BOS] w_1 .. w_M [EOS]`` follows the visual tokens under the seq2seq
-    mask (visual tokens read only visual tokens, caption position ``i``
-    reads the visual tokens and positions ``<= i``); ``mask_prob`` of the
-    caption tokens after ``[BOS]`` are masked (BERT's 80/10/10) and
-    predicted (``loss_caption``, ``accuracy``). With ``distractor_loss``,
-    a linear judge on the ``[IMG1]`` and ``[IMG2]`` outputs (which do not
-    read the caption) tells change pairs from no-change pairs
-    (``loss_distractor``; pairs of ``change_type`` ``'unknown'`` do not
-    count).
+    mask; ``mask_prob`` of the caption tokens after ``[BOS]`` are masked
+    (BERT's 80/10/10) and predicted (``loss_caption``, ``accuracy``). With
+    ``distractor_loss``, a linear judge on the ``[IMG1]`` and ``[IMG2]``
+    outputs tells change pairs from no-change pairs (``loss_distractor``;
+    pairs of ``change_type`` ``'unknown'`` do not count).
 
     Modes of ``forward(inputs, data_samples, mode)``:
 
@@ -41,12 +38,10 @@ class IDCPCLCaptioner(BaseCaptioner, IDCPCLBase):
     - ``'tensor'``: the visual tokens ``[B, Tv, H]`` that decoding reads.
 
     ``init_from`` loads a pre-training checkpoint (:class:`IDCPCLPretrainer`;
-    a path or a glob pattern, newest match) when the runner initialises the
-    weights (``init_weights``), so that a later ``load_from``/``resume``
-    overrides it and building the model for testing or inference reads no
-    file. Every parameter of the shared modules (feature encoder, token
-    embedding, ``F_sing``, ``F_pair``, ``F_cross``) must be in it: a missing
-    one is a ``KeyError`` naming it; the pre-training heads are ignored.
+    a path or a glob pattern, newest match) in ``init_weights``. Every
+    parameter of the shared modules (feature encoder, token embedding,
+    ``F_sing``, ``F_pair``, ``F_cross``) must be in it: a missing one is a
+    ``KeyError`` naming it; the pre-training heads are ignored.
 
     Args:
         mask_prob (float): Share of caption tokens masked in training.

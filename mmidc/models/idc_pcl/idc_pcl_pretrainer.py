@@ -38,46 +38,38 @@ def caption_tokens(caption: str, length: int) -> torch.Tensor:
 @MODELS.register_module()
 class IDCPCLPretrainer(IDCPCLBase):
     """IDC-PCL's pre-training stage: one self-supervised task per step,
-    drawn with ``task_weights`` (the published ratio is MLM : MVCL : FDA =
-    8 : 1 : 2), all with the bidirectional mask.
+    drawn with ``task_weights``, all with the bidirectional mask.
 
-    - ``mlm``: 15% of the caption tokens (``[EOS]`` included) are masked
-      (BERT's 80/10/10) and predicted from the rest and both images;
-      ``loss_mlm``, ``mlm_accuracy``.
-    - ``mvcl``: in each pair one image has 15% of its feature positions
-      zeroed before the token embedding; the output at each masked position,
-      mapped to the feature space by ``mvcl_head``, must find its original
-      feature among the batch's masked originals and the negatives
-      (``mvcl_loss``, which chooses the negatives); ``loss_mvcl``,
-      ``mvcl_accuracy`` (share of masked positions whose own original
-      scores highest). The original features are targets only (no
-      gradient through them).
-    - ``fda``: the pair is read with its own caption and ``K`` hard
-      negatives (``negative_captions`` on each data sample, from
-      ``SampleHardNegatives`` in the pipeline); the pair vector (mean of
-      the ``[IMG1]``, ``[IMG2]`` outputs) and the caption vector (the
-      ``[CLS]`` output) of each reading are compared
-      (``fda_loss``, which chooses how many of the batch's pairs are
-      read); ``loss_fda``, ``fda_accuracy``.
+    - ``mlm``: ``mlm_mask_prob`` of the caption tokens (``[EOS]`` included)
+      are masked (BERT's 80/10/10) and predicted from the rest and both
+      images (``mlm_loss``); ``loss_mlm``, ``mlm_accuracy``.
+    - ``mvcl``: in each pair one image has ``mvcl_mask_prob`` of its feature
+      positions zeroed before the token embedding; ``mvcl_head`` maps the
+      outputs there to the feature space, where ``mvcl_loss`` matches them
+      with their original features (targets only) against the negatives it
+      chooses; ``loss_mvcl``, ``mvcl_accuracy`` (share of masked positions
+      whose own original scores highest).
+    - ``fda``: a pair is read with its own caption and the ``K``
+      ``negative_captions`` of its data sample (``SampleHardNegatives``);
+      ``fda_loss`` compares the pair vector (mean of the ``[IMG1]``,
+      ``[IMG2]`` outputs) and the ``[CLS]`` output of each reading and
+      chooses how many of the batch's pairs are read; ``loss_fda``,
+      ``fda_accuracy``.
 
-    The task of a step depends only on ``task_seed`` and the iteration, so
-    every process of a distributed run draws the same one (they then need
-    ``find_unused_parameters=True``: a step leaves the other tasks' heads
-    unused).
+    The task of a step depends only on ``task_seed`` and the iteration:
+    every process of a distributed run draws the same one.
 
     Args:
         task_weights (dict): Relative frequency of ``mlm``, ``mvcl`` and
             ``fda``; a task left out or at 0 is never drawn. Defaults to
-            ``dict(mlm=8, mvcl=1, fda=2)`` (CLEVR-Change; the published
-            Birds-to-Words ratio is 9 : 1 : 2).
+            ``dict(mlm=8, mvcl=1, fda=2)``.
         mlm_mask_prob (float): Share of caption tokens masked. Defaults to
             0.15.
         mvcl_mask_prob (float): Share of one image's feature positions
             masked. Defaults to 0.15.
         mvcl_head (dict, optional): A registered regressor of the masked
             outputs (``hidden`` and ``feature_dim`` filled in), e.g.
-            ``dict(type='FeatureRegressionHead', tied=True)`` (the published
-            code's, tied to the feature projection). Defaults to
+            ``dict(type='FeatureRegressionHead', tied=True)``. Defaults to
             ``Linear, GELU, LayerNorm, Linear``.
         mlm_loss (dict): Defaults to ``MaskedLMLoss``.
         mvcl_loss (dict): Defaults to ``MaskedVisualContrastiveLoss``

@@ -31,7 +31,7 @@ class DifferenceAlignmentLoss(nn.Module):
 
     Args:
         temperature (float): ``tau2``. Defaults to 1.0 (the published
-            code's ``--tmp``; the paper leaves the value open).
+            code's).
         loss_weight (float): Multiplier of the loss. Defaults to 1.0.
     """
 
