@@ -101,6 +101,11 @@ def _pcl(kind: str, **overrides) -> dict:
     return cfg
 
 
+# the published code's MVCL negatives and FDA batch, as the configs compose them
+_PUBLISHED_PCL = dict(
+    mvcl_loss=dict(type='PredictedNegativeVisualContrastiveLoss'),
+    fda_loss=dict(type='SplitBatchDifferenceAlignmentLoss'))
+
 #: family name -> (model config, batch image size, what to run)
 FAMILIES: Dict[str, Tuple[Callable[[], dict], Tuple[int, int], Tuple[str, ...]]] = {
     'clip4idc_retriever': (_retriever, (32, 32), ('loss', 'retrieval')),
@@ -108,8 +113,8 @@ FAMILIES: Dict[str, Tuple[Callable[[], dict], Tuple[int, int], Tuple[str, ...]]]
     'clip4idc_paper_captioner': (_paper_captioner, (32, 32),
                                  ('loss', 'tensor', 'decode')),
     'clip_ft_captioner': (_clip_ft, (32, 32), ('loss', 'tensor', 'decode')),
-    'idc_pcl_pretrainer': (lambda: _pcl('IDCPCLPretrainer'), _PCL_SIZE,
-                           ('tasks', 'tensor')),
+    'idc_pcl_pretrainer': (lambda: _pcl('IDCPCLPretrainer', **_PUBLISHED_PCL),
+                           _PCL_SIZE, ('tasks', 'tensor')),
     'idc_pcl_cross_task_pretrainer': (
         lambda: _pcl('IDCPCLCrossTaskPretrainer', num_classes=3), _PCL_SIZE,
         ('nabirds', )),

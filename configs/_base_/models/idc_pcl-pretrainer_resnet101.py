@@ -2,8 +2,10 @@
 # of an ImageNet ResNet-101 (its last stage: 7x7x2048 at 224x224), fixed;
 # width 512, 8 heads, F_sing and F_pair 1 layer each, F_cross 3 layers,
 # dropout 0.2; tasks MLM : MVCL : FDA = 8 : 1 : 2, tau1 = tau2 = 1, MVCL
-# against the predictions at unmasked positions, FDA on batch / (1 + K)
-# pairs with their K negatives (the published code's settings).
+# against the predictions at unmasked positions
+# (PredictedNegativeVisualContrastiveLoss), FDA on batch / (1 + K) pairs
+# with their K negatives (SplitBatchDifferenceAlignmentLoss): the published
+# code's settings.
 # The backbone's weights come from MMPretrain's model zoo when the runner
 # initialises the model; the image normalisation is ImageNet's.
 resnet101_in1k = ('https://download.openmmlab.com/mmclassification/v0/'
@@ -30,10 +32,9 @@ model = dict(
     type='IDCPCLPretrainer',
     **trunk,
     task_weights=dict(mlm=8, mvcl=1, fda=2),
-    mvcl_loss=dict(type='MaskedVisualContrastiveLoss', temperature=1.0),
-    mvcl_negatives='predictions',
-    fda_layout='split',
-    fda_loss=dict(type='DifferenceAlignmentLoss', temperature=1.0))
+    mvcl_loss=dict(type='PredictedNegativeVisualContrastiveLoss',
+                   temperature=1.0),
+    fda_loss=dict(type='SplitBatchDifferenceAlignmentLoss', temperature=1.0))
 # a step trains one task: the other tasks' heads are unused in it
 model_wrapper_cfg = dict(type='MMDistributedDataParallel',
                          find_unused_parameters=True)

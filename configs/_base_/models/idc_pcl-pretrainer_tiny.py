@@ -4,7 +4,8 @@
 # 96x144 images, trained with the rest), width 128, 4 heads, F_sing and
 # F_pair 1 layer each, F_cross 2 layers, no dropout. Tasks drawn per step
 # in the published ratio MLM : MVCL : FDA = 8 : 1 : 2, with the published
-# code's tau2 = 1, MVCL negatives and FDA batch layout. MVCL's tau1 is 0.1,
+# code's tau2 = 1, MVCL negatives (PredictedNegativeVisualContrastiveLoss)
+# and FDA batch (SplitBatchDifferenceAlignmentLoss). MVCL's tau1 is 0.1,
 # not the published 1: at tau1 = 1 this model trained from scratch does not
 # learn MVCL (top-1 of a masked position among its batch's 0.4% after 100
 # steps; 13.3% at 0.1 -- "Does MVCL learn?" in docs/idc_pcl.md).
@@ -34,7 +35,6 @@ model = dict(
     task_weights=dict(mlm=8, mvcl=1, fda=2),
     mlm_mask_prob=0.15,
     mvcl_mask_prob=0.15,
-    mvcl_loss=dict(type='MaskedVisualContrastiveLoss', temperature=0.1),
-    mvcl_negatives='predictions',
-    fda_layout='split',
-    fda_loss=dict(type='DifferenceAlignmentLoss', temperature=1.0))
+    mvcl_loss=dict(type='PredictedNegativeVisualContrastiveLoss',
+                   temperature=0.1),
+    fda_loss=dict(type='SplitBatchDifferenceAlignmentLoss', temperature=1.0))

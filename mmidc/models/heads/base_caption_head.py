@@ -6,7 +6,6 @@ import torch
 from mmengine.model import BaseModule
 
 from mmidc.registry import MODELS
-from mmidc.text import CaptionVocab, build_vocab_from_cfg
 from ..utils.generation import CaptionGenerator
 
 __all__ = ['BaseCaptionHead']
@@ -40,10 +39,7 @@ class BaseCaptionHead(CaptionGenerator, BaseModule):
     def __init__(self, max_length: int, vocab, loss: dict,
                  init_cfg: Optional[dict] = None):
         super().__init__(init_cfg=init_cfg)
-        if max_length < 2:
-            raise ValueError(f'max_length must be >= 2, got {max_length}')
-        self.max_length = max_length
-        self.vocab: CaptionVocab = build_vocab_from_cfg(vocab)
+        self.init_vocab(max_length, vocab)
         loss = dict(loss)
         loss.setdefault('ignore_index', self.vocab.pad_id)
         self.loss_module = MODELS.build(loss)

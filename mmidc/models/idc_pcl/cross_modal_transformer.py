@@ -6,7 +6,7 @@ from mmengine.model import BaseModule
 from torch import nn
 
 from mmidc.registry import MODELS
-from mmidc.text import PAD_ID, CaptionVocab, build_vocab_from_cfg
+from mmidc.text import PAD_ID
 from ..utils.generation import CaptionGenerator
 from ..utils.transformer_layers import bert_init_
 from .masked_transformer import MaskedTransformer
@@ -31,13 +31,11 @@ class CrossModalTransformer(CaptionGenerator, BaseModule):
     transform and the tied word embedding (rows of the ``V`` words only, so
     ``[CLS]`` and ``[MASK]`` are never predicted).
 
-    Decoding is :class:`CaptionGenerator`'s greedy and beam search through
-    :meth:`start_decoding` and :meth:`next_logits`: UniLM's decoding, where
-    step ``t`` reads the word of step ``t - 1`` and a ``[MASK]`` at position
-    ``t`` and predicts the word there. The seq2seq mask lets it keep a
-    key/value cache: the visual tokens' keys and values are computed once,
-    and each step appends those of the previous word (the ``[MASK]``'s are
-    dropped).
+    Decoding (:class:`CaptionGenerator`'s greedy and beam search through
+    :meth:`start_decoding` and :meth:`next_logits`) is UniLM's: step ``t``
+    reads the word of step ``t - 1`` and a ``[MASK]`` at position ``t`` and
+    predicts the word there, with a key/value cache of the visual tokens
+    and the words so far.
 
     Args:
         hidden (int): Width; the algorithms set it.
@@ -62,10 +60,7 @@ class CrossModalTransformer(CaptionGenerator, BaseModule):
                  vocab=None,
                  init_cfg: Optional[dict] = None):
         super().__init__(init_cfg=init_cfg)
-        if max_length < 2:
-            raise ValueError(f'max_length must be >= 2, got {max_length}')
-        self.max_length = max_length
-        self.vocab: CaptionVocab = build_vocab_from_cfg(vocab)
+        self.init_vocab(max_length, vocab)
         V = len(self.vocab)
         self.num_words = V
         self.cls_id, self.mask_id = V, V + 1

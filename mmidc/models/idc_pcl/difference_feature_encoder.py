@@ -11,15 +11,8 @@ __all__ = ['DifferenceFeatureEncoder']
 class DifferenceFeatureEncoder(PairFeatureEncoder):
     """:class:`PairFeatureEncoder` whose features also carry the difference
     of the two images at each grid position: ``[B, 2, N, 2C]``, image ``k``'s
-    features ``[f_k, f_2 - f_1]``.
-
-    For models trained from random weights (the tiny CPU configs): the
-    published IDC-PCL reads ImageNet features and finds the change with the
-    attention of ``F_pair``; a feature encoder trained from scratch with it
-    did not learn to tell change pairs from no-change pairs within the tiny
-    schedule (docs/idc_pcl.md). An explicit difference is what most image
-    difference captioners feed their decoders since DUDA (Park et al., 2019),
-    and what the tiny CLIP4IDC recipe needed as well.
+    features ``[f_k, f_2 - f_1]``, for models trained from random weights
+    (docs/idc_pcl.md).
 
     Args: as :class:`PairFeatureEncoder` (a backbone is required; a given
     ``feature_dim`` is the backbone's ``C``). ``feature_dim`` is ``2C`` after

@@ -22,14 +22,11 @@ class IDCPCLCaptioner(BaseCaptioner, IDCPCLBase):
 
     Training (UniLM's sequence-to-sequence fine-tuning): the caption
     ``[BOS] w_1 .. w_M [EOS]`` follows the visual tokens under the seq2seq
-    mask (visual tokens read only visual tokens, caption position ``i``
-    reads the visual tokens and positions ``<= i``); ``mask_prob`` of the
-    caption tokens after ``[BOS]`` are masked (BERT's 80/10/10) and
-    predicted (``loss_caption``, ``accuracy``). With ``distractor_loss``,
-    a linear judge on the ``[IMG1]`` and ``[IMG2]`` outputs (which do not
-    read the caption) tells change pairs from no-change pairs
-    (``loss_distractor``; pairs of ``change_type`` ``'unknown'`` do not
-    count).
+    mask; ``mask_prob`` of the caption tokens after ``[BOS]`` are masked
+    (BERT's 80/10/10) and predicted (``loss_caption``, ``accuracy``). With
+    ``distractor_loss``, a linear judge on the ``[IMG1]`` and ``[IMG2]``
+    outputs tells change pairs from no-change pairs (``loss_distractor``;
+    pairs of ``change_type`` ``'unknown'`` do not count).
 
     Modes of ``forward(inputs, data_samples, mode)``:
 
@@ -41,17 +38,12 @@ class IDCPCLCaptioner(BaseCaptioner, IDCPCLBase):
     - ``'tensor'``: the visual tokens ``[B, Tv, H]`` that decoding reads.
 
     ``init_from`` loads a pre-training checkpoint (:class:`IDCPCLPretrainer`;
-    a path or a glob pattern, newest match) when the runner initialises the
-    weights (``init_weights``), so that a later ``load_from``/``resume``
-    overrides it and building the model for testing or inference reads no
-    file. Every parameter of the shared modules (feature encoder, token
-    embedding, ``F_sing``, ``F_pair``, ``F_cross``) must be in it: a missing
-    one is a ``KeyError`` naming it; the pre-training heads are ignored.
+    a path or a glob pattern, newest match) in ``init_weights``. Every
+    parameter of the shared modules (feature encoder, token embedding,
+    ``F_sing``, ``F_pair``, ``F_cross``) must be in it: a missing one is a
+    ``KeyError`` naming it; the pre-training heads are ignored.
 
     Args:
-        feature_encoder, cross_modal, hidden, token_embedding,
-            single_image_encoder, pair_encoder, data_preprocessor: see
-            :class:`IDCPCLBase`.
         mask_prob (float): Share of caption tokens masked in training.
             Defaults to 0.15 (the published fine-tuning).
         caption_loss (dict): Defaults to ``MaskedLMLoss``.
@@ -61,26 +53,18 @@ class IDCPCLCaptioner(BaseCaptioner, IDCPCLBase):
             ``'beam'``), ``beam_size`` (3), ``length_penalty`` (1.0),
             ``max_length`` (``F_cross``'s). Defaults to greedy.
         init_from (str, optional): Pre-training checkpoint.
-        init_cfg (dict, optional): MMEngine init config.
+        **trunk: :class:`IDCPCLBase`'s arguments (``feature_encoder``,
+            ``cross_modal``, ``hidden``, ... ``init_cfg``).
     """
 
     def __init__(self,
-                 feature_encoder: dict,
-                 cross_modal: dict,
-                 hidden: int = 512,
-                 token_embedding: Optional[dict] = None,
-                 single_image_encoder: Optional[dict] = None,
-                 pair_encoder: Optional[dict] = None,
-                 data_preprocessor: Optional[dict] = None,
                  mask_prob: float = 0.15,
                  caption_loss: Optional[dict] = None,
                  distractor_loss: Optional[dict] = None,
                  decode_cfg: Optional[dict] = None,
                  init_from: Optional[str] = None,
-                 init_cfg: Optional[dict] = None):
-        super().__init__(feature_encoder, cross_modal, hidden, token_embedding,
-                         single_image_encoder, pair_encoder, data_preprocessor,
-                         init_cfg)
+                 **trunk):
+        super().__init__(**trunk)
         if not 0.0 < mask_prob <= 1.0:
             raise ValueError(f'mask_prob must be in (0, 1], got {mask_prob}')
         self.mask_prob = mask_prob
@@ -88,7 +72,7 @@ class IDCPCLCaptioner(BaseCaptioner, IDCPCLBase):
         self.caption_loss = MODELS.build(caption_loss or dict(type='MaskedLMLoss'))
         self.distractor_loss = (MODELS.build(distractor_loss)
                                 if distractor_loss is not None else None)
-        self.distractor_head = (nn.Linear(2 * hidden, 2)
+        self.distractor_head = (nn.Linear(2 * self.hidden, 2)
                                 if distractor_loss is not None else None)
         self.init_from = init_from
 

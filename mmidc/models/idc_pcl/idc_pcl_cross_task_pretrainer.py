@@ -19,10 +19,8 @@ class IDCPCLCrossTaskPretrainer(IDCPCLPretrainer):
     A batch whose samples carry ``class_labels`` (from
     :class:`NABirdsPairDataset`: two photos, their classes, ``same_class``)
     trains the ``nabirds`` task; any other batch trains the drawn MLM /
-    MVCL / FDA task as in :class:`IDCPCLPretrainer`. Put the two data sets
-    in a ``ConcatDataset`` with :class:`TaskRatioSampler`, so that every
-    batch comes from one of them in the published ratio (pairs 12 :
-    NABirds 3, i.e. MLM 9 : MVCL 1 : FDA 2 : NABirds 3).
+    MVCL / FDA task as in :class:`IDCPCLPretrainer`. A batch must come from
+    one data set (:class:`TaskRatioSampler` over a ``ConcatDataset``).
 
     The ``nabirds`` task reads only the image difference encoder; each of
     its objectives is a registered part:

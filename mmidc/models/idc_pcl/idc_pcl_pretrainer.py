@@ -9,14 +9,23 @@ from torch import nn
 
 from mmidc.registry import MODELS
 from mmidc.text import clip_tokenizer
+from ..utils.retired_args import reject_retired_args
 from .idc_pcl_base import IDCPCLBase
 from .masking import mask_caption_tokens, mask_one_image
 
 __all__ = ['IDCPCLPretrainer']
 
 TASKS = ('mlm', 'mvcl', 'fda')
-MVCL_NEGATIVES = ('predictions', 'features')
-FDA_LAYOUTS = ('split', 'full')
+#: arguments of earlier versions -> the component that replaces each
+RETIRED_ARGS = dict(
+    mvcl_negatives="the MVCL loss chooses its negatives: mvcl_loss=dict("
+    "type='PredictedNegativeVisualContrastiveLoss') for 'predictions', "
+    "mvcl_loss=dict(type='MaskedVisualContrastiveLoss') for 'features'",
+    mvcl_exclude_counterpart="use mvcl_loss=dict(type=..., "
+    "exclude_counterpart=True)",
+    fda_layout="the FDA loss chooses the pairs it reads: fda_loss=dict("
+    "type='SplitBatchDifferenceAlignmentLoss') for 'split', "
+    "fda_loss=dict(type='DifferenceAlignmentLoss') for 'full'")
 
 
 @lru_cache(maxsize=65536)
@@ -29,95 +38,64 @@ def caption_tokens(caption: str, length: int) -> torch.Tensor:
 @MODELS.register_module()
 class IDCPCLPretrainer(IDCPCLBase):
     """IDC-PCL's pre-training stage: one self-supervised task per step,
-    drawn with ``task_weights`` (the published ratio is MLM : MVCL : FDA =
-    8 : 1 : 2), all with the bidirectional mask.
+    drawn with ``task_weights``, all with the bidirectional mask.
 
-    - ``mlm``: 15% of the caption tokens (``[EOS]`` included) are masked
-      (BERT's 80/10/10) and predicted from the rest and both images;
-      ``loss_mlm``, ``mlm_accuracy``.
-    - ``mvcl``: in each pair one image has 15% of its feature positions
-      zeroed before the token embedding; the output at each masked position,
-      mapped to the feature space by ``mvcl_head``, must find its original
-      feature among the batch's masked originals and the negatives
-      (:class:`MaskedVisualContrastiveLoss`); ``loss_mvcl``,
-      ``mvcl_accuracy`` (share of masked positions whose own original
-      scores highest). ``mvcl_negatives='predictions'`` (the published
-      code): the negatives are ``mvcl_head``'s outputs at the batch's
-      unmasked positions; ``'features'``: their original features. The
-      original features are targets only (no gradient through them).
-    - ``fda``: the pair is read with its own caption and ``K`` hard
-      negatives (``negative_captions`` on each data sample, from
-      ``SampleHardNegatives`` in the pipeline); the pair vector (mean of
-      the ``[IMG1]``, ``[IMG2]`` outputs) and the caption vector (the
-      ``[CLS]`` output) of each reading are compared
-      (:class:`DifferenceAlignmentLoss`); ``loss_fda``, ``fda_accuracy``.
-      ``fda_layout='split'`` (the published code): the first
-      ``max(1, B // (1 + K))`` pairs of the batch are read, about ``B``
-      sequences per step, the cost of the other tasks' steps; ``'full'``:
-      all ``B`` pairs, ``B (1 + K)`` sequences.
+    - ``mlm``: ``mlm_mask_prob`` of the caption tokens (``[EOS]`` included)
+      are masked (BERT's 80/10/10) and predicted from the rest and both
+      images (``mlm_loss``); ``loss_mlm``, ``mlm_accuracy``.
+    - ``mvcl``: in each pair one image has ``mvcl_mask_prob`` of its feature
+      positions zeroed before the token embedding; ``mvcl_head`` maps the
+      outputs there to the feature space, where ``mvcl_loss`` matches them
+      with their original features (targets only) against the negatives it
+      chooses; ``loss_mvcl``, ``mvcl_accuracy`` (share of masked positions
+      whose own original scores highest).
+    - ``fda``: a pair is read with its own caption and the ``K``
+      ``negative_captions`` of its data sample (``SampleHardNegatives``);
+      ``fda_loss`` compares the pair vector (mean of the ``[IMG1]``,
+      ``[IMG2]`` outputs) and the ``[CLS]`` output of each reading and
+      chooses how many of the batch's pairs are read; ``loss_fda``,
+      ``fda_accuracy``.
 
-    The task of a step depends only on ``task_seed`` and the iteration, so
-    every process of a distributed run draws the same one (they then need
-    ``find_unused_parameters=True``: a step leaves the other tasks' heads
-    unused).
+    The task of a step depends only on ``task_seed`` and the iteration:
+    every process of a distributed run draws the same one.
 
     Args:
-        feature_encoder, cross_modal, hidden, token_embedding,
-            single_image_encoder, pair_encoder, data_preprocessor: see
-            :class:`IDCPCLBase`.
         task_weights (dict): Relative frequency of ``mlm``, ``mvcl`` and
             ``fda``; a task left out or at 0 is never drawn. Defaults to
-            ``dict(mlm=8, mvcl=1, fda=2)`` (CLEVR-Change; the published
-            Birds-to-Words ratio is 9 : 1 : 2).
+            ``dict(mlm=8, mvcl=1, fda=2)``.
         mlm_mask_prob (float): Share of caption tokens masked. Defaults to
             0.15.
         mvcl_mask_prob (float): Share of one image's feature positions
             masked. Defaults to 0.15.
-        mvcl_negatives (str): ``'predictions'`` or ``'features'`` (see
-            above). Defaults to ``'predictions'``.
-        mvcl_exclude_counterpart (bool): Leave the same grid position of
-            the other image out of a masked position's negatives (where
-            the two images agree it is the target itself). Defaults to
-            False (the published code keeps it).
-        fda_layout (str): ``'split'`` or ``'full'`` (see above). Defaults
-            to ``'split'``.
         mvcl_head (dict, optional): A registered regressor of the masked
             outputs (``hidden`` and ``feature_dim`` filled in), e.g.
-            ``dict(type='FeatureRegressionHead', tied=True)`` (the published
-            code's, tied to the feature projection). Defaults to
+            ``dict(type='FeatureRegressionHead', tied=True)``. Defaults to
             ``Linear, GELU, LayerNorm, Linear``.
         mlm_loss (dict): Defaults to ``MaskedLMLoss``.
         mvcl_loss (dict): Defaults to ``MaskedVisualContrastiveLoss``
-            (``tau1 = 1``).
+            (``tau1 = 1``, the original features at the unmasked positions
+            as negatives); the published code's is
+            ``PredictedNegativeVisualContrastiveLoss``.
         fda_loss (dict): Defaults to ``DifferenceAlignmentLoss``
-            (``tau2 = 1``).
+            (``tau2 = 1``, every pair of the batch read); the published
+            code's is ``SplitBatchDifferenceAlignmentLoss``.
         task_seed (int): Seed of the task draw. Defaults to 0.
-        init_cfg (dict, optional): MMEngine init config.
+        **trunk: :class:`IDCPCLBase`'s arguments (``feature_encoder``,
+            ``cross_modal``, ``hidden``, ... ``init_cfg``).
     """
 
     def __init__(self,
-                 feature_encoder: dict,
-                 cross_modal: dict,
-                 hidden: int = 512,
-                 token_embedding: Optional[dict] = None,
-                 single_image_encoder: Optional[dict] = None,
-                 pair_encoder: Optional[dict] = None,
-                 data_preprocessor: Optional[dict] = None,
                  task_weights: Optional[dict] = None,
                  mlm_mask_prob: float = 0.15,
                  mvcl_mask_prob: float = 0.15,
-                 mvcl_negatives: str = 'predictions',
-                 mvcl_exclude_counterpart: bool = False,
-                 fda_layout: str = 'split',
                  mvcl_head: Optional[dict] = None,
                  mlm_loss: Optional[dict] = None,
                  mvcl_loss: Optional[dict] = None,
                  fda_loss: Optional[dict] = None,
                  task_seed: int = 0,
-                 init_cfg: Optional[dict] = None):
-        super().__init__(feature_encoder, cross_modal, hidden, token_embedding,
-                         single_image_encoder, pair_encoder, data_preprocessor,
-                         init_cfg)
+                 **trunk):
+        reject_retired_args(type(self).__name__, trunk, RETIRED_ARGS)
+        super().__init__(**trunk)
         task_weights = dict(mlm=8, mvcl=1, fda=2) if task_weights is None \
             else dict(task_weights)
         unknown = set(task_weights) - set(TASKS)
@@ -134,15 +112,6 @@ class IDCPCLPretrainer(IDCPCLBase):
         self._steps = 0
         self.mlm_mask_prob = mlm_mask_prob
         self.mvcl_mask_prob = mvcl_mask_prob
-        if mvcl_negatives not in MVCL_NEGATIVES:
-            raise ValueError(f'mvcl_negatives={mvcl_negatives!r}: expected '
-                             f'one of {MVCL_NEGATIVES}')
-        if fda_layout not in FDA_LAYOUTS:
-            raise ValueError(f'fda_layout={fda_layout!r}: expected one of '
-                             f'{FDA_LAYOUTS}')
-        self.mvcl_negatives = mvcl_negatives
-        self.mvcl_exclude_counterpart = mvcl_exclude_counterpart
-        self.fda_layout = fda_layout
         self.mlm_loss = MODELS.build(mlm_loss or dict(type='MaskedLMLoss'))
         self.mvcl_loss = MODELS.build(
             mvcl_loss or dict(type='MaskedVisualContrastiveLoss'))
@@ -151,10 +120,10 @@ class IDCPCLPretrainer(IDCPCLBase):
         # output at a masked position -> the feature space
         if mvcl_head is None:
             self.mvcl_head = nn.Sequential(
-                nn.Linear(hidden, hidden), nn.GELU(), nn.LayerNorm(hidden),
-                nn.Linear(hidden, feature_dim))
+                nn.Linear(self.hidden, self.hidden), nn.GELU(),
+                nn.LayerNorm(self.hidden), nn.Linear(self.hidden, feature_dim))
         else:
-            head = dict(mvcl_head, hidden=hidden, feature_dim=feature_dim)
+            head = dict(mvcl_head, hidden=self.hidden, feature_dim=feature_dim)
             if head.get('tied'):
                 head['projection'] = self.token_embedding.proj
             self.mvcl_head = MODELS.build(head)
@@ -217,23 +186,14 @@ class IDCPCLPretrainer(IDCPCLBase):
         hidden = cm(visual, ids, valid, 'bidirectional', with_cls=True)
         # [B, Tv, H] -> [B, 2, N+1, H] -> patches [B, 2, N, H]
         patches = hidden[:, :visual.shape[1]].view(B, 2, N + 1, -1)[:, :, 1:]
-        predictions = self.mvcl_head(patches[mask])  # [M, C]
+
+        def regress(where):  # the predictions at the chosen positions
+            return self.mvcl_head(patches[where])
+
+        predictions = regress(mask)  # [M, C]
         originals = features.detach()
-        if self.mvcl_negatives == 'predictions':
-            negatives = self.mvcl_head(patches[~mask])  # [U, C]
-        else:
-            negatives = originals[~mask]  # [U, C]
-        negative_mask = None
-        if self.mvcl_exclude_counterpart:
-            # the masked position's counterpart: same pair, same grid
-            # position, the other image (unmasked by construction)
-            index = torch.full(mask.shape, -1, dtype=torch.long,
-                               device=mask.device)
-            index[~mask] = torch.arange(int((~mask).sum()), device=mask.device)
-            counterpart = index.flip(1)[mask]  # [M]
-            negative_mask = torch.zeros(counterpart.shape[0], negatives.shape[0],
-                                        dtype=torch.bool, device=mask.device)
-            negative_mask[torch.arange(counterpart.shape[0]), counterpart] = True
+        negatives = self.mvcl_loss.negatives(originals, mask, regress)  # [U, C]
+        negative_mask = self.mvcl_loss.negative_mask(mask)  # [M, U] or None
         loss = self.mvcl_loss(predictions, originals[mask], negatives,
                               negative_mask)
         with torch.no_grad():
@@ -267,12 +227,9 @@ class IDCPCLPretrainer(IDCPCLBase):
         cm = self.cross_modal
         negatives = self.negative_tokens(data_samples, tokens.shape[1],
                                          tokens.device)  # [B, K, L]
-        if self.fda_layout == 'split':
-            # the published batch: B / (1 + K) pairs, each with its K
-            # negatives (about B sequences)
-            keep = max(1, tokens.shape[0] // (negatives.shape[1] + 1))
-            features, tokens, negatives = (features[:keep], tokens[:keep],
-                                           negatives[:keep])
+        keep = self.fda_loss.num_pairs(*negatives.shape[:2])  # the first ones
+        features, tokens, negatives = (features[:keep], tokens[:keep],
+                                       negatives[:keep])
         candidates = torch.cat([tokens[:, None], negatives], 1)  # [B, 1+K, L]
         B, K1, _ = candidates.shape
         ids, valid = cm.caption_ids(candidates.flatten(0, 1))  # [B(1+K), L']

@@ -15,10 +15,8 @@ class PairFeatureEncoder(BaseModule):
     """Run one image backbone on both images of a pair: ``[B, 2, 3, H, W]``
     -> grid features ``[B, 2, N, C]``.
 
-    The backbone is any registered image backbone (``type='ResNet'`` is
-    MMPretrain's, found through the parent registry; a small ResNet or
-    MMPretrain's ``VisionTransformer`` for CPU runs). Its output may be a
-    feature map ``[2B, C, h, w]`` (``N = h*w``), tokens ``[2B, N, C]``, or a
+    The backbone is any registered image backbone (e.g.
+    ``mmpretrain.ResNet``). Its output may be a feature map ``[2B, C, h, w]`` (``N = h*w``), tokens ``[2B, N, C]``, or a
     tuple of them (MMPretrain's ``out_indices``), of which ``out_index`` is
     used. Both images go through it as one batch of ``2B``.
 

@@ -26,11 +26,12 @@ class DifferenceAlignmentLoss(nn.Module):
         loss = mean_b -log softmax(s[b])[0]
 
     Candidates marked invalid (``valid[b, k] = False``) are left out of the
-    softmax.
+    softmax. Every pair of the batch is read with its ``1 + K`` candidates
+    (:meth:`num_pairs`).
 
     Args:
         temperature (float): ``tau2``. Defaults to 1.0 (the published
-            code's ``--tmp``; the paper leaves the value open).
+            code's).
         loss_weight (float): Multiplier of the loss. Defaults to 1.0.
     """
 
@@ -40,6 +41,18 @@ class DifferenceAlignmentLoss(nn.Module):
             raise ValueError(f'temperature must be > 0, got {temperature}')
         self.temperature = temperature
         self.loss_weight = loss_weight
+
+    def num_pairs(self, batch_size: int, num_negatives: int) -> int:
+        """How many pairs of a batch an FDA step reads (the first ones).
+
+        Args:
+            batch_size (int): Pairs in the batch, ``B``.
+            num_negatives (int): Hard negatives per pair, ``K``.
+
+        Returns:
+            int: ``B``, all of them (``B (1 + K)`` sequences).
+        """
+        return batch_size
 
     def forward(self, pair: torch.Tensor, text: torch.Tensor,
                 valid: Optional[torch.Tensor] = None) -> torch.Tensor:

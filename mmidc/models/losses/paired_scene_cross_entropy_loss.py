@@ -13,12 +13,10 @@ class PairedSceneCrossEntropyLoss(CaptionCrossEntropyLoss):
     """Mean next-token cross-entropy over the change pairs' tokens plus the
     mean over the no-change pairs' tokens.
 
-    The published code runs each batch of scenes as two forward passes,
-    (before, change, change caption) and (before, distractor, no-change
-    caption), and sums the two passes' mean token cross-entropies. Here both
-    pairs of a scene are in one batch, in :class:`PairedSceneSampler`'s order
-    (change pairs at even rows, no-change pairs at odd ones): the batch must
-    be even and come from that sampler (``check_config`` enforces it).
+    Both pairs of a scene are in one batch, in :class:`PairedSceneSampler`'s
+    order (change pairs at even rows, no-change pairs at odd ones): the
+    batch must be even and come from that sampler (``check_config``
+    enforces it).
 
     Args:
         ignore_index (int): As in :class:`CaptionCrossEntropyLoss`.

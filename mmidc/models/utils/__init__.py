@@ -11,3 +11,4 @@ from .checkpoint_io import *  # noqa: F401,F403
 from .checkpoint_pattern import *  # noqa: F401,F403
 from .segments import *  # noqa: F401,F403
 from .data_preprocessor import *  # noqa: F401,F403
+from .retired_args import *  # noqa: F401,F403

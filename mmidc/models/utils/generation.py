@@ -35,6 +35,8 @@ from typing import List, Optional
 
 import torch
 
+from mmidc.text import CaptionVocab, build_vocab_from_cfg
+
 __all__ = ['CaptionDecodeOutput', 'CaptionGenerator', 'check_decode_cfg',
            'generate', 'extend_cache', 'DECODE_KEYS']
 
@@ -69,6 +71,15 @@ class CaptionDecodeOutput:
 class CaptionGenerator:
     """Greedy and beam search for a decoder with the protocol of the module
     docstring (a mixin: it holds no parameters)."""
+
+    def init_vocab(self, max_length: int, vocab) -> None:
+        """Set ``max_length`` (at least 2) and ``vocab``, a
+        :class:`CaptionVocab` built from its config (``None``, a vocabulary
+        file or a list of captions: :func:`build_vocab_from_cfg`)."""
+        if max_length < 2:
+            raise ValueError(f'max_length must be >= 2, got {max_length}')
+        self.max_length = max_length
+        self.vocab: CaptionVocab = build_vocab_from_cfg(vocab)
 
     def start_decoding(self, memory: torch.Tensor, repeat: int, use_cache: bool,
                        **inputs):

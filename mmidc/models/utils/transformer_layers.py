@@ -93,18 +93,33 @@ class FeedForward(nn.Sequential):
 
 
 class _ResidualLayer(nn.Module):
-    """What both layers share: the residual sub-layer with its norm placed
-    as ``norm`` says, and the registration of the sub-layers in the order
-    they run (the order of the checkpoint's and optimizer state's
-    parameters)."""
+    """What both layers share: their sub-layers, the attentions named in
+    ``attentions`` and then the feed-forward (``ffn``), each with its
+    LayerNorm; the residual sub-layer with its norm placed as ``norm`` says;
+    and the registration of the sub-layers in the order they run (the order
+    of the checkpoint's and optimizer state's parameters).
 
-    def __init__(self, norm: str, dropout: float, modules: dict,
-                 pairs: Tuple[Tuple[str, str], ...]):
+    Args: those of :class:`EncoderLayer`.
+    """
+
+    #: (attention, its LayerNorm) names, in the order they run
+    attentions: Tuple[Tuple[str, str], ...] = ()
+
+    def __init__(self, dim: int, num_heads: int, ffn_dim: int,
+                 dropout: float = 0.0, norm: str = 'pre', eps: float = 1e-5,
+                 ffn_dropout: bool = True):
         super().__init__()
         if norm not in NORMS:
             raise ValueError(f'norm must be one of {NORMS}, got {norm!r}')
         self.norm = norm
-        for sublayer, ln in pairs:
+        modules = {}
+        for attn, ln in self.attentions:
+            modules[attn] = MultiheadAttention(dim, num_heads, dropout)
+            modules[ln] = nn.LayerNorm(dim, eps=eps)
+        modules['ffn'] = FeedForward(dim, ffn_dim,
+                                     dropout if ffn_dropout else None)
+        modules['ln_ffn'] = nn.LayerNorm(dim, eps=eps)
+        for sublayer, ln in self.attentions + (('ffn', 'ln_ffn'), ):
             order = (ln, sublayer) if norm == 'pre' else (sublayer, ln)
             for name in order:
                 self.add_module(name, modules[name])
@@ -119,7 +134,8 @@ class _ResidualLayer(nn.Module):
 
 class EncoderLayer(_ResidualLayer):
     """Self-attention and feed-forward sub-layers (``attn``, ``ln_attn``,
-    ``ffn``, ``ln_ffn``).
+    ``ffn``, ``ln_ffn``). The keys of IDC-PCL's earlier fused layout load
+    too (:func:`upgrade_fused_qkv`).
 
     Args:
         dim (int): Width.
@@ -135,17 +151,11 @@ class EncoderLayer(_ResidualLayer):
             Defaults to True.
     """
 
-    def __init__(self, dim: int, num_heads: int, ffn_dim: int,
-                 dropout: float = 0.0, norm: str = 'pre', eps: float = 1e-5,
-                 ffn_dropout: bool = True):
-        modules = dict(
-            attn=MultiheadAttention(dim, num_heads, dropout),
-            ln_attn=nn.LayerNorm(dim, eps=eps),
-            ffn=FeedForward(dim, ffn_dim, dropout if ffn_dropout else None),
-            ln_ffn=nn.LayerNorm(dim, eps=eps))
-        super().__init__(norm, dropout, modules,
-                         (('attn', 'ln_attn'), ('ffn', 'ln_ffn')))
-        self._register_load_state_dict_pre_hook(_split_fused_qkv)
+    attentions = (('attn', 'ln_attn'), )
+
+    def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
+        _split_fused_qkv(state_dict, prefix)
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
     def forward(self, x: torch.Tensor, attn_mask: Optional[torch.Tensor] = None,
                 cache: Optional[dict] = None) -> torch.Tensor:
@@ -165,24 +175,10 @@ class DecoderLayer(_ResidualLayer):
     (``self_attn``, ``ln_self``, ``cross_attn``, ``ln_cross``, ``ffn``,
     ``ln_ffn``).
 
-    Args:
-        dim, num_heads, ffn_dim, dropout, norm, eps, ffn_dropout: As in
-            :class:`EncoderLayer`.
+    Args: those of :class:`EncoderLayer`.
     """
 
-    def __init__(self, dim: int, num_heads: int, ffn_dim: int,
-                 dropout: float = 0.0, norm: str = 'pre', eps: float = 1e-5,
-                 ffn_dropout: bool = True):
-        modules = dict(
-            self_attn=MultiheadAttention(dim, num_heads, dropout),
-            ln_self=nn.LayerNorm(dim, eps=eps),
-            cross_attn=MultiheadAttention(dim, num_heads, dropout),
-            ln_cross=nn.LayerNorm(dim, eps=eps),
-            ffn=FeedForward(dim, ffn_dim, dropout if ffn_dropout else None),
-            ln_ffn=nn.LayerNorm(dim, eps=eps))
-        super().__init__(norm, dropout, modules,
-                         (('self_attn', 'ln_self'), ('cross_attn', 'ln_cross'),
-                          ('ffn', 'ln_ffn')))
+    attentions = (('self_attn', 'ln_self'), ('cross_attn', 'ln_cross'))
 
     def forward(self, x: torch.Tensor, cross_kv: KeyValue,
                 cache: Optional[dict] = None) -> torch.Tensor:
@@ -202,9 +198,9 @@ class DecoderLayer(_ResidualLayer):
         return self.residual(x, self.ln_ffn, self.ffn)
 
 
-def _split_fused_qkv(state_dict: dict, prefix: str, *args) -> None:
-    """Load-state-dict pre-hook of :class:`EncoderLayer`: the keys of a
-    layer of the fused layout (``qkv`` and ``out_proj`` directly in the
+def _split_fused_qkv(state_dict: dict, prefix: str) -> None:
+    """What :class:`EncoderLayer` does to a state dict it loads: the keys of
+    a layer of the fused layout (``qkv`` and ``out_proj`` directly in the
     layer, IDC-PCL's earlier one) become ``attn.q_proj`` (the first third of
     ``qkv``), ``attn.kv_proj`` and ``attn.out_proj``, in place."""
     if f'{prefix}qkv.weight' not in state_dict:

@@ -85,6 +85,8 @@ def test_bad_batches_and_settings():
         model.loss(data['inputs'], data['data_samples'])
     with pytest.raises(ValueError, match='single_image_encoder'):
         build(single_image_encoder=None, pair_encoder=None)
+    with pytest.raises(TypeError, match="'fda_layout'.*SplitBatchDifferenceAlignmentLoss"):
+        build(fda_layout='split')
 
 
 def test_heads_are_registered_parts_the_config_composes():

@@ -97,9 +97,9 @@ def sequences_read(model, data, **kwargs):
 
 def test_fda_batch_layout():
     torch.manual_seed(0)
-    split = build()  # default: the published layout
-    full = build(fda_layout='full')
-    full.load_state_dict(split.state_dict())
+    full = build()  # the paper: every pair of the batch
+    split = build(fda_loss=dict(type='SplitBatchDifferenceAlignmentLoss'))
+    split.load_state_dict(full.state_dict())
     split.eval(), full.eval()
     data = split.data_preprocessor(tiny_batch(SIX, negatives=2), True)
     # B = 6 pairs, K = 2: B / (1 + K) = 2 pairs with their 2 negatives each
@@ -114,40 +114,28 @@ def test_fda_batch_layout():
     # fewer pairs than 1 + K: still one pair
     one = dict(inputs=data['inputs'][:2], data_samples=data['data_samples'][:2])
     assert sequences_read(split, one)[0] == [3]
-    with pytest.raises(ValueError, match='fda_layout'):
-        build(fda_layout='half')
 
 
-class Spy(torch.nn.Module):
-    """Records the arguments of the MVCL loss."""
-
-    def __init__(self, loss):
-        super().__init__()
-        self.inner, self.calls = loss, []
-
-    def forward(self, *args):
-        self.calls.append(args)
-        return self.inner(*args)
-
-
-@pytest.mark.parametrize('negatives', ['predictions', 'features'])
-def test_mvcl_negatives(negatives):
+@pytest.mark.parametrize('loss_type', ['MaskedVisualContrastiveLoss',
+                                       'PredictedNegativeVisualContrastiveLoss'])
+def test_mvcl_negatives(loss_type):
     torch.manual_seed(0)
-    model = build(mvcl_negatives=negatives, mvcl_exclude_counterpart=True)
-    model.mvcl_loss = Spy(model.mvcl_loss)
+    model = build(mvcl_loss=dict(type=loss_type, exclude_counterpart=True))
+    calls, inner = [], model.mvcl_loss.forward
+    model.mvcl_loss.forward = lambda *args: calls.append(args) or inner(*args)
     data = model.data_preprocessor(tiny_batch(), True)
     feats = model.extract_feat(data['inputs']).detach()  # [B, 2, N, C]
     model.extract_feat = lambda inputs: feats
     out = model.loss(data['inputs'], data['data_samples'], task='mvcl')
     assert 0.0 <= out['mvcl_accuracy'] <= 1.0
-    predictions, targets, negs, excluded = model.mvcl_loss.calls[0]
+    predictions, targets, negs, excluded = calls[0]
     B, _, N, C = feats.shape
     M = predictions.shape[0]
     assert negs.shape == (2 * B * N - M, C) and excluded.shape == (M, negs.shape[0])
     # targets: the original features at the masked positions
     rows = feats.flatten(0, 2)
     assert all((rows == t).all(-1).any() for t in targets)
-    if negatives == 'features':
+    if loss_type == 'MaskedVisualContrastiveLoss':  # the original features
         assert not negs.requires_grad
         assert all((rows == n).all(-1).any() for n in negs)
     else:  # the regressor's outputs: trained through
@@ -156,12 +144,28 @@ def test_mvcl_negatives(negatives):
     # each masked position leaves out exactly its counterpart: the same
     # grid position of the other image
     assert (excluded.sum(1) == 1).all()
-    if negatives == 'features':
+    if loss_type == 'MaskedVisualContrastiveLoss':
         for t, row in zip(targets, excluded):
             b, i, n = [int(x) for x in (feats == t).all(-1).nonzero()[0]]
             assert torch.equal(negs[row.nonzero()[0, 0]], feats[b, 1 - i, n])
-    with pytest.raises(ValueError, match='mvcl_negatives'):
-        build(mvcl_negatives='outputs')
+
+
+def test_defaults_are_the_papers_losses():
+    model = build()
+    assert type(model.mvcl_loss).__name__ == 'MaskedVisualContrastiveLoss'
+    assert type(model.fda_loss).__name__ == 'DifferenceAlignmentLoss'
+
+
+@pytest.mark.parametrize('flag,value,component', [
+    ('mvcl_negatives', 'predictions', 'PredictedNegativeVisualContrastiveLoss'),
+    ('mvcl_exclude_counterpart', True, 'exclude_counterpart=True'),
+    ('fda_layout', 'split', 'SplitBatchDifferenceAlignmentLoss')])
+def test_earlier_switches_name_their_component(flag, value, component):
+    with pytest.raises(TypeError) as error:
+        build(**{flag: value})
+    assert repr(flag) in str(error.value) and component in str(error.value)
+    with pytest.raises(TypeError, match='unexpected keyword'):
+        build(mvcl_negativs='predictions')
 
 
 def test_tied_mvcl_head_shares_the_feature_projection():

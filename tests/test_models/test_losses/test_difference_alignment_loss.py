@@ -57,3 +57,8 @@ def test_default_temperature_is_the_published_one():
     expected /= 2
     loss = DifferenceAlignmentLoss()(torch.tensor(PAIR), torch.tensor(TEXT))
     assert loss.item() == pytest.approx(expected, rel=1e-6)
+
+
+@pytest.mark.parametrize('batch_size,num_negatives', [(6, 2), (1, 6), (200, 6)])
+def test_every_pair_is_read(batch_size, num_negatives):
+    assert DifferenceAlignmentLoss().num_pairs(batch_size, num_negatives) == batch_size

@@ -59,3 +59,27 @@ def test_left_out_negatives_match_hand_computation():
     with pytest.raises(ValueError, match='negative_mask'):
         MaskedVisualContrastiveLoss()(torch.tensor(P), torch.tensor(T), torch.tensor(N),
                                       torch.tensor(left_out)[:, :2])
+
+
+def test_negatives_are_the_unmasked_originals():
+    features = torch.arange(2 * 2 * 3 * 4, dtype=torch.float).view(2, 2, 3, 4)
+    mask = torch.zeros(2, 2, 3, dtype=torch.bool)
+    mask[0, 1, 2] = mask[1, 0, 0] = True
+    negatives = MaskedVisualContrastiveLoss().negatives(
+        features, mask, regress=lambda where: pytest.fail('not a regression'))
+    assert torch.equal(negatives, features[~mask])  # [10, 4], in order
+
+
+def test_negative_mask_marks_each_counterpart():
+    mask = torch.zeros(2, 2, 3, dtype=torch.bool)  # [B, 2, N]
+    mask[0, 1, 2] = mask[1, 0, 0] = mask[1, 0, 1] = True
+    assert MaskedVisualContrastiveLoss().negative_mask(mask) is None
+    left_out = MaskedVisualContrastiveLoss(exclude_counterpart=True).negative_mask(mask)
+    assert left_out.shape == (3, 9) and (left_out.sum(1) == 1).all()
+    unmasked = (~mask).nonzero().tolist()  # the negatives' positions, in order
+    for (b, i, n), row in zip(mask.nonzero().tolist(), left_out):
+        assert unmasked[int(row.nonzero())] == [b, 1 - i, n]
+    both = mask.clone()
+    both[0, 0, 2] = True  # both images masked at one grid position
+    with pytest.raises(ValueError, match='unmasked'):
+        MaskedVisualContrastiveLoss(exclude_counterpart=True).negative_mask(both)

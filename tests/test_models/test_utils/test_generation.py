@@ -6,7 +6,7 @@ import math
 import pytest
 import torch
 
-from mmidc.text import EOT_ID, CaptionVocab
+from mmidc.text import EOT_ID, CaptionVocab, clip_tokenizer
 from mmidc.models.utils.generation import (CaptionGenerator, check_decode_cfg,
                                            extend_cache, generate)
 from tests.helpers.toy_decoder import A, B, MarkovDecoder
@@ -84,3 +84,13 @@ def test_bad_decode_cfg_and_incomplete_decoders_are_named():
 
     with pytest.raises(NotImplementedError, match='Incomplete must implement'):
         Incomplete().greedy_decode(torch.zeros(1, 1, 1))
+
+
+def test_init_vocab_sets_the_protocols_vocabulary():
+    decoder = CaptionGenerator()
+    decoder.init_vocab(5, ['a red cube', 'a cube'])
+    assert decoder.max_length == 5 and isinstance(decoder.vocab, CaptionVocab)
+    ids = decoder.vocab.to_clip(decoder.vocab.to_compact(clip_tokenizer()('a red cube', 8)))
+    assert decoder.vocab.decode(ids[0]) == 'a red cube'  # the captions' words
+    with pytest.raises(ValueError, match='max_length must be >= 2'):
+        CaptionGenerator().init_vocab(1, None)
