@@ -1,14 +1,18 @@
-"""The model package's layering, read from its source (AST): no import runs
-back up to the runtime, the APIs or the tools; IDC-PCL shares nothing with
+"""The package's layering, read from its source (AST): no model import runs
+back up to the engine, the APIs or the tools; IDC-PCL shares nothing with
 CLIP4IDC but ``heads/``, ``losses/`` and ``utils/``; no class borrows
-another class's methods."""
+another class's methods; only the tools, the experiments and the benchmarks
+import the runtime room (``mmidc.runtime``), which imports none of them."""
 import ast
 from pathlib import Path
 
 import pytest
 
-MODELS = Path(__file__).resolve().parents[2] / 'mmidc' / 'models'
+PACKAGE = Path(__file__).resolve().parents[2] / 'mmidc'
+MODELS = PACKAGE / 'models'
 FILES = sorted(MODELS.rglob('*.py'))
+#: The packages that may import ``mmidc.runtime`` (besides itself).
+ABOVE_RUNTIME = ('runtime', 'experiments', 'benchmarks')
 
 
 def imported_modules(path: Path, text: str = None):
@@ -72,3 +76,31 @@ def test_no_class_borrows_another_class_methods():
     assert not found, found
     probe = 'class A:\n    f = B.g\n    h = staticmethod(C.k)\n    n = 3\n'
     assert len(list(borrowed(probe))) == 2
+
+
+def _room(path: Path) -> str:
+    return path.relative_to(PACKAGE).parts[0]
+
+
+@pytest.mark.parametrize(
+    'path', [p for p in sorted(PACKAGE.rglob('*.py')) if _room(p) not in ABOVE_RUNTIME],
+    ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_only_tools_experiments_and_benchmarks_import_the_runtime(path):
+    bad = [m for m in imported_modules(path) if m.split('.')[:2] == ['mmidc', 'runtime']]
+    assert not bad, f'{path.name} imports {bad}'
+
+
+@pytest.mark.parametrize('path', sorted((PACKAGE / 'runtime').rglob('*.py')),
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_runtime_imports_nothing_above_it(path):
+    upward = [m for m in imported_modules(path)
+              if m.split('.')[:2] in (['mmidc', 'apis'], ['mmidc', 'experiments'],
+                                      ['mmidc', 'benchmarks'])
+              or m.split('.')[0] == 'tools']
+    assert not upward, f'{path.name} imports {upward}'
+
+
+def test_the_runtime_rule_sees_a_dataset_importing_it():
+    text = 'def f():\n    from mmidc.runtime.loader_setup import auto_num_workers\n'
+    found = imported_modules(PACKAGE / 'datasets' / 'probe.py', text)
+    assert 'mmidc.runtime.loader_setup' in set(found)

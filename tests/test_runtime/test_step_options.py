@@ -2,8 +2,8 @@
 import pytest
 from mmengine.config import Config
 
-from mmidc.utils.amp import amp_optim_wrapper
-from mmidc.utils.step_options import use_compile, use_fused_optimizer
+from mmidc.runtime.amp import amp_optim_wrapper
+from mmidc.runtime.step_options import use_compile, use_fused_optimizer
 
 WRAPPER = dict(type='OptimWrapper', optimizer=dict(type='Adam', lr=1e-4),
                paramwise_cfg=dict(custom_keys={'backbone': dict(lr_mult=1e-3)}))
