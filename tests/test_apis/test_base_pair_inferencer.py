@@ -1,11 +1,17 @@
-"""BasePairInferencer, through the captioner: input checks naming the image,
-threaded preparation of batches in input order, the attention figure."""
+"""BasePairInferencer, through the captioner and the retriever: input checks
+naming the image, threaded preparation of batches in input order, the pair
+encoder's attention maps and their figure."""
 import numpy as np
 import pytest
+import torch
+import torch.nn.functional as F
 from PIL import Image
 
-from mmidc.apis import ImageInputError
-from tests.helpers.tiny_models import square_pair
+from mmidc.apis import IDCRetrievalInferencer, ImageInputError
+from mmidc.visualization import upsample_map
+from tests.helpers.tiny_models import retriever_cfg, save_checkpoint, square_pair, write_config
+
+COLOURS = ((220, 30, 30), (30, 200, 30), (30, 30, 220), (230, 220, 30))
 
 
 def test_wrong_inputs_have_clear_messages(captioner, pair_files, tmp_path):
@@ -49,3 +55,108 @@ def test_threaded_decoding_keeps_order_and_reports_bad_pairs(captioner, tmp_path
                                                                  workers=0)
     with pytest.raises(ImageInputError, match='missing.png'):
         captioner(pairs, batch_size=4, workers=2)
+
+
+def test_inferencer_maps_and_png(retriever_files, pair_files, tmp_path):
+    ranker = IDCRetrievalInferencer(*retriever_files, device='cpu')
+    maps = ranker.attention_maps(*pair_files)
+    assert maps['images'].shape == (2, 32, 32, 3)  # resized to the model input
+    assert maps['intra'].shape == maps['inter'].shape == (2, 4, 4)
+    # softmax rows: intra CLS mass over own patches < 1 (CLS keeps some);
+    # inter: both images share the mass of one softmax per query
+    assert torch.all(maps['intra'].sum((-1, -2)) <= 1 + 1e-5)
+    assert maps['inter_per_query'].sum((-1, -2, -3)).max() <= 1 + 1e-5
+    out = tmp_path / 'attention.png'
+    figure = ranker.visualize_attention(*pair_files, out, 'the red square turned blue')
+    saved = np.asarray(Image.open(out))
+    assert saved.shape == figure.shape and saved.shape[2] == 3
+    assert saved.shape[0] > 2 * 256 and saved.shape[1] > 2 * 256  # 2x2 panels
+
+
+def _square_batch(generator, size=32, cell=8, batch=32):
+    """uint8 pairs [B, 2, 3, H, W]: one patch-aligned square changes colour
+    on a plain background of a random colour (the same in both images);
+    labels: the square's new colour; masks [B, H, W]: the square."""
+    def draw(high, low=0):
+        return torch.randint(low, high, (1,), generator=generator).item()
+
+    pairs, labels, masks = [], [], []
+    cells = size // cell
+    for _ in range(batch):
+        old, new = draw(4), None
+        new = (old + draw(4, 1)) % 4
+        top, left = divmod(draw(cells * cells), cells)
+        background = tuple(draw(200, 60) for _ in range(3))
+        before, after, mask = square_pair(
+            COLOURS[old], COLOURS[new],
+            (top * cell, left * cell, (top + 1) * cell, (left + 1) * cell),
+            size, background)
+        pair = np.stack([before, after])  # [2, H, W, 3]
+        pairs.append(torch.from_numpy(pair).permute(0, 3, 1, 2))  # [2, 3, H, W]
+        labels.append(new)
+        masks.append(torch.from_numpy(mask))
+    return torch.stack(pairs), torch.tensor(labels), torch.stack(masks)
+
+
+def _trained_ratio(seed, tmp_path):
+    """Train the tiny pair encoder with ``seed``; the mean inside/outside
+    ratio of its inter-block CLS attention per pixel on held-out pairs."""
+    import mmidc  # noqa: F401
+    from mmidc.registry import MODELS
+    torch.manual_seed(seed)
+    model = MODELS.build(retriever_cfg()['model'])
+    classifier = torch.nn.Linear(model.backbone.output_dim, len(COLOURS))
+    params = list(model.backbone.parameters()) + list(classifier.parameters())
+    optimizer = torch.optim.Adam(params, lr=2e-3)
+    generator = torch.Generator().manual_seed(seed)
+    for _ in range(60):
+        pairs, labels, _ = _square_batch(generator)
+        inputs = model.data_preprocessor({'inputs': pairs}, True)['inputs']
+        tokens = model.backbone(inputs[:, 0], inputs[:, 1])  # [B, 2(n+1), D]
+        loss = F.cross_entropy(classifier(model.neck(tokens)), labels)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    assert loss.item() < 1.25, f'seed {seed}: no better than chance (ln 4 = 1.39)'
+
+    config = write_config(retriever_cfg(), tmp_path / f'trained{seed}.py')
+    checkpoint = save_checkpoint(model, tmp_path / f'trained{seed}.pth')
+    ranker = IDCRetrievalInferencer(config, checkpoint, device='cpu')
+    pairs, _, masks = _square_batch(
+        torch.Generator().manual_seed(1000 + seed), batch=8)
+    ratios = []
+    for pair, mask in zip(pairs, masks):
+        before, after = pair.permute(0, 2, 3, 1).numpy()  # [H, W, 3] each
+        inter = ranker.attention_maps(before, after)['inter']  # [2, gh, gw]
+        per_pixel = upsample_map(inter, mask.shape)  # [2, H, W]
+        inside = per_pixel[:, mask].mean()
+        outside = per_pixel[:, ~mask].mean()
+        ratios.append(float(inside / outside))
+    return float(np.mean(ratios))
+
+
+def test_inter_attention_finds_the_changed_square(tmp_path):
+    """The inter map puts more mass per pixel on the changed square.
+
+    With random weights the CLS attention has no reason to look at the
+    change (inside/outside ratio about 0.8-1 here), so the test first
+    *trains* the tiny model's pair encoder for 60 steps (a few seconds on one
+    core) to name the square's new colour from the pooled pair vector (mean
+    of the two CLS tokens, a linear classifier on top: a stand-in for the
+    caption/contrastive objectives that is fast enough for CI). Background
+    colours vary per pair, so the change cannot be read off a uniform
+    average of all patches. Then, through the inferencer API (checkpoint
+    file, image arrays, data preprocessor, attention maps), on held-out
+    pairs, the head-averaged inter-block CLS attention must put at least
+    twice the mass per pixel on the square as on the background.
+
+    Nothing forces a model to solve the task by looking: in an earlier
+    survey of 12 training seeds, 11 gave ratios of 4-28 and one about 1 (it
+    learned the colour through another route). So the claim is tested as a
+    majority over three consecutive seeds (0, 1, 2, not chosen to pass): the
+    median ratio must exceed 2, which fails only if two of the three runs
+    do not look at the change.
+    """
+    ratios = [_trained_ratio(seed, tmp_path) for seed in range(3)]
+    print(f'mean inside/outside ratio per seed: {np.round(ratios, 2)}')
+    assert np.median(ratios) > 2, ratios
