@@ -43,5 +43,5 @@ install -e ".[$EXTRAS]"
   echo "[setup] no mmcv found: installing mmcv-lite"
   install "mmcv-lite>=2.0.0,<2.4.0"
 }
-.venv/bin/python -c "import mmidc; from mmidc.utils.java import java_version; print('[setup] mmidc', mmidc.__version__, '| java:', java_version() or 'NOT FOUND (needed by the caption metrics)')"
+.venv/bin/python -c "import mmidc; from mmidc.evaluation.metrics.java import java_version; print('[setup] mmidc', mmidc.__version__, '| java:', java_version() or 'NOT FOUND (needed by the caption metrics)')"
 echo "$EXTRAS" > "$stamp"

@@ -19,8 +19,8 @@ from mmengine.runner import Runner
 import mmidc  # noqa: F401
 from mmidc.apis.model_loading import (check_checkpoint_fits,
                                       prepare_model_cfg_for_checkpoint)
-from mmidc.utils.cfg_options import CfgOptionsAction
-from mmidc.utils.config_check import apply_launch_args, check_config
+from mmidc.runtime.cfg_options import CfgOptionsAction
+from mmidc.runtime.config_check import apply_launch_args, check_config
 
 
 def parse_args():

@@ -16,8 +16,8 @@ from mmengine.config import Config
 from mmengine.runner import Runner
 
 import mmidc  # noqa: F401  (registers components, safe checkpoint loading)
-from mmidc.utils.cfg_options import CfgOptionsAction
-from mmidc.utils.config_check import apply_launch_args, check_config
+from mmidc.runtime.cfg_options import CfgOptionsAction
+from mmidc.runtime.config_check import apply_launch_args, check_config
 
 
 def parse_args():
@@ -74,17 +74,17 @@ def parse_args():
 def merge_args(cfg: Config, args) -> Config:
     apply_launch_args(cfg, args.config, args.launcher, args.work_dir)
     if args.fused_optim:
-        from mmidc.utils.step_options import use_fused_optimizer
+        from mmidc.runtime.step_options import use_fused_optimizer
         cfg.optim_wrapper = use_fused_optimizer(cfg.optim_wrapper)
     if args.amp:
-        from mmidc.utils.amp import amp_optim_wrapper
+        from mmidc.runtime.amp import amp_optim_wrapper
         cfg.optim_wrapper = amp_optim_wrapper(cfg.optim_wrapper,
                                               dtype=args.amp)
     if args.compile:
-        from mmidc.utils.step_options import use_compile
+        from mmidc.runtime.step_options import use_compile
         use_compile(cfg, args.compile)
     if args.image_cache:
-        from mmidc.datasets import use_image_cache
+        from mmidc.runtime.loader_setup import use_image_cache
         use_image_cache(cfg, loaders=('train_dataloader', 'val_dataloader'))
     if args.resume == 'auto':
         # last_checkpoint, or the newest complete checkpoint when it is

@@ -1,6 +1,7 @@
-"""Speed measurements: where the time of training, decoding, loading and
-scoring goes (``tools/analysis_tools/benchmark.py`` and the speed tools are
-command lines over these modules; docs/benchmark.md).
+"""Measurements: where the time of training, decoding, loading and scoring
+goes (``tools/analysis_tools/benchmark.py`` and the speed tools are command
+lines over these modules; docs/benchmark.md), and what every model family
+computes for a fixed seed (``tools/analysis_tools/regression_record.py``).
 
 - :mod:`.measure`: machine description and load, timing, matmul peak, FLOP
   counting, profiles.
@@ -15,6 +16,8 @@ command lines over these modules; docs/benchmark.md).
   loader, end to end, decoding, CLI, vocabulary, scoring).
 - :mod:`.benchmark_run`: a whole run: settings, presets, targets, tables.
 - :mod:`.report`: markdown tables and the generated sections of the docs.
+- :mod:`.regression_record`: the outputs of every model family for a fixed
+  seed, compared bitwise (docs/design.md, "Checking a refactoring").
 
 The package is imported on demand (``import mmidc`` does not load it).
 """

@@ -10,7 +10,7 @@ import time
 
 import torch
 
-from mmidc.utils.checkout import git_commit
+from mmidc.runtime.checkout import git_commit
 from . import report
 from .measure import load_average, machine_info
 from .sections import (STAGES, batch_size, best_peaks, add_mfu, log,

@@ -20,7 +20,7 @@ from typing import Dict, List, Optional, Sequence
 import torch
 from mmengine.config import Config
 
-from mmidc.utils.checkout import REPO_ROOT as REPO
+from mmidc.runtime.checkout import REPO_ROOT as REPO
 from .measure import fraction, load_average, synchronize, time_call
 
 
@@ -173,8 +173,8 @@ def config_step_time(config: str, batch_size: int, device: str, data_root: str,
 
     import mmidc  # noqa: F401
     from mmidc.registry import MODELS
-    from mmidc.utils.amp import amp_optim_wrapper
-    from mmidc.utils.step_options import use_fused_optimizer
+    from mmidc.runtime.amp import amp_optim_wrapper
+    from mmidc.runtime.step_options import use_fused_optimizer
     from .workloads import synthetic_batch
     init_default_scope('mmidc')
     cfg = Config.fromfile(config)

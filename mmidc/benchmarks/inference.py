@@ -11,7 +11,7 @@ from typing import Dict, Optional
 
 import torch
 
-from mmidc.utils.checkout import REPO_ROOT as REPO
+from mmidc.runtime.checkout import REPO_ROOT as REPO
 from .measure import load_average, synchronize
 
 

@@ -19,7 +19,7 @@ import torch
 from mmengine.logging import print_log
 
 from mmidc.text import CaptionVocab, build_caption_vocab
-from mmidc.utils.checkout import REPO_ROOT
+from mmidc.runtime.checkout import REPO_ROOT
 from . import e2e, inference, loader_speed, peer, vocab_speed
 from .measure import (count_flops, fraction, load_average, matmul_peak,
                       time_call, top_ops)

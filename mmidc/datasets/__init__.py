@@ -8,8 +8,6 @@ from .image_editing_request import ImageEditingRequestDataset
 from .image_io import read_rgb, resize_rgb
 from .image_pair_dataset import CHANGE_TYPES, ImagePairDataset
 from .nabirds import NABirdsPairDataset
-from .loader_setup import (auto_num_workers, resolve_loader_defaults,
-                           use_image_cache)
 from .pair_feature_cache import PairFeatureCache, write_feature_shard
 from .pair_image_cache import (PairImageCache, build_pair_image_cache,
                                default_cache_dir, shard_is_current)
@@ -28,6 +26,5 @@ __all__ = [
     'PairFeatureCache', 'write_feature_shard', 'build_pair_image_cache',
     'default_cache_dir', 'shard_is_current', 'read_rgb', 'resize_rgb',
     'transforms', 'PairedSceneSampler', 'RepeatByCaptionsSampler',
-    'idc_collate', 'auto_num_workers', 'resolve_loader_defaults',
-    'use_image_cache', 'NABirdsPairDataset'
+    'idc_collate', 'NABirdsPairDataset'
 ]

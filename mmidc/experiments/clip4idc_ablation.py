@@ -29,8 +29,8 @@ from typing import List, Optional, Sequence
 
 from mmengine.logging import print_log
 
-from mmidc.utils.checkout import git_commit
-from mmidc.utils.run_logs import best_checkpoint, checkpoint_validation
+from mmidc.runtime.checkout import git_commit
+from mmidc.runtime.run_logs import best_checkpoint, checkpoint_validation
 from . import ExperimentError
 from .quickstart import ADAPT_CFG, CAPTION_CFG, DATA_ROOT, synthetic_data_kwargs
 from .run_configs import load_config, save_best_key

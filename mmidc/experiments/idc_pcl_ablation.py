@@ -30,9 +30,9 @@ from typing import Optional, Sequence
 from mmengine.config import Config
 from mmengine.logging import print_log
 
-from mmidc.utils.checkout import git_commit
-from mmidc.utils.run_logs import (best_checkpoint, checkpoint_validation,
-                                  newest_file)
+from mmidc.runtime.checkout import git_commit
+from mmidc.runtime.run_logs import (best_checkpoint, checkpoint_validation,
+                                    newest_file)
 from . import stages
 from .stages import banner, timed_stage
 from .summary_tables import format_mean_sd, markdown_table, mean_sd, run_commits

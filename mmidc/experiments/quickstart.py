@@ -24,7 +24,7 @@ from typing import Dict, Optional, Sequence
 
 from mmengine.logging import print_log
 
-from mmidc.utils.run_logs import best_checkpoint
+from mmidc.runtime.run_logs import best_checkpoint
 from .run_configs import load_config, save_best_key
 from .stages import banner, ensure_dataset, test_stage, train_stage
 

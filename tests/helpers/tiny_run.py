@@ -156,7 +156,7 @@ def train_in_process(config: str, work_dir: str, resume: bool = False,
     from mmengine.config import Config
     from mmengine.runner import Runner
 
-    from mmidc.utils.config_check import check_config
+    from mmidc.runtime.config_check import check_config
     cfg = Config.fromfile(config)
     if cfg_options:
         cfg.merge_from_dict(cfg_options)

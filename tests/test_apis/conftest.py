@@ -25,6 +25,13 @@ def captioner_files(tmp_path_factory):
             save_checkpoint(model, folder / 'captioner.pth'))
 
 
+@pytest.fixture(scope='module')
+def captioner(captioner_files):
+    """An IDCInferencer of the tiny captioner, on the CPU."""
+    from mmidc.apis import IDCInferencer
+    return IDCInferencer(*captioner_files, device='cpu')
+
+
 @pytest.fixture(scope='session')
 def retriever_files(tmp_path_factory):
     """(config path, checkpoint path) of a tiny random retriever."""

@@ -1,14 +1,11 @@
+"""IDCInferencer: captions of one pair or a batch, greedy or beam (the
+input checks and batching of every inferencer: test_base_pair_inferencer.py)."""
 import numpy as np
 import pytest
 from PIL import Image
 
-from mmidc.apis import IDCInferencer, IDCRetrievalInferencer, ImageInputError
+from mmidc.apis import IDCInferencer, IDCRetrievalInferencer
 from tests.helpers.tiny_models import square_pair
-
-
-@pytest.fixture(scope='module')
-def captioner(captioner_files):
-    return IDCInferencer(*captioner_files, device='cpu')
 
 
 def test_caption_one_pair_from_paths_pil_and_arrays(captioner, pair_files):
@@ -47,19 +44,6 @@ def test_greedy_and_beam(captioner):
     assert greedy['caption']
 
 
-def test_wrong_inputs_have_clear_messages(captioner, pair_files, tmp_path):
-    with pytest.raises(ImageInputError, match='nope.png: no such image file'):
-        captioner(pair_files[0], str(tmp_path / 'nope.png'))
-    text = tmp_path / 'notes.png'
-    text.write_text('hello')
-    with pytest.raises(ImageInputError, match='notes.png: not a readable'):
-        captioner(str(text), pair_files[1])
-    tall = tmp_path / 'tall.png'
-    Image.new('RGB', (20, 90)).save(tall)
-    with pytest.raises(ImageInputError, match='tall.png is 20x90'):
-        captioner(pair_files[0], str(tall))
-
-
 def test_wrong_stage_and_config_errors(captioner_files, retriever_files, tmp_path):
     with pytest.raises(TypeError, match='IDCRetrievalInferencer'):
         IDCInferencer(*retriever_files, device='cpu')
@@ -88,36 +72,6 @@ def test_attention_png_titled_with_caption(captioner, pair_files, tmp_path):
     out = tmp_path / 'att.png'
     figure = captioner.visualize_attention(*pair_files, out)
     assert out.is_file() and figure.ndim == 3
-
-
-def test_threaded_decoding_keeps_order_and_reports_bad_pairs(captioner, tmp_path):
-    """prepared_batches: threads decode ahead, batches come out in input
-    order, an unusable pair is an error item (not an exception), and the
-    results equal decoding in the calling thread."""
-    pairs = []
-    for i in range(7):
-        before, after, _ = square_pair(colour_after=(30, 30 + 20 * i, 220))
-        paths = tmp_path / f'{i}_a.png', tmp_path / f'{i}_b.png'
-        Image.fromarray(before).save(paths[0])
-        Image.fromarray(after).save(paths[1])
-        pairs.append(tuple(str(p) for p in paths))
-    pairs[4] = (pairs[4][0], str(tmp_path / 'missing.png'))
-    threaded = list(captioner.prepared_batches(pairs, batch_size=3, workers=3,
-                                               prefetch=1))
-    serial = list(captioner.prepared_batches(pairs, batch_size=3, workers=0))
-    assert [[i for i, _ in b] for b in threaded] == [[0, 1, 2], [3, 4, 5], [6]]
-    assert isinstance(threaded[1][1][1], ImageInputError)
-    for batch_a, batch_b in zip(threaded, serial):
-        for (_, a), (_, b) in zip(batch_a, batch_b):
-            if isinstance(a, Exception):
-                assert str(a) == str(b)
-            else:
-                assert np.array_equal(a['inputs'].numpy(), b['inputs'].numpy())
-    good = [p for i, p in enumerate(pairs) if i != 4]
-    assert captioner(good, batch_size=4, workers=2) == captioner(good, batch_size=4,
-                                                                 workers=0)
-    with pytest.raises(ImageInputError, match='missing.png'):
-        captioner(pairs, batch_size=4, workers=2)
 
 
 @pytest.mark.cuda

@@ -14,7 +14,7 @@ from mmpretrain.structures import DataSample
 import mmidc  # noqa: F401  (registers every component)
 from mmidc.text import clip_tokenizer
 from mmidc.registry import DATASETS, METRICS, MODELS, TRANSFORMS
-from mmidc.utils.config_check import check_config
+from mmidc.runtime.config_check import check_config
 from tests.helpers.tiny_idc_pcl import TINY_RESNET  # a 2x2 grid at 32 px
 from tests.helpers.tiny_models import TINY_ARCH
 

@@ -16,7 +16,7 @@ import mmidc  # noqa: F401  (registers every component)
 from mmidc.datasets.image_pair_dataset import load_json
 from mmidc.synthetic import generate_dataset
 from mmidc.engine import BertAdam, bert_warmup_factor
-from mmidc.utils.config_check import check_config
+from mmidc.runtime.config_check import check_config
 
 CONFIGS = Path(__file__).parents[2] / 'configs' / 'clip4idc'
 LN100 = math.log(100)

@@ -10,7 +10,7 @@ from mmengine.runner import Runner
 
 import mmidc  # noqa: F401  (registers every component)
 from mmidc.synthetic import generate_dataset
-from mmidc.utils.config_check import check_config
+from mmidc.runtime.config_check import check_config
 
 CONFIGS = Path(__file__).parents[2] / 'configs' / 'clip4idc'
 ADAPT = 'clip4idc-adapt_tiny-clip_synthetic-clevr-change.py'

@@ -8,7 +8,7 @@ from mmengine.config import Config
 from mmengine.runner import Runner
 
 import mmidc  # noqa: F401
-from mmidc.utils.config_check import apply_launch_args, check_config
+from mmidc.runtime.config_check import apply_launch_args, check_config
 from tests.helpers import load_tool
 from tests.helpers.pair_trees import make_my_pairs_tree
 

@@ -16,7 +16,7 @@ from mmengine.runner import Runner
 import mmidc  # noqa: F401  (weights_only allow-list, registries)
 from mmidc.models.utils import resolve_checkpoint
 from mmidc.registry import MODELS
-from mmidc.utils.config_check import check_config
+from mmidc.runtime.config_check import check_config
 from tests.helpers.tiny_run import (ITERS_PER_EPOCH, run_train,
                                     write_tiny_config)
 

@@ -21,7 +21,7 @@ from mmengine.runner import Runner
 import mmidc  # noqa: F401  (registries)
 from mmidc.models.utils.data_preprocessor import CLIP_MEAN, CLIP_STD
 from mmidc.registry import MODELS
-from mmidc.utils.config_check import check_config
+from mmidc.runtime.config_check import check_config
 from tests.helpers.tiny_run import captioner_config, write_tiny_config
 
 # A tiny captioner with dropout and the reference-word loss (both draw on or

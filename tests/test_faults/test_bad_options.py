@@ -5,7 +5,7 @@ import pytest
 from mmengine.config import Config
 
 import mmidc  # noqa: F401
-from mmidc.utils.config_check import check_config
+from mmidc.runtime.config_check import check_config
 from tests.helpers import load_tool
 from tests.helpers.tiny_run import write_tiny_config
 

@@ -18,7 +18,7 @@ from mmidc.evaluation import IDCMetric
 from mmidc.evaluation.metrics import CaptionTruthMetric, caption_scorer
 from mmidc.evaluation.metrics.caption_scorer import CaptionScorer
 from mmidc.evaluation.metrics.coco_caption_java import JavaPTBTokenizer
-from mmidc.utils.java import find_java
+from mmidc.evaluation.metrics.java import find_java
 from tests.helpers import load_tool
 
 needs_java = pytest.mark.skipif(find_java() is None,

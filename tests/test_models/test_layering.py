@@ -1,14 +1,18 @@
-"""The model package's layering, read from its source (AST): no import runs
-back up to the runtime, the APIs or the tools; IDC-PCL shares nothing with
+"""The package's layering, read from its source (AST): no model import runs
+back up to the engine, the APIs or the tools; IDC-PCL shares nothing with
 CLIP4IDC but ``heads/``, ``losses/`` and ``utils/``; no class borrows
-another class's methods."""
+another class's methods; only the tools, the experiments and the benchmarks
+import the runtime room (``mmidc.runtime``), which imports none of them."""
 import ast
 from pathlib import Path
 
 import pytest
 
-MODELS = Path(__file__).resolve().parents[2] / 'mmidc' / 'models'
+PACKAGE = Path(__file__).resolve().parents[2] / 'mmidc'
+MODELS = PACKAGE / 'models'
 FILES = sorted(MODELS.rglob('*.py'))
+#: The packages that may import ``mmidc.runtime`` (besides itself).
+ABOVE_RUNTIME = ('runtime', 'experiments', 'benchmarks')
 
 
 def imported_modules(path: Path, text: str = None):
@@ -25,6 +29,14 @@ def imported_modules(path: Path, text: str = None):
             yield from (f'{module}.{alias.name}' for alias in node.names)
 
 
+def imports_from(path: Path, rooms, tools: bool = False, text: str = None):
+    """What ``path`` imports from ``mmidc.<room>`` for each of ``rooms`` (and
+    from ``tools`` when ``tools``)."""
+    wanted = [['mmidc', room] for room in rooms]
+    return [m for m in imported_modules(path, text)
+            if m.split('.')[:2] in wanted or (tools and m.split('.')[0] == 'tools')]
+
+
 def test_finds_relative_and_nested_imports():
     text = ('from ..clip4idc.clip4idc_captioner import X\n'
             'def f():\n    from mmidc.apis import model_loading\n')
@@ -35,10 +47,7 @@ def test_finds_relative_and_nested_imports():
 
 @pytest.mark.parametrize('path', FILES, ids=lambda p: str(p.relative_to(MODELS)))
 def test_no_import_runs_back_up(path):
-    upward = [m for m in imported_modules(path)
-              if m.split('.')[:2] in (['mmidc', 'apis'], ['mmidc', 'engine'],
-                                      ['mmidc', 'visualization'])
-              or m.split('.')[0] == 'tools']
+    upward = imports_from(path, ('apis', 'engine', 'visualization'), tools=True)
     assert not upward, f'{path.name} imports {upward}'
 
 
@@ -72,3 +81,31 @@ def test_no_class_borrows_another_class_methods():
     assert not found, found
     probe = 'class A:\n    f = B.g\n    h = staticmethod(C.k)\n    n = 3\n'
     assert len(list(borrowed(probe))) == 2
+
+
+def _room(path: Path) -> str:
+    return path.relative_to(PACKAGE).parts[0]
+
+
+@pytest.mark.parametrize(
+    'path', [p for p in sorted(PACKAGE.rglob('*.py')) if _room(p) not in ABOVE_RUNTIME],
+    ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_only_tools_experiments_and_benchmarks_import_the_runtime(path):
+    bad = imports_from(path, ('runtime', ))
+    assert not bad, f'{path.name} imports {bad}'
+
+
+@pytest.mark.parametrize('path', sorted((PACKAGE / 'runtime').rglob('*.py')),
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_runtime_imports_nothing_above_it(path):
+    upward = imports_from(path, ('apis', 'experiments', 'benchmarks'), tools=True)
+    assert not upward, f'{path.name} imports {upward}'
+
+
+def test_the_runtime_rule_sees_a_dataset_importing_it():
+    text = ('import tools.train\n'
+            'def f():\n    from mmidc.runtime.loader_setup import auto_num_workers\n')
+    probe = PACKAGE / 'datasets' / 'probe.py'
+    assert imports_from(probe, ('runtime', ), text=text) == [
+        'mmidc.runtime.loader_setup', 'mmidc.runtime.loader_setup.auto_num_workers']
+    assert imports_from(probe, ('apis', ), tools=True, text=text) == ['tools.train']

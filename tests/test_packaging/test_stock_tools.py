@@ -14,7 +14,7 @@ import pytest
 from mmengine.config import Config
 from mmengine.runner import Runner
 
-from mmidc.datasets import loader_setup
+from mmidc.runtime import loader_setup
 from tests.helpers import REPO
 from tests.helpers.tiny_run import tool_env
 from tests.helpers.tiny_synthetic_run import (TINY_CONFIG, cfg_options_args,

@@ -7,7 +7,7 @@ from mmengine.hooks import Hook
 from mmengine.runner import Runner
 
 import mmidc  # noqa: F401
-from mmidc.utils.config_check import check_config
+from mmidc.runtime.config_check import check_config
 from tests.helpers.tiny_run import run_train, write_tiny_config
 
 

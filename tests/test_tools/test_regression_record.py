@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from mmidc.utils.regression_record import load_record, save_record
+from mmidc.benchmarks.regression_record import load_record, save_record
 from tests.helpers import load_tool
 
 

@@ -43,7 +43,7 @@ from mmidc.synthetic.properties import \
     CHANGE_TYPES as SYNTHETIC_CHANGE_TYPES
 from mmidc.models.necks import PairPooling
 from mmidc.registry import DATASETS, MODELS
-from mmidc.utils.cfg_options import CfgOptionsAction
+from mmidc.runtime.cfg_options import CfgOptionsAction
 
 # the synthetic set's change types (sorted) and no-change pairs' 'none'
 CHANGE_TYPES = tuple(sorted(SYNTHETIC_CHANGE_TYPES)) + ('none', )

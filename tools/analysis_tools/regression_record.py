@@ -1,6 +1,6 @@
 """Record what every model family computes for a fixed seed, or compare.
 
-Builds each family (:data:`mmidc.utils.regression_record.FAMILIES`) at a tiny
+Builds each family (:data:`mmidc.benchmarks.regression_record.FAMILIES`) at a tiny
 size with random weights and records its losses, ``'tensor'`` output, greedy
 and beam decoding and retrieval scores on a fixed synthetic batch::
 
@@ -15,8 +15,8 @@ import sys
 
 from mmengine.logging import MMLogger
 
-from mmidc.utils.regression_record import (FAMILIES, compare, load_record,
-                                           record, save_record)
+from mmidc.benchmarks.regression_record import (FAMILIES, compare, load_record,
+                                                record, save_record)
 
 
 def parse_args(argv=None):

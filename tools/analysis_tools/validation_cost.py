@@ -21,7 +21,7 @@ from mmengine.config import Config
 from mmengine.runner import Runner
 
 import mmidc  # noqa: F401  (registers every component)
-from mmidc.utils.cfg_options import CfgOptionsAction
+from mmidc.runtime.cfg_options import CfgOptionsAction
 
 
 def parse_args(argv=None):

@@ -30,8 +30,8 @@ from mmengine.registry import init_default_scope
 
 import mmidc  # noqa: F401  (registers the data sets)
 from mmidc.datasets import build_pair_image_cache, default_cache_dir
-from mmidc.datasets.loader_setup import dataset_image_paths, loader_dataset
-from mmidc.utils.cfg_options import CfgOptionsAction
+from mmidc.runtime.loader_setup import dataset_image_paths, loader_dataset
+from mmidc.runtime.cfg_options import CfgOptionsAction
 
 DATALOADERS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
 

@@ -23,7 +23,7 @@ import sys
 from mmengine.config import Config
 
 from mmidc.text.vocab_file import caption_datasets, config_vocab_file, write_vocab_file
-from mmidc.utils.dataset_args import add_dataset_args, check_dataset_args, with_dataset_options
+from mmidc.runtime.dataset_args import add_dataset_args, check_dataset_args, with_dataset_options
 
 
 def parse_args(argv=None):

@@ -29,7 +29,7 @@ from mmengine.utils import ProgressBar
 import mmidc  # noqa: F401  (registers every component)
 from mmidc.datasets import write_feature_shard
 from mmidc.registry import DATASETS, MODELS, TRANSFORMS
-from mmidc.utils.cfg_options import CfgOptionsAction
+from mmidc.runtime.cfg_options import CfgOptionsAction
 
 DATALOADERS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
 IMAGE_STEPS = ('LoadImagePair', 'ResizePair')

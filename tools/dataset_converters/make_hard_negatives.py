@@ -38,8 +38,8 @@ from mmidc.datasets.hard_negatives import (DEFAULT_ROLE_PAIRS, DEFAULT_SYNONYMS,
                                            HardNegativeGenerator,
                                            save_hard_negatives)
 from mmidc.registry import DATASETS
-from mmidc.utils.dataset_args import (add_dataset_args, check_dataset_args,
-                                      with_dataset_options)
+from mmidc.runtime.dataset_args import (add_dataset_args, check_dataset_args,
+                                        with_dataset_options)
 
 
 def parse_args(argv=None):

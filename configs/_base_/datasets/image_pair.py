@@ -46,13 +46,13 @@ retrieval_test_pipeline = [
 # (tools/train.py, MMPretrain's tools, `mim train`, Runner.from_cfg) gets
 # numbers: workers = this machine's cores shared by its training processes
 # (one core left to each), at most 16; pinned memory when CUDA is available
-# (mmidc.datasets.loader_setup). __import__ rather than an `import`
+# (mmidc.runtime.loader_setup). __import__ rather than an `import`
 # statement: MMEngine reads a config that imports a module (other than a
 # built-in one) as a lazy-import config, and one inheritance chain cannot mix
 # the two kinds. idc_collate stacks the pairs into one uint8 [B, 2, 3, H, W]
 # tensor in the workers, which the data preprocessor copies to the GPU in one
 # transfer.
-_loader_setup = __import__('mmidc.datasets.loader_setup',
+_loader_setup = __import__('mmidc.runtime.loader_setup',
                            fromlist=['auto_num_workers'])
 train_dataloader = dict(
     batch_size=16,

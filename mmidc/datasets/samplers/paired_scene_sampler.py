@@ -56,7 +56,7 @@ class PairedSceneSampler(GroupSampler):
 
     Scenes are found by :func:`scene_groups`; distributed training splits
     whole scenes across ranks (:class:`GroupSampler`). ``batch_size`` must
-    be even (checked by :func:`mmidc.utils.config_check.check_config`).
+    be even (checked by :func:`mmidc.runtime.config_check.check_config`).
 
     Args:
         dataset (Sized): A data set of change and no-change pairs.

@@ -9,7 +9,7 @@ from ..image_io import resize_rgb, to_hw
 
 # Kept rather than mmcv's TransformBroadcaster over mmcv's Resize (pillow,
 # bicubic), which gives the same pixels (tests/test_datasets/test_transforms/
-# test_pair_geometry.py) but resizes an image that is already at the size: on
+# test_resize_pair.py) but resizes an image that is already at the size: on
 # the pre-resized cache's path, where this transform is a no-op (0 us), the
 # broadcaster took 168 us per 96x144 pair (timeit, best of 5 x 200; 2 shared
 # cores, load average 16); for a 480x320 -> 224x224 pair, 6.9 vs 7.0 ms.

@@ -18,8 +18,8 @@ from pycocoevalcap.cider.cider import Cider
 from pycocoevalcap.rouge.rouge import Rouge
 
 from mmidc.text.ptb_tokenizer import PythonPTBTokenizer
-from mmidc.utils.java import INSTALL_HINT, find_java, require_java
 from .coco_caption_java import JavaMeteor, JavaPTBTokenizer
+from .java import INSTALL_HINT, find_java, require_java
 
 METRIC_GROUPS = ('Bleu', 'METEOR', 'ROUGE_L', 'CIDEr')
 #: The metrics that need no Java (with the Python tokenizer).

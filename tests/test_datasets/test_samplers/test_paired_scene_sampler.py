@@ -8,7 +8,7 @@ from torch.utils.data import DataLoader
 from mmidc.datasets import CLEVRChangeDataset
 from mmidc.datasets.samplers import group_sampler
 from mmidc.registry import DATA_SAMPLERS
-from mmidc.utils.config_check import check_config
+from mmidc.runtime.config_check import check_config
 
 NUM_SCENES = 10
 

@@ -17,7 +17,7 @@ from mmidc.evaluation.metrics.caption_scorer import (JAVA_FREE_METRICS,
                                                      CaptionScorer)
 from mmidc.synthetic.generator import generate_scene
 from mmidc.text.ptb_tokenizer import PythonPTBTokenizer
-from mmidc.utils.java import find_java
+from mmidc.evaluation.metrics.java import find_java
 from tests.helpers import REPO, load_tool
 from tests.helpers.idc_pairs import PAIRS, PTB_CASES, data_samples
 from tests.helpers.tiny_run import captioner_config, run_train, write_tiny_config

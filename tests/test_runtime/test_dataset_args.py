@@ -4,7 +4,7 @@ import argparse
 
 import pytest
 
-from mmidc.utils.dataset_args import add_dataset_args, check_dataset_args, with_dataset_options
+from mmidc.runtime.dataset_args import add_dataset_args, check_dataset_args, with_dataset_options
 
 
 def parse(argv, default_split=None):

@@ -2,8 +2,8 @@ import os
 
 import pytest
 
-from mmidc.utils.run_logs import (best_checkpoint, checkpoint_validation,
-                                  newest_file)
+from mmidc.runtime.run_logs import (best_checkpoint, checkpoint_validation,
+                                    newest_file)
 from tests.helpers.run_logs import write_scalars
 
 

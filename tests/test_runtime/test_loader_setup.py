@@ -1,16 +1,14 @@
-"""'auto' loader settings, idc_collate, and the image-cache switch."""
+"""mmidc.runtime.loader_setup: 'auto' loader settings and the image-cache
+switch."""
 import os.path as osp
 
 import pytest
-import torch
 from mmengine.config import Config
-from mmengine.registry import FUNCTIONS
-from mmpretrain.structures import DataSample
 
-from mmidc.datasets import (auto_num_workers, idc_collate, resolve_loader_defaults,
-                            use_image_cache)
-from mmidc.datasets import loader_setup
-from mmidc.datasets.loader_setup import auto_pin_memory
+from mmidc.runtime import loader_setup
+from mmidc.runtime.loader_setup import (auto_num_workers, auto_pin_memory,
+                                        resolve_loader_defaults, use_image_cache)
+from tests.helpers import pair_trees
 
 
 def test_auto_workers_share_the_cores(monkeypatch):
@@ -54,22 +52,16 @@ def test_base_configs_use_the_defaults():
         assert cfg[key].collate_fn.type == 'idc_collate'
 
 
-def test_idc_collate_stacks_equal_shapes():
-    assert FUNCTIONS.get('idc_collate') is idc_collate  # what the Runner looks up
-    samples = [dict(inputs=torch.full((2, 3, 4, 5), i, dtype=torch.uint8),
-                    data_samples=DataSample()) for i in range(3)]
-    batch = idc_collate(samples)
-    assert batch['inputs'].shape == (3, 2, 3, 4, 5)
-    assert torch.equal(batch['inputs'][2], samples[2]['inputs'])
-    assert len(batch['data_samples']) == 3
-    mixed = samples[:2] + [dict(inputs=torch.zeros(2, 3, 4, 6, dtype=torch.uint8),
-                                data_samples=DataSample())]
-    assert isinstance(idc_collate(mixed)['inputs'], list)  # kept: the preprocessor says why
-
-
 def _pipeline(first):
     return [first, dict(type='ResizePair', size=(24, 20)),
             dict(type='PackIDCInputs')]
+
+
+@pytest.fixture
+def fresh_clevr_root(tmp_path):
+    root = str(tmp_path / 'clevr_change')
+    pair_trees.make_clevr_change_tree(root)
+    return root
 
 
 def test_image_cache_switch(fresh_clevr_root, monkeypatch):

@@ -1,9 +1,9 @@
-"""The optimizer-wrapper and compile settings behind tools/train.py's flags."""
+"""mmidc.runtime.step_options: the fused-optimizer and compile settings
+behind tools/train.py's --fused-optim and --compile."""
 import pytest
 from mmengine.config import Config
 
-from mmidc.utils.amp import amp_optim_wrapper
-from mmidc.utils.step_options import use_compile, use_fused_optimizer
+from mmidc.runtime.step_options import use_compile, use_fused_optimizer
 
 WRAPPER = dict(type='OptimWrapper', optimizer=dict(type='Adam', lr=1e-4),
                paramwise_cfg=dict(custom_keys={'backbone': dict(lr_mult=1e-3)}))
@@ -16,20 +16,6 @@ def test_fused_optimizer():
     assert 'fused' not in WRAPPER['optimizer']  # the input is left alone
     with pytest.raises(ValueError, match='LAMB'):
         use_fused_optimizer(dict(optimizer=dict(type='LAMB')))
-
-
-def test_amp_choices():
-    assert amp_optim_wrapper(WRAPPER, 'cuda')['type'] == 'AmpOptimWrapper'
-    assert amp_optim_wrapper(WRAPPER, 'cuda', 'fp16')['loss_scale'] == 'dynamic'
-    bf16 = amp_optim_wrapper(WRAPPER, 'cuda', 'bf16')
-    assert (bf16['type'], bf16['dtype']) == ('AutocastOptimWrapper', 'bfloat16')
-    assert amp_optim_wrapper(WRAPPER, 'cpu')['type'] == 'AutocastOptimWrapper'
-    with pytest.raises(ValueError, match='GPU'):
-        amp_optim_wrapper(WRAPPER, 'cpu', 'fp16')
-    with pytest.raises(ValueError, match='amp dtype'):
-        amp_optim_wrapper(WRAPPER, 'cpu', 'int8')
-    custom = dict(WRAPPER, type='AmpOptimWrapper', dtype='bfloat16')
-    assert amp_optim_wrapper(custom, 'cuda', 'fp16') == custom  # kept
 
 
 def test_compile_settings():

@@ -1,7 +1,7 @@
+"""TokenizeCaptions: CLIP tokens of one, a random or every caption."""
 import numpy as np
 import pytest
 import torch
-from mmpretrain.structures import DataSample
 
 from mmidc.registry import TRANSFORMS
 
@@ -45,35 +45,6 @@ def test_bad_options():
         TRANSFORMS.build(dict(type='TokenizeCaptions', mode='longest'))
     with pytest.raises(ValueError, match='context_length'):
         TRANSFORMS.build(dict(type='TokenizeCaptions', context_length=1))
-
-
-def test_pack_contract():
-    rng = np.random.default_rng(0)
-    img1 = rng.integers(0, 256, (8, 10, 3), np.uint8)
-    img2 = rng.integers(0, 256, (8, 10, 3), np.uint8)
-    results = dict(img1=img1, img2=img2, pair_id='000001.png',
-                   change_type='move', gt_captions=CAPTIONS[:2],
-                   text_tokens=torch.ones(32, dtype=torch.long))
-    packed = TRANSFORMS.build(dict(type='PackIDCInputs'))(results)
-    inputs, sample = packed['inputs'], packed['data_samples']
-    assert inputs.dtype == torch.uint8 and inputs.shape == (2, 3, 8, 10)
-    assert torch.equal(inputs[1], torch.from_numpy(img2).permute(2, 0, 1))
-    assert isinstance(sample, DataSample)
-    assert sample.pair_id == '000001.png'
-    assert sample.change_type == 'move'
-    assert sample.gt_captions == CAPTIONS[:2]
-    assert 'text_tokens' in sample.keys()  # a data field: moves to device
-    assert torch.equal(sample.text_tokens, results['text_tokens'])
-
-
-def test_pack_errors():
-    pack = TRANSFORMS.build(dict(type='PackIDCInputs'))
-    img = np.zeros((4, 4, 3), np.uint8)
-    with pytest.raises(ValueError, match='ResizePair'):
-        pack(dict(img1=img, img2=np.zeros((4, 5, 3), np.uint8),
-                  pair_id='x', change_type='none', gt_captions=['a']))
-    with pytest.raises(KeyError, match='pair_id'):
-        pack(dict(img1=img, img2=img, change_type='none', gt_captions=['a']))
 
 
 def test_one_tokenizer_for_pipeline_vocabulary_and_inference():

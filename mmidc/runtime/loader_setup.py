@@ -20,8 +20,9 @@ from typing import List, Optional, Sequence, Tuple
 
 from mmengine.logging import print_log
 
-from .image_io import to_hw
-from .pair_image_cache import build_pair_image_cache, default_cache_dir, shard_is_current
+from mmidc.datasets.image_io import to_hw
+from mmidc.datasets.pair_image_cache import (build_pair_image_cache, default_cache_dir,
+                                            shard_is_current)
 
 DATALOADERS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
 #: Most worker processes ``num_workers='auto'`` starts per training process.

@@ -1,4 +1,4 @@
-"""mmidc.utils.config_check: the image-size and schedule-end checks."""
+"""mmidc.runtime.config_check: the image-size and schedule-end checks."""
 from pathlib import Path
 
 import pytest
@@ -6,8 +6,8 @@ from mmengine.config import Config
 from mmengine.logging import MMLogger
 
 import mmidc  # noqa: F401
-from mmidc.utils.config_check import (check_config, check_image_size,
-                                      check_schedule_end)
+from mmidc.runtime.config_check import (check_config, check_image_size,
+                                        check_schedule_end)
 
 CONFIGS = Path(__file__).parents[2] / 'configs'
 

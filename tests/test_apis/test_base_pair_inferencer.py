@@ -1,50 +1,60 @@
-"""Attention maps of the pair encoder (mmidc.visualization), through the
-inferencer API. Kept in tests/test_apis because they run via the inferencer."""
+"""BasePairInferencer, through the captioner and the retriever: input checks
+naming the image, threaded preparation of batches in input order, the pair
+encoder's attention maps and their figure."""
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 from PIL import Image
 
-from mmidc.apis import IDCRetrievalInferencer
-from mmidc.visualization import (PairAttentionVisualizer, cls_attention_maps,
-                                 patch_grid_shape, upsample_map)
+from mmidc.apis import IDCRetrievalInferencer, ImageInputError
+from mmidc.visualization import upsample_map
 from tests.helpers.tiny_models import retriever_cfg, save_checkpoint, square_pair, write_config
 
 COLOURS = ((220, 30, 30), (30, 200, 30), (30, 30, 220), (230, 220, 30))
 
 
-def test_cls_attention_maps_pick_cls_rows_and_split_images():
-    heads, n = 2, 6  # a 2x3 patch grid
-    intra = torch.zeros(1, 2, heads, n + 1, n + 1)
-    intra[0, 1, :, 0, 1 + 4] = 1.0  # image 2's CLS looks at its patch 4
-    inter = torch.zeros(1, heads, 2 * (n + 1), 2 * (n + 1))
-    inter[0, :, 0, (n + 1) + 1 + 2] = 1.0  # CLS1 looks at image 2, patch 2
-    inter[0, :, n + 1, 1 + 5] = 1.0  # CLS2 looks at image 1, patch 5
-    maps = cls_attention_maps({'intra': [intra], 'inter': [inter]}, (16, 24))
-    assert maps['intra'].shape == maps['inter'].shape == (1, 2, 2, 3)
-    assert maps['inter_per_query'].shape == (1, 2, 2, 2, 3)
-    assert maps['intra'][0, 1, 1, 1] == 1 and maps['intra'].sum() == 1
-    assert maps['inter_per_query'][0, 0, 1, 0, 2] == 1  # query 1, image 2
-    assert maps['inter_per_query'][0, 1, 0, 1, 2] == 1  # query 2, image 1
-    assert maps['inter'][0, 1, 0, 2] == 0.5 and maps['inter'][0, 0, 1, 2] == 0.5
-    assert upsample_map(maps['inter'], (16, 24)).shape == (1, 2, 16, 24)
-    assert patch_grid_shape(49, (224, 224)) == (7, 7)
-    with pytest.raises(ValueError, match='no attention maps'):
-        cls_attention_maps({'intra': [], 'inter': []}, (16, 16))
+def test_wrong_inputs_have_clear_messages(captioner, pair_files, tmp_path):
+    with pytest.raises(ImageInputError, match='nope.png: no such image file'):
+        captioner(pair_files[0], str(tmp_path / 'nope.png'))
+    text = tmp_path / 'notes.png'
+    text.write_text('hello')
+    with pytest.raises(ImageInputError, match='notes.png: not a readable'):
+        captioner(str(text), pair_files[1])
+    tall = tmp_path / 'tall.png'
+    Image.new('RGB', (20, 90)).save(tall)
+    with pytest.raises(ImageInputError, match='tall.png is 20x90'):
+        captioner(pair_files[0], str(tall))
 
 
-def test_cls_attention_maps_leave_out_the_difference_segment():
-    heads, n = 2, 6
-    inter = torch.zeros(1, heads, 3 * (n + 1), 3 * (n + 1))
-    inter[0, :, 0, (n + 1) + 1 + 2] = 0.5  # CLS1 -> image 2, patch 2
-    inter[0, :, 0, 2 * (n + 1) + 1] = 0.5  # CLS1 -> difference segment
-    inter[0, :, n + 1, 1 + 5] = 1.0  # CLS2 -> image 1, patch 5
-    maps = cls_attention_maps({'inter': [inter], 'num_segments': 3}, (16, 24))
-    assert maps['inter_per_query'].shape == (1, 2, 2, 2, 3)
-    assert maps['inter_per_query'][0, 0, 1, 0, 2] == 0.5
-    assert maps['inter_per_query'][0, 1, 0, 1, 2] == 1
-    assert maps['inter_per_query'].sum() == 1.5  # difference column dropped
+def test_threaded_decoding_keeps_order_and_reports_bad_pairs(captioner, tmp_path):
+    """prepared_batches: threads decode ahead, batches come out in input
+    order, an unusable pair is an error item (not an exception), and the
+    results equal decoding in the calling thread."""
+    pairs = []
+    for i in range(7):
+        before, after, _ = square_pair(colour_after=(30, 30 + 20 * i, 220))
+        paths = tmp_path / f'{i}_a.png', tmp_path / f'{i}_b.png'
+        Image.fromarray(before).save(paths[0])
+        Image.fromarray(after).save(paths[1])
+        pairs.append(tuple(str(p) for p in paths))
+    pairs[4] = (pairs[4][0], str(tmp_path / 'missing.png'))
+    threaded = list(captioner.prepared_batches(pairs, batch_size=3, workers=3,
+                                               prefetch=1))
+    serial = list(captioner.prepared_batches(pairs, batch_size=3, workers=0))
+    assert [[i for i, _ in b] for b in threaded] == [[0, 1, 2], [3, 4, 5], [6]]
+    assert isinstance(threaded[1][1][1], ImageInputError)
+    for batch_a, batch_b in zip(threaded, serial):
+        for (_, a), (_, b) in zip(batch_a, batch_b):
+            if isinstance(a, Exception):
+                assert str(a) == str(b)
+            else:
+                assert np.array_equal(a['inputs'].numpy(), b['inputs'].numpy())
+    good = [p for i, p in enumerate(pairs) if i != 4]
+    assert captioner(good, batch_size=4, workers=2) == captioner(good, batch_size=4,
+                                                                 workers=0)
+    with pytest.raises(ImageInputError, match='missing.png'):
+        captioner(pairs, batch_size=4, workers=2)
 
 
 def test_inferencer_maps_and_png(retriever_files, pair_files, tmp_path):
@@ -61,43 +71,6 @@ def test_inferencer_maps_and_png(retriever_files, pair_files, tmp_path):
     saved = np.asarray(Image.open(out))
     assert saved.shape == figure.shape and saved.shape[2] == 3
     assert saved.shape[0] > 2 * 256 and saved.shape[1] > 2 * 256  # 2x2 panels
-
-
-def test_figure_has_images_beside_heat_maps_and_colour_bars():
-    """The images keep their colours (heat maps beside them, not over them);
-    each heat map is the colour map of its values over its column's scale,
-    which the colour bar below the column shows from 0 to that scale."""
-    from matplotlib import colormaps
-    before, after, _ = square_pair(size=32)
-    maps = {'intra': torch.rand(2, 4, 4) * 0.1, 'inter': torch.rand(2, 4, 4) * 0.01}
-    vis = PairAttentionVisualizer(name='side_by_side', panel_size=64, alpha=1)
-    figure = vis.draw_pair_attention(before, after, maps, 'the red square turned blue')
-    viridis = colormaps['viridis']
-    for row, (side, image) in enumerate((('before', before), ('after', after))):
-        top, left, bottom, right = vis.layout[side]
-        resized = Image.fromarray(image).resize((right - left, bottom - top),
-                                                Image.BILINEAR)
-        np.testing.assert_array_equal(figure[top:bottom, left:right], resized)
-        for key in ('intra', 'inter'):
-            top, left, bottom, right = vis.layout[f'{side}/{key}']
-            heat = upsample_map(maps[key], (bottom - top, right - left))
-            assert vis.scales[key] == pytest.approx(float(heat.max()))
-            expected = viridis((heat[row] / heat.max()).numpy())[..., :3] * 255
-            assert np.abs(figure[top:bottom, left:right] - expected).max() <= 1
-    assert vis.layout['before/intra'][1] >= vis.layout['before'][3]  # beside
-    for key in ('intra', 'inter'):
-        top, left, bottom, right = vis.layout[f'colorbar/{key}']
-        ramp = viridis(np.linspace(0, 1, right - left))[:, :3] * 255
-        assert np.abs(figure[top:bottom, left:right] - ramp).max() <= 1
-        labels = figure[bottom:bottom + 30, left:right]
-        assert (labels < 100).any()  # tick values and the bar's label
-
-
-def test_visualizer_checks_options():
-    with pytest.raises(ValueError, match='cmap'):
-        PairAttentionVisualizer(name='bad_cmap', cmap='no-such-map')
-    with pytest.raises(ValueError, match='alpha'):
-        PairAttentionVisualizer(name='bad_alpha', alpha=2)
 
 
 def _square_batch(generator, size=32, cell=8, batch=32):

@@ -1,8 +1,8 @@
-"""mmidc.utils.regression_record: the same seed records the same outputs
+"""mmidc.benchmarks.regression_record: the same seed records the same outputs
 bitwise; a changed model is reported, tensor by tensor."""
 import torch
 
-from mmidc.utils import regression_record as rr
+from mmidc.benchmarks import regression_record as rr
 
 FAMILIES = ['clip4idc_paper_captioner', 'idc_pcl_captioner']
 

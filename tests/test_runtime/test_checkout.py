@@ -1,10 +1,10 @@
-"""mmidc.utils.checkout: the checkout's root and its git state."""
+"""mmidc.runtime.checkout: the checkout's root and its git state."""
 import os.path as osp
 import subprocess
 
 import pytest
 
-from mmidc.utils.checkout import REPO_ROOT, git_commit
+from mmidc.runtime.checkout import REPO_ROOT, git_commit
 
 
 def git(repo, *args):

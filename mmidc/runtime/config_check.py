@@ -218,10 +218,10 @@ def apply_launch_args(cfg: Config, config_path: str, launcher: str,
     """The settings tools/train.py and tools/test.py share: the launcher
     (gloo on CPU-only machines), the work dir (``--work-dir``, else the
     config's, else ``work_dirs/<config name>``) and the loaders' ``'auto'``
-    settings (:func:`mmidc.datasets.resolve_loader_defaults`)."""
+    settings (:func:`mmidc.runtime.loader_setup.resolve_loader_defaults`)."""
     import os.path as osp
 
-    from mmidc.datasets.loader_setup import resolve_loader_defaults
+    from mmidc.runtime.loader_setup import resolve_loader_defaults
     cfg.launcher = launcher
     use_gloo_without_cuda(cfg)
     resolve_loader_defaults(cfg)

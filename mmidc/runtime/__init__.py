@@ -1,0 +1,19 @@
+"""What prepares, checks and records a run, shared by the command-line tools,
+:mod:`mmidc.experiments` and :mod:`mmidc.benchmarks`.
+
+- :mod:`.loader_setup`: the loader settings a config gets when it is read
+  (``configs/_base_/datasets/image_pair.py``), ``'auto'`` ones resolved, and
+  the switch to the pre-resized image cache.
+- :mod:`.config_check`: the checks ``tools/train.py`` and ``tools/test.py``
+  run on a config before building anything, and their launch options.
+- :mod:`.cfg_options`: ``--cfg-options KEY=VALUE``.
+- :mod:`.dataset_args`: the data set a data-preparation tool reads (a config,
+  or ``--dataset-type`` and ``--data-root``).
+- :mod:`.step_options`: the fused optimizer and ``torch.compile`` switches.
+- :mod:`.amp`: the mixed-precision optimizer wrapper.
+- :mod:`.checkout`: the checkout's root and its git commit.
+- :mod:`.run_logs`: a run's logged scalars and its val-best checkpoint.
+
+Each module is imported on its own (``import mmidc`` does not load the
+package); the model and data packages never import it.
+"""

@@ -1,0 +1,47 @@
+"""mmidc.apis.pair_sources: pairs from a folder's naming scheme, a JSONL
+file, or whatever a demo folder holds (the JSONL parser shared with
+ImagePairDataset: tests/test_datasets/test_image_pair_dataset.py)."""
+import json
+
+import pytest
+
+from mmidc.apis.pair_sources import (find_example_pairs, pairs_from_folder,
+                                     pairs_from_jsonl)
+
+
+def _touch(folder, *names):
+    for name in names:
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b'')
+
+
+def test_folder_naming_schemes(tmp_path):
+    flat = tmp_path / 'flat'
+    _touch(flat, 'b_before.PNG', 'b-after.jpg', 'a_before.png', 'a_after.png',
+           'c_before.png', 'notes_before.txt', 'notes_after.txt')
+    pairs = pairs_from_folder(str(flat))
+    assert [(p.pair_id, p.img1.split('/')[-1], p.img2.split('/')[-1])
+            for p in pairs] == [('a', 'a_before.png', 'a_after.png'),
+                                ('b', 'b_before.PNG', 'b-after.jpg')]  # c: no partner
+    split = tmp_path / 'split'
+    _touch(split, 'before/x.png', 'after/x.webp', 'after/y.png')
+    assert [p.pair_id for p in pairs_from_folder(str(split))] == ['x']
+    with pytest.raises(ValueError, match='no pairs found; name them NAME_before'):
+        pairs_from_folder(str(tmp_path / 'split' / 'before'))
+    with pytest.raises(NotADirectoryError):
+        pairs_from_folder(str(tmp_path / 'missing'))
+
+
+def test_jsonl_and_example_folders(tmp_path):
+    records = [dict(img1='1a.png', img2='1b.png', captions='one caption'),
+               dict(img1='2a.png', img2='2b.png', pair_id='two')]
+    (tmp_path / 'pairs.jsonl').write_text('\n'.join(map(json.dumps, records)))
+    pairs = pairs_from_jsonl(str(tmp_path / 'pairs.jsonl'), 'root')
+    assert [(p.pair_id, p.img1, p.captions) for p in pairs] == [
+        ('0', 'root/1a.png', ['one caption']), ('two', 'root/2a.png', [])]
+    examples = find_example_pairs(str(tmp_path), limit=1)
+    assert [(p.pair_id, p.img2) for p in examples] == [('0', str(tmp_path / '1b.png'))]
+    (tmp_path / 'bad.jsonl').write_text(json.dumps(dict(img1='a.png')))
+    with pytest.raises(ValueError, match='needs the keys "img1" and "img2"'):
+        pairs_from_jsonl(str(tmp_path / 'bad.jsonl'))
