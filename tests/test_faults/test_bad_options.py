@@ -69,3 +69,45 @@ def test_every_tool_names_a_cfg_option_without_value(tool, argv, capsys):
         load_tool(tool).parse_args(argv + ['--cfg-options', 'model.backbone'])
     assert exit_info.value.code == 2
     assert "'model.backbone' is not KEY=VALUE" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize('component, flag, value, replacement', [
+    ('ContrastiveAdaptationHead', 'clamp_in_forward', False,
+     "custom_hooks=[dict(type='LogitScaleClampHook')]"),
+    ('ContrastiveAdaptationHead', 'multi_positive', True,
+     "loss=dict(type='MultiPositiveInfoNCELoss')"),
+    ('ContrastiveAdaptationHead', 'multi_positive', False,
+     "loss=dict(type='SymmetricInfoNCELoss')"),
+    ('ContrastiveAdaptationHead', 'two_way_reduction', 'mean',
+     "loss=dict(type='SymmetricInfoNCELoss', two_way_reduction='mean')"),
+    ('ContrastiveAdaptationHead', 'loss_weight', 2.0,
+     "loss=dict(type='SymmetricInfoNCELoss', loss_weight="),
+    ('BertCaptionHead', 'loss_reduction', 'paired_scene_sum',
+     "loss=dict(type='PairedSceneCrossEntropyLoss')"),
+    ('BertCaptionHead', 'loss_reduction', 'mean',
+     "loss=dict(type='CaptionCrossEntropyLoss')"),
+    ('BertCaptionHead', 'label_smoothing', 0.1,
+     "loss=dict(type='CaptionCrossEntropyLoss', label_smoothing="),
+    ('TransformerCaptionHead', 'label_smoothing', 0.1,
+     "loss=dict(type='CaptionCrossEntropyLoss', label_smoothing="),
+])
+def test_a_retired_flag_names_the_component_that_replaces_it(
+        component, flag, value, replacement):
+    from mmidc.registry import MODELS
+    with pytest.raises(TypeError) as error:
+        MODELS.build({'type': component, flag: value})
+    message = str(error.value)
+    assert f'{component}: {flag!r} is no longer an argument' in message
+    assert replacement in message
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'lossweight'"):
+        MODELS.build({'type': component, 'lossweight': value})
+
+
+@pytest.mark.parametrize('value, initializer', [
+    ('mmidc', 'TiledPositionInit'), ('published', 'WidthScaledNormalInit')])
+def test_a_retired_initializer_name_names_its_component(value, initializer):
+    from mmidc.registry import MODELS
+    with pytest.raises(TypeError) as error:
+        MODELS.build(dict(type='CLIP4IDCBackbone', new_param_init=value))
+    assert (f"CLIP4IDCBackbone: new_param_init={value!r} is no longer accepted; "
+            f"use new_param_init=dict(type={initializer!r})") in str(error.value)

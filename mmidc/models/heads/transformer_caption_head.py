@@ -7,7 +7,8 @@ from torch import nn
 
 from mmidc.registry import MODELS
 from ..utils.transformer_layers import DecoderLayer, EncoderLayer, bert_init_
-from .base_caption_head import BaseCaptionHead
+from ..utils.retired_args import rejects_retired_args
+from .base_caption_head import RETIRED_ARGS, BaseCaptionHead
 
 __all__ = ['TransformerCaptionHead']
 
@@ -62,6 +63,7 @@ class TransformerCaptionHead(BaseCaptionHead):
             defaults to ``dict(type='CaptionCrossEntropyLoss')``.
     """
 
+    @rejects_retired_args(RETIRED_ARGS)
     def __init__(self,
                  memory_dim: int = 512,
                  hidden: int = 512,
