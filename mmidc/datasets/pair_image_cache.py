@@ -27,12 +27,73 @@ from mmengine.utils import ProgressBar
 from .image_io import read_rgb, resize_rgb, to_hw
 
 FORMAT = 'mmidc-image-cache-v1'
+#: ``(H, W)`` of a cache when nothing names one.
+DEFAULT_CACHE_SIZE = (224, 224)
 
 
 def default_cache_dir(data_root: str, size: Sequence[int]) -> str:
     """``<data_root>/cache_<H>x<W>``."""
     height, width = to_hw(size, 'cache size')
     return osp.join(data_root, f'cache_{height}x{width}')
+
+
+def resolve_cache_dir(cache_dir: str, data_root: str) -> str:
+    """``cache_dir`` with ``{data_root}`` standing for ``data_root``, as
+    ``LoadImagePair`` reads it for a sample of a data set at ``data_root``."""
+    return cache_dir.replace('{data_root}', data_root)
+
+
+def pipeline_image_cache(
+        pipeline: Sequence[dict],
+        data_root: str) -> Optional[Tuple[str, Tuple[int, int]]]:
+    """The folder and ``(H, W)`` of the cache that a pipeline's
+    ``LoadImagePair`` reads for a data set at ``data_root``; None when it
+    reads none."""
+    for step in pipeline:
+        type_ = step.get('type', '')
+        name = type_ if isinstance(type_, str) else type_.__name__
+        if name.split('.')[-1] == 'LoadImagePair' and step.get('cache_dir'):
+            return (resolve_cache_dir(step['cache_dir'], data_root),
+                    to_hw(step['cache_size'], 'LoadImagePair.cache_size'))
+    return None
+
+
+def cache_target(pipeline: Sequence[dict],
+                 data_root: str,
+                 size: Optional[Sequence[int]] = None,
+                 cache_dir: Optional[str] = None
+                 ) -> Tuple[str, Tuple[int, int], str]:
+    """Where and at what size to cache a data set's images.
+
+    ``size`` and ``cache_dir`` win. What they leave open is the cache that
+    the data set's ``pipeline`` reads (:func:`pipeline_image_cache`; its
+    folder only at its own size), else :data:`DEFAULT_CACHE_SIZE` in
+    :func:`default_cache_dir`.
+
+    Args:
+        pipeline (Sequence[dict]): The data set's pipeline configs.
+        data_root (str): The data set's root.
+        size (Sequence[int], optional): ``(H, W)`` asked for.
+        cache_dir (str, optional): Folder asked for.
+
+    Returns:
+        tuple: The folder, ``(H, W)`` and a note of where each comes from.
+    """
+    read = pipeline_image_cache(pipeline, data_root)
+    if size is not None:
+        size, size_from = to_hw(size, 'size'), 'size given'
+    elif read is not None:
+        size, size_from = read[1], "size of the pipeline's LoadImagePair"
+    else:
+        size, size_from = DEFAULT_CACHE_SIZE, 'default size'
+    if cache_dir is not None:
+        dir_from = 'folder given'
+    elif read is not None and read[1] == size:
+        cache_dir, dir_from = read[0], "folder of the pipeline's LoadImagePair"
+    else:
+        cache_dir = default_cache_dir(data_root, size)
+        dir_from = 'default folder'
+    return cache_dir, size, f'{size_from}, {dir_from}'
 
 
 def _file_stat(path: str) -> Tuple[int, int]:

@@ -10,6 +10,7 @@ import torch
 from mmengine.dataset import pseudo_collate
 
 from mmidc.datasets import CLEVRChangeDataset, pair_image_cache
+from mmidc.datasets.pair_image_cache import cache_target
 from mmidc.registry import TRANSFORMS
 from tests.helpers import REPO, load_tool
 from tests.helpers.pair_trees import make_clevr_change_tree
@@ -169,6 +170,84 @@ def test_tool_reads_a_config(cached_clevr, tmp_path):
                       '--cache-dir', cache_dir]) == 0
     array = np.load(osp.join(cache_dir, 'CLEVRChangeDataset_val.npy'))
     assert array.shape == (4, 8, 8, 3)  # 2 scenes x (before, semantic)
+
+
+CONFIG_CACHE = (48, 72)
+
+
+def _config_reading_a_cache(path, root):
+    """Train and val loaders whose pipelines read a 48x72 cache."""
+    path.write_text(
+        f"pipeline = [dict(type='LoadImagePair', cache_size={CONFIG_CACHE},"
+        f" cache_dir='{{data_root}}/cache_48x72'),"
+        f" dict(type='ResizePair', size={CONFIG_CACHE})]\n"
+        + ''.join(f"{split}_dataloader = dict(dataset=dict("
+                  f"type='CLEVRChangeDataset', data_root={root!r}, "
+                  f"split={split!r}, pipeline=pipeline))\n"
+                  for split in ('train', 'val')))
+    return str(path)
+
+
+@pytest.mark.parametrize('options, folder, size', [
+    ([], 'cache_48x72', CONFIG_CACHE),
+    (['--size', '24', '20'], 'cache_24x20', (24, 20)),
+    (['--cache-dir', 'elsewhere'], 'elsewhere', CONFIG_CACHE),
+], ids=['from-the-pipeline', 'size-given', 'folder-given'])
+def test_tool_builds_the_cache_the_config_reads(tmp_path, capsys, monkeypatch,
+                                                options, folder, size):
+    root = str(tmp_path / 'clevr')
+    make_clevr_change_tree(root)
+    config = _config_reading_a_cache(tmp_path / 'cfg.py', root)
+    monkeypatch.chdir(tmp_path)
+    options = [osp.join(root, o) if o == 'elsewhere' else o for o in options]
+    assert _run_tool([config, '--workers', '1', *options]) == 0
+    cache_dir = osp.join(root, folder)
+    assert sorted(os.listdir(cache_dir)) == [
+        f'CLEVRChangeDataset_{s}.{e}' for s in ('train', 'val')
+        for e in ('json', 'npy')]
+    assert not osp.exists(osp.join(root, 'cache_224x224'))
+    array = np.load(osp.join(cache_dir, 'CLEVRChangeDataset_train.npy'))
+    assert array.shape == (12, *size, 3)
+    out = capsys.readouterr().out
+    assert f'CLEVRChangeDataset_val: {size[0]}x{size[1]} in {cache_dir}' in out
+    if not options:  # what the pipeline reads: the loader hits the cache
+        assert "pipeline's LoadImagePair" in out and 'use:' not in out
+        from mmengine.config import Config
+        from mmidc.registry import DATASETS
+        dataset = DATASETS.build(Config.fromfile(config).val_dataloader.dataset)
+        monkeypatch.setattr(
+            'mmidc.datasets.transforms.load_image_pair.read_rgb',
+            lambda path: pytest.fail(f'decoded {path}'))
+        assert dataset[0]['img1'].shape == (*CONFIG_CACHE, 3)
+    else:
+        assert 'given' in out and 'use:' in out
+
+
+def test_cache_target_reads_the_pipeline_unless_told():
+    load = dict(type='LoadImagePair', cache_dir='{data_root}/c', cache_size=(4, 6))
+    pipeline = [load, dict(type='ResizePair', size=(4, 6))]
+    assert cache_target(pipeline, 'root')[:2] == ('root/c', (4, 6))
+    assert cache_target([dict(load, type='mmidc.LoadImagePair')],
+                        'root')[:2] == ('root/c', (4, 6))
+    # a size of its own: not into the folder of the pipeline's size
+    assert cache_target(pipeline, 'root', size=(8, 8))[:2] == (
+        osp.join('root', 'cache_8x8'), (8, 8))
+    assert cache_target(pipeline, 'root', size=[4, 6])[:2] == ('root/c', (4, 6))
+    assert cache_target(pipeline, 'root', cache_dir='d')[:2] == ('d', (4, 6))
+    # no cache in the pipeline: 224x224 in the default folder
+    for plain in ([], [dict(type='LoadImagePair'), pipeline[1]]):
+        assert cache_target(plain, 'root')[:2] == (
+            osp.join('root', 'cache_224x224'), (224, 224))
+
+
+def test_the_tiny_synthetic_config_names_its_96x144_cache():
+    from mmengine.config import Config
+    cfg = Config.fromfile(str(
+        REPO / 'configs/clip4idc/clip4idc-caption_tiny-clip_synthetic-'
+        'clevr-change.py'))
+    for key in ('train_dataloader', 'val_dataloader', 'test_dataloader'):
+        folder, size, _ = cache_target(cfg[key].dataset.pipeline, 'data/x')
+        assert (folder, size) == ('data/x/cache_96x144', (96, 144))
 
 
 def test_tool_argument_errors():

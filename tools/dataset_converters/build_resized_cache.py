@@ -1,10 +1,11 @@
 """Write the pre-resized image cache that ``LoadImagePair(cache_dir=...)``
 reads (one uint8 memmap + JSON index per split).
 
-From a config (its train / val / test data sets)::
+From a config (its train / val / test data sets), each at the folder and
+size its pipeline's ``LoadImagePair(cache_dir=..., cache_size=...)`` reads
+(``--size`` / ``--cache-dir`` override them)::
 
-    python tools/dataset_converters/build_resized_cache.py CONFIG \
-        --size 224 224 --workers 4
+    python tools/dataset_converters/build_resized_cache.py CONFIG --workers 4
 
 or from a data set type and root::
 
@@ -12,8 +13,10 @@ or from a data set type and root::
         --dataset-type CLEVRChangeDataset --data-root data/clevr_change \
         --splits train val test --size 224 224 --workers 4
 
-The cache goes to ``<data_root>/cache_<H>x<W>/`` unless ``--cache-dir`` is
-given. Then add to the pipeline::
+Without a size from the options or the pipeline it is 224x224; the cache
+goes to ``<data_root>/cache_<H>x<W>/`` unless ``--cache-dir`` is given or
+the pipeline reads that size from another folder. A pipeline that does not
+read the cache yet needs::
 
     dict(type='LoadImagePair', cache_dir='<data_root>/cache_224x224',
          cache_size=(224, 224)),
@@ -29,7 +32,8 @@ from mmengine.config import Config
 from mmengine.registry import init_default_scope
 
 import mmidc  # noqa: F401  (registers the data sets)
-from mmidc.datasets import build_pair_image_cache, default_cache_dir
+from mmidc.datasets import build_pair_image_cache
+from mmidc.datasets.pair_image_cache import cache_target, pipeline_image_cache
 from mmidc.runtime.loader_setup import dataset_image_paths, loader_dataset
 from mmidc.runtime.cfg_options import CfgOptionsAction
 
@@ -48,10 +52,12 @@ def parse_args(argv=None):
     parser.add_argument('--splits', nargs='+', default=['train', 'val',
                                                         'test'],
                         help='splits to cache (with --dataset-type)')
-    parser.add_argument('--size', nargs=2, type=int, default=[224, 224],
-                        metavar=('H', 'W'), help='cached image size')
-    parser.add_argument('--cache-dir', help='output folder (default: '
-                        '<data_root>/cache_<H>x<W>)')
+    parser.add_argument('--size', nargs=2, type=int, metavar=('H', 'W'),
+                        help="cached image size (default: the pipeline's "
+                        'LoadImagePair cache_size, else 224 224)')
+    parser.add_argument('--cache-dir', help="output folder (default: the "
+                        "pipeline's LoadImagePair cache_dir at that size, "
+                        'else <data_root>/cache_<H>x<W>)')
     parser.add_argument('--workers', type=int, default=4,
                         help='worker processes')
     parser.add_argument('--rebuild', action='store_true',
@@ -92,17 +98,24 @@ def dataset_cfgs(args):
 def main(argv=None):
     args = parse_args(argv)
     init_default_scope('mmidc')
+    unread = {}  # caches the pipelines do not read yet
     for shard, cfg in dataset_cfgs(args):
         paths, data_root = dataset_image_paths(cfg)
-        cache_dir = args.cache_dir or default_cache_dir(data_root, args.size)
+        pipeline = cfg.get('pipeline', [])
+        cache_dir, size, source = cache_target(pipeline, data_root, args.size,
+                                               args.cache_dir)
+        print(f'{shard}: {size[0]}x{size[1]} in {cache_dir} ({source})')
         start = time.time()
-        index = build_pair_image_cache(paths, data_root, cache_dir,
-                                       args.size, shard, args.workers,
+        index = build_pair_image_cache(paths, data_root, cache_dir, size,
+                                       shard, args.workers,
                                        rebuild=args.rebuild)
         print(f'{shard}: {len(set(paths))} images ready in '
               f'{time.time() - start:.1f} s -> {index}')
-    print(f'use: dict(type="LoadImagePair", cache_dir="{osp.abspath(cache_dir)}"'
-          f', cache_size={tuple(args.size)})')
+        if pipeline_image_cache(pipeline, data_root) != (cache_dir, size):
+            unread[osp.abspath(cache_dir), size] = None
+    for cache_dir, size in unread:
+        print(f'use: dict(type="LoadImagePair", cache_dir="{cache_dir}", '
+              f'cache_size={size})')
     return 0
 
 

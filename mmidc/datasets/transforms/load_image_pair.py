@@ -6,7 +6,7 @@ from mmcv.transforms import BaseTransform
 
 from mmidc.registry import TRANSFORMS
 from ..image_io import read_rgb
-from ..pair_image_cache import PairImageCache
+from ..pair_image_cache import PairImageCache, resolve_cache_dir
 
 
 @TRANSFORMS.register_module()
@@ -76,7 +76,7 @@ class LoadImagePair(BaseTransform):
         if '{data_root}' in folder:
             if results.get('data_root') is None:
                 return None  # a sample from no data set: decode it
-            folder = folder.replace('{data_root}', results['data_root'])
+            folder = resolve_cache_dir(folder, results['data_root'])
         self.cache = self._cache_at(folder)
         return self.cache
 
