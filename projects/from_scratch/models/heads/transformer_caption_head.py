@@ -5,9 +5,10 @@ from typing import List, Optional
 import torch
 from torch import nn
 
+from mmidc.models.heads.base_caption_head import BaseCaptionHead
+from mmidc.models.utils.transformer_layers import (DecoderLayer, EncoderLayer,
+                                                   bert_init_)
 from mmidc.registry import MODELS
-from ..utils.transformer_layers import DecoderLayer, EncoderLayer, bert_init_
-from .base_caption_head import BaseCaptionHead
 
 __all__ = ['TransformerCaptionHead']
 
