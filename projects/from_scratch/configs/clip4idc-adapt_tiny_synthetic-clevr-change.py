@@ -6,13 +6,8 @@ _base_ = [
     '../../../configs/_base_/datasets/synthetic_clevr_change_96x144.py',
     '../../../configs/_base_/models/clip4idc-retriever_tiny.py',
     '../../../configs/_base_/schedules/tiny_from_scratch.py',
-    '../../../configs/_base_/default_runtime.py',
-    './_base_/scratch_parts.py'
+    './_base_/default_runtime.py', './_base_/scratch_parts.py'
 ]
-# The recipe's components (projects/from_scratch/models), registered after
-# mmidc's own.
-custom_imports = dict(imports=['mmidc', 'projects.from_scratch'],
-                      allow_failed_imports=False)
 model = dict(backbone={{_base_.scratch_backbone}},
              neck={{_base_.scratch_pair_pooling}})
 # What tools/quickstart.py generates when data_root is empty.

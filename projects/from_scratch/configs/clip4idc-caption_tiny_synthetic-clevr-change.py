@@ -9,13 +9,8 @@ _base_ = [
     '../../../configs/_base_/datasets/synthetic_clevr_change_96x144.py',
     './_base_/models/clip4idc-captioner_tiny.py',
     '../../../configs/_base_/schedules/tiny_from_scratch.py',
-    '../../../configs/_base_/default_runtime.py',
-    './_base_/scratch_parts.py'
+    './_base_/default_runtime.py', './_base_/scratch_parts.py'
 ]
-# The recipe's components (projects/from_scratch/models), registered after
-# mmidc's own.
-custom_imports = dict(imports=['mmidc', 'projects.from_scratch'],
-                      allow_failed_imports=False)
 
 # Stage 1 run with tools/train.py's default work dir; a glob, resolved to
 # the newest match when the model is built (no match: an error naming it).
