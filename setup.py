@@ -6,9 +6,12 @@ are decided at build time, as OpenMMLab packages do:
   ``mmcv-lite`` (the same package without the ops, all mmidc needs) is
   declared. ``MMIDC_MMCV=lite`` or ``MMIDC_MMCV=none`` decides instead (a
   wheel built for other machines: say which).
-- ``mmidc/.mim``: ``configs/``, ``tools/`` and ``model-index.yml``, where
-  ``mim`` (``mim search / train / test mmidc``) looks for them: copied into a
-  wheel, symlinks in an editable install.
+- ``mmidc/.mim``: ``configs/``, ``tools/``, ``model-index.yml`` and
+  ``projects/``, where ``mim`` (``mim search / train / test mmidc``) looks for
+  them: copied into a wheel, symlinks in an editable install. The projects'
+  configs import their components as ``projects.<name>``, which
+  ``import mmidc`` resolves to ``mmidc/.mim/projects``
+  (:mod:`mmidc.shipped_projects`).
 """
 import configparser
 import os
@@ -25,7 +28,7 @@ ROOT = osp.dirname(osp.abspath(__file__))
 MMCV_LITE = 'mmcv-lite>=2.0.0,<2.4.0'
 #: Distributions that install the ``mmcv`` package, the full ones first.
 MMCV_DISTRIBUTIONS = ('mmcv', 'mmcv-full', 'mmcv-lite')
-MIM_FILES = ('configs', 'tools', 'model-index.yml')
+MIM_FILES = ('configs', 'tools', 'model-index.yml', 'projects')
 
 _FIND_MMCV = f"""
 import importlib.metadata as metadata

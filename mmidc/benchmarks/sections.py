@@ -27,21 +27,26 @@ from .workloads import (build_benchmark_model, build_optim_wrapper,
                         decode_timed, disable_dropout, input_size,
                         normalised_inputs, synthetic_batch)
 
-MODELS_DIR = osp.join(REPO_ROOT, 'configs', '_base_', 'models')
+MODELS_DIR = 'configs/_base_/models'
+FROM_SCRATCH = 'projects/from_scratch/configs'
 STAGES = ('adaptation', 'captioning')
+# The model of each stage (paths from the checkout's root). The tiny
+# captioner is the from-scratch project's: the benchmark's tools import
+# projects.from_scratch, which registers its head.
 ARCHS = {
-    'vit-b32': dict(adaptation='clip4idc-retriever_vit-b32.py',
-                    captioning='clip4idc-captioner_vit-b32.py', batch=8),
-    'tiny': dict(adaptation='clip4idc-retriever_tiny.py',
-                 captioning='clip4idc-captioner_tiny.py', batch=64),
+    'vit-b32': dict(adaptation=f'{MODELS_DIR}/clip4idc-retriever_vit-b32.py',
+                    captioning=f'{MODELS_DIR}/clip4idc-captioner_vit-b32.py', batch=8),
+    'tiny': dict(adaptation=f'{MODELS_DIR}/clip4idc-retriever_tiny.py',
+                 captioning=f'{FROM_SCRATCH}/_base_/models/clip4idc-captioner_tiny.py',
+                 batch=64),
 }
 # What tools/train.py runs end to end (e2e) and tools/caption_pair.py loads (cli).
 TRAIN_CONFIGS = {
     'vit-b32': dict(adaptation='configs/clip4idc/clip4idc-adapt_vit-b32_clevr-change.py',
                     captioning='configs/clip4idc/clip4idc-caption_vit-b32_clevr-change.py'),
     'tiny': dict(
-        adaptation='configs/from_scratch/clip4idc-adapt_tiny_synthetic-clevr-change.py',
-        captioning='configs/from_scratch/clip4idc-caption_tiny_synthetic-clevr-change.py'),
+        adaptation=f'{FROM_SCRATCH}/clip4idc-adapt_tiny_synthetic-clevr-change.py',
+        captioning=f'{FROM_SCRATCH}/clip4idc-caption_tiny_synthetic-clevr-change.py'),
 }
 
 
@@ -68,7 +73,7 @@ def restricted_vocab() -> CaptionVocab:
 
 def build(arch: str, stage: str, device: str):
     vocab = restricted_vocab() if (arch == 'tiny' and stage == 'captioning') else None
-    config = osp.join(MODELS_DIR, ARCHS[arch][stage])
+    config = osp.join(REPO_ROOT, ARCHS[arch][stage])
     return build_benchmark_model(config, vocab=vocab).to(device)
 
 

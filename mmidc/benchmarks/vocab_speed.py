@@ -1,21 +1,25 @@
 """Training-step time of the caption head: full CLIP vocabulary vs restricted.
 
-:func:`step_time` times forward + backward + Adam step of a
-``TransformerCaptionHead`` on random memory tokens; with the full 49,408-way
-softmax and with a vocabulary restricted to the tokens of
-CLEVR-Change-style captions (:func:`clevr_like_captions`) it prices the
-softmax (``tools/analysis_tools/vocab_speed.py``, the benchmark's ``vocab``
-section).
+:func:`step_time` times forward + backward + Adam step of a caption head
+(:data:`HEAD`) on random memory tokens; with the full 49,408-way softmax and
+with a vocabulary restricted to the tokens of CLEVR-Change-style captions
+(:func:`clevr_like_captions`) it prices the softmax
+(``tools/analysis_tools/vocab_speed.py``, the benchmark's ``vocab`` section).
 """
 import itertools
 import time
 
 import torch
 
-from mmidc.models.heads import TransformerCaptionHead
+from mmidc.registry import MODELS
 from mmidc.text import CaptionVocab, clip_tokenizer
 
-__all__ = ['clevr_like_captions', 'step_time']
+__all__ = ['HEAD', 'clevr_like_captions', 'step_time']
+
+#: The head priced: the from-scratch project's captioner, whose output matrix
+#: is its own word embedding, one row per vocabulary id. Registered by
+#: ``projects.from_scratch``, which the benchmark's tools import.
+HEAD = dict(type='TransformerCaptionHead')
 
 
 def clevr_like_captions() -> list:
@@ -38,16 +42,19 @@ def clevr_like_captions() -> list:
 def step_time(vocab: CaptionVocab, batch_size: int = 32, memory_tokens: int = 100,
               caption_len: int = 32, hidden: int = 512, layers: int = 3,
               steps: int = 10, warmup: int = 2, device: str = 'cpu',
-              amp: bool = False) -> dict:
+              amp: bool = False, head: dict = HEAD) -> dict:
     """Mean seconds per training step (forward, backward, Adam) of the head.
+
+    ``head`` is the head's registered type (and any more arguments); the
+    sizes and ``vocab`` are set here.
 
     Returns ``dict(wall_s=..., cpu_s=...)``: wall-clock and process CPU time
     per step (on a shared machine with one thread, CPU time is the steadier).
     """
-    head = TransformerCaptionHead(memory_dim=hidden, hidden=hidden,
-                                  num_encoder_layers=layers, num_decoder_layers=layers,
-                                  max_length=caption_len, max_memory_tokens=memory_tokens,
-                                  vocab=vocab).to(device).train()
+    head = MODELS.build(dict(
+        head, memory_dim=hidden, hidden=hidden, num_encoder_layers=layers,
+        num_decoder_layers=layers, max_length=caption_len,
+        max_memory_tokens=memory_tokens, vocab=vocab)).to(device).train()
     optimizer = torch.optim.Adam(head.parameters(), lr=1e-4)
     memory = torch.randn(batch_size, memory_tokens, hidden, device=device)
     words = vocab.clip_ids[vocab.clip_ids > 0].tolist()  # real tokens (no pad/unk)

@@ -294,7 +294,7 @@ def format_report(rows, results, meta):
     parts = [
         f'# {meta.get("title") or DEFAULT_TITLE}',
         '',
-        'The tiny from-scratch recipe (`configs/from_scratch/`) on the '
+        'The tiny from-scratch recipe (`projects/from_scratch/`) on the '
         'synthetic CLEVR-Change-style set, every row with the same data, '
         'schedules and budget per stage (rows without adaptation skip that '
         'stage). Each run validates every epoch and keeps the checkpoint '

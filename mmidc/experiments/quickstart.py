@@ -30,8 +30,10 @@ from .stages import banner, ensure_dataset, test_stage, train_stage
 
 __all__ = ['run_quickstart', 'format_test_report', 'format_side_by_side']
 
-ADAPT_CFG = 'configs/from_scratch/clip4idc-adapt_tiny_synthetic-clevr-change.py'
-CAPTION_CFG = 'configs/from_scratch/clip4idc-caption_tiny_synthetic-clevr-change.py'
+ADAPT_CFG = ('projects/from_scratch/configs/'
+             'clip4idc-adapt_tiny_synthetic-clevr-change.py')
+CAPTION_CFG = ('projects/from_scratch/configs/'
+               'clip4idc-caption_tiny_synthetic-clevr-change.py')
 DATA_ROOT = 'data/synthetic_clevr_change'  # the configs' data_root
 SHIFTED_PRESET = 'shifted'
 SHIFTED_ROOT = 'data/synthetic_clevr_change_shifted'

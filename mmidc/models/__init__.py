@@ -1,7 +1,6 @@
-"""Models: reusable parts (``utils``), backbone plug-ins, necks, heads, and
-the algorithms (``clip4idc``)."""
+"""Models: reusable parts (``utils``), necks, heads, losses, and the
+algorithms (``clip4idc``, ``idc_pcl``)."""
 from .utils import *  # noqa: F401,F403
-from .plugins import *  # noqa: F401,F403
 from .necks import *  # noqa: F401,F403
 from .heads import *  # noqa: F401,F403
 from .clip4idc import *  # noqa: F401,F403

@@ -14,6 +14,11 @@ from pathlib import Path
 from types import ModuleType
 
 REPO = Path(__file__).resolve().parents[2]
+#: Every config a user runs (bases left out): ``configs/`` and each
+#: project's ``configs/``.
+CONFIG_FILES = sorted(
+    path for root in [REPO / 'configs', *sorted(REPO.glob('projects/*/configs'))]
+    for path in root.rglob('*.py') if '_base_' not in path.parts)
 
 
 @lru_cache(maxsize=None)

@@ -60,9 +60,14 @@ CAPTIONS = ['the red square turned blue', 'the blue square turned red',
 
 
 def captioner_cfg() -> dict:
-    """A complete config dict of a tiny ``CLIP4IDCCaptioner``."""
+    """A complete config dict of a tiny ``CLIP4IDCCaptioner`` (the
+    from-scratch project's caption head: registered here, imported by the
+    config once it is a file)."""
+    import projects.from_scratch  # noqa: F401
     return dict(
         default_scope='mmidc',
+        custom_imports=dict(imports=['mmidc', 'projects.from_scratch'],
+                            allow_failed_imports=False),
         model=dict(
             type='CLIP4IDCCaptioner',
             backbone=tiny_backbone_cfg(),

@@ -80,6 +80,9 @@ randomness = dict(seed=0)
 
 
 CAPTIONER_TEMPLATE = """
+# the from-scratch project's caption head
+custom_imports = dict(imports=['mmidc', 'projects.from_scratch'],
+                      allow_failed_imports=False)
 model = dict(
     type='CLIP4IDCCaptioner',
     backbone=dict(type='CLIP4IDCBackbone', arch=tiny_arch, num_inter_layers=1),
@@ -93,9 +96,11 @@ model = dict(
 def captioner_config(dropout: float = 0.0, head_options: str = '',
                      evaluator: str = None) -> str:
     """Config lines (for ``write_tiny_config(extra=...)``) that make the tiny
-    config a captioner of the same backbone, its vocabulary from the training
-    captions; validated with ``evaluator`` (a config expression), or not at
-    all."""
+    config a captioner of the same backbone (the from-scratch project's
+    caption head, imported by the config and registered here), its
+    vocabulary from the training captions; validated with ``evaluator`` (a
+    config expression), or not at all."""
+    import projects.from_scratch  # noqa: F401  (for in-process builds)
     text = CAPTIONER_TEMPLATE.format(dropout=dropout, head_options=head_options)
     if evaluator is None:
         return text + 'val_dataloader = None\nval_cfg = None\nval_evaluator = None\n'

@@ -8,7 +8,8 @@ batch 2) and keeps the run to one epoch.
 import os.path as osp
 from typing import Dict, List
 
-TINY_CONFIG = 'configs/from_scratch/clip4idc-adapt_tiny_synthetic-clevr-change.py'
+TINY_CONFIG = ('projects/from_scratch/configs/'
+               'clip4idc-adapt_tiny_synthetic-clevr-change.py')
 
 
 def make_tiny_synthetic(root: str) -> str:

@@ -8,6 +8,8 @@ from argparse import Namespace
 
 import pytest
 
+import mmidc  # noqa: F401  (makes `projects` importable)
+import projects.from_scratch  # noqa: F401  (the tiny captioner's head)
 from mmidc.benchmarks import sections
 from mmidc.benchmarks.benchmark_run import resolve_settings
 from tests.helpers.rates import assert_rate

@@ -1,5 +1,6 @@
-"""Every config under configs/ loads, passes check_config, names registered
-components, and builds its model and optimizer wrapper (tiny overrides)."""
+"""Every config under configs/ and projects/*/configs/ loads, passes
+check_config, names registered components, and builds its model and
+optimizer wrapper (tiny overrides)."""
 import copy
 import os.path as osp
 from pathlib import Path
@@ -15,11 +16,11 @@ import mmidc  # noqa: F401  (registers every component)
 from mmidc.text import clip_tokenizer
 from mmidc.registry import DATASETS, METRICS, MODELS, TRANSFORMS
 from mmidc.runtime.config_check import check_config
+from tests.helpers import CONFIG_FILES as CONFIGS
+from tests.helpers import REPO
 from tests.helpers.tiny_idc_pcl import TINY_RESNET  # a 2x2 grid at 32 px
 from tests.helpers.tiny_models import TINY_ARCH
 
-CONFIG_ROOT = Path(__file__).parents[2] / 'configs'
-CONFIGS = sorted(p for p in CONFIG_ROOT.rglob('*.py') if '_base_' not in p.parts)
 CAPTIONS = ['the red cube changed to blue', 'there is no change']
 IMG_SIZE = 32
 
@@ -27,7 +28,7 @@ pytestmark = pytest.mark.usefixtures('one_thread')
 
 
 def config_id(path: Path) -> str:
-    return str(path.relative_to(CONFIG_ROOT))
+    return str(path.relative_to(REPO))
 
 
 def tiny_model_cfg(model_cfg) -> dict:
@@ -89,12 +90,16 @@ def test_configs_found():
     names = {config_id(p) for p in CONFIGS}
     for dataset in ('clevr-change', 'spot-the-diff', 'image-editing-request'):
         for stage in ('adapt', 'caption'):
-            assert f'clip4idc/clip4idc-{stage}_vit-b32_{dataset}.py' in names
-    assert 'clip_ft/clip-ft-caption_vit-b32_clevr-change.py' in names
+            assert f'configs/clip4idc/clip4idc-{stage}_vit-b32_{dataset}.py' in names
+    assert 'configs/clip_ft/clip-ft-caption_vit-b32_clevr-change.py' in names
     for dataset in ('tiny_synthetic-clevr-change', 'resnet101_clevr-change',
                     'resnet101_birds-to-words'):
         for stage in ('pretrain', 'caption'):
-            assert f'idc_pcl/idc-pcl-{stage}_{dataset}.py' in names
+            assert f'configs/idc_pcl/idc-pcl-{stage}_{dataset}.py' in names
+    for stage in ('adapt', 'caption'):
+        for dataset in ('synthetic-clevr-change', 'my-pairs'):
+            assert (f'projects/from_scratch/configs/clip4idc-{stage}_tiny_'
+                    f'{dataset}.py') in names
 
 
 def datasets_of(dataset: dict) -> list:

@@ -11,11 +11,11 @@ from mmengine.runner import Runner
 
 import mmidc  # noqa: F401
 
-CONFIGS = Path(__file__).parents[2] / 'configs'
+REPO = Path(__file__).parents[2]
 TINY = [
-    'from_scratch/clip4idc-caption_tiny_synthetic-clevr-change.py',
-    'from_scratch/clip4idc-adapt_tiny_synthetic-clevr-change.py',
-    'idc_pcl/idc-pcl-pretrain_tiny_synthetic-clevr-change.py',
+    'projects/from_scratch/configs/clip4idc-caption_tiny_synthetic-clevr-change.py',
+    'projects/from_scratch/configs/clip4idc-adapt_tiny_synthetic-clevr-change.py',
+    'configs/idc_pcl/idc-pcl-pretrain_tiny_synthetic-clevr-change.py',
 ]
 ITERS_PER_EPOCH = 37  # not a multiple of the 50-step warm-up
 
@@ -62,7 +62,7 @@ def settings(cfg: Config, max_epochs: int = None):
 @pytest.mark.parametrize('config', TINY)
 def test_default_epochs_keep_the_explicit_end_rates(tmp_path, config):
     """Bit for bit the rates of the former ``end=max_epochs`` scheduler."""
-    cfg = Config.fromfile(CONFIGS / config)
+    cfg = Config.fromfile(REPO / config)
     schedulers, train_cfg, optim = settings(cfg)
     explicit = copy.deepcopy(schedulers)
     assert 'end' not in explicit[-1]
@@ -72,7 +72,7 @@ def test_default_epochs_keep_the_explicit_end_rates(tmp_path, config):
 
 
 def test_more_epochs_stretch_the_decay(tmp_path):
-    cfg = Config.fromfile(CONFIGS / TINY[0])
+    cfg = Config.fromfile(REPO / TINY[0])
     lr = cfg.optim_wrapper.optimizer.lr
     eta_min = lr * cfg.param_scheduler[-1].eta_min_ratio
     default = cfg.train_cfg.max_epochs

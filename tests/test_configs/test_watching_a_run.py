@@ -12,7 +12,8 @@ from mmengine.runner import Runner
 
 from tests.helpers.pair_trees import make_my_pairs_tree
 from tests.helpers.tiny_run import tool_env
-from .test_tiny_my_pairs import tiny_run_cfg
+from tests.test_projects.test_from_scratch.test_configs.test_tiny_my_pairs import \
+    tiny_run_cfg
 
 CONFIG = 'clip4idc-adapt_tiny_my-pairs.py'
 ANALYZE_LOGS = (Path(mmpretrain.__file__).parent / '.mim' / 'tools' /

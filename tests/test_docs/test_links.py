@@ -1,5 +1,5 @@
-"""Every relative link and ``#anchor`` in README.md, docs/*.md and the
-config READMEs resolves (GitHub's heading anchors)."""
+"""Every relative link and ``#anchor`` in README.md, docs/*.md, the config
+READMEs and the projects' READMEs resolves (GitHub's heading anchors)."""
 import re
 from pathlib import Path
 from urllib.parse import unquote
@@ -8,7 +8,8 @@ import pytest
 
 REPO = Path(__file__).parents[2]
 PAGES = sorted([REPO / 'README.md', *(REPO / 'docs').glob('*.md'),
-                *(REPO / 'configs').glob('*/README.md')])
+                *(REPO / 'configs').glob('*/README.md'),
+                *(REPO / 'projects').glob('*/README.md')])
 LINK = re.compile(r'(?<!!)\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)|'
                   r'!\[[^\]]*\]\(([^)\s]+)\)')
 

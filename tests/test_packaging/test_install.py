@@ -3,10 +3,12 @@ environment (no system site-packages), from a copy of the sources:
 
 - ``pip install .``: mmcv-lite comes with it; the package imports, and
   ``mim search / train / test mmidc`` work from a folder outside the sources
-  with the configs and tools shipped in the wheel;
+  with the configs, tools and projects shipped in the wheel (the tiny config
+  is the from-scratch project's: its components import as
+  ``projects.from_scratch``);
 - ``pip install -e .`` next to a full mmcv (a stand-in ``mmcv`` distribution):
   the full mmcv is kept, mmcv-lite is not installed over it, and
-  ``mmidc/.mim`` links to the clone's configs and tools.
+  ``mmidc/.mim`` links to the clone's configs, tools and projects.
 
 torch and torchvision are put into each environment first by uv, from its
 cache (the versions pip would pick, in setup.cfg's ranges; pip keeps them),
@@ -39,7 +41,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.install, pytest.mark.timeout(1500)]
 
 #: What a clone needs to build mmidc.
 SOURCES = ('setup.py', 'setup.cfg', 'MANIFEST.in', 'README.md',
-           'model-index.yml', 'mmidc', 'configs', 'tools')
+           'model-index.yml', 'mmidc', 'configs', 'tools', 'projects')
 TINY_NAME = 'clip4idc-adapt_tiny_synthetic-clevr-change'
 
 
@@ -162,6 +164,10 @@ def test_pip_install_imports_trains_and_serves_mim(tmp_path):
     mim = python.parent / 'mim'
     outside = tmp_path / 'elsewhere'
     outside.mkdir()
+    # the projects ship in the wheel: importable after mmidc, from anywhere
+    project = run([python, '-c', 'import mmidc, projects.from_scratch as p; '
+                   'print(p.__file__)'], outside)
+    assert project.strip().startswith(str(tmp_path / 'venv')), project
     found = run([mim, 'search', 'mmidc'], outside)
     assert f'config id: {TINY_NAME}' in found
     assert 'clip4idc-caption_vit-b32_clevr-change' in found
@@ -193,6 +199,7 @@ def test_editable_install_keeps_a_full_mmcv(tmp_path):
 
     # editable: mmidc/.mim links to the sources, next to the imported package
     assert (src / 'mmidc' / '.mim' / 'configs').is_symlink()
+    assert (src / 'mmidc' / '.mim' / 'projects').is_symlink()
     found = run([python, '-c', 'import mmidc, os; print(os.path.realpath(os.path.join('
                  'os.path.dirname(mmidc.__file__), ".mim", "model-index.yml")))'], tmp_path)
     assert found.strip() == str((src / 'model-index.yml').resolve())

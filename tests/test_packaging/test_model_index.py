@@ -5,10 +5,10 @@ from pathlib import Path
 
 import yaml
 
+from tests.helpers import CONFIG_FILES as CONFIGS
 from tests.helpers import REPO
 
 CONFIG_ROOT = REPO / 'configs'
-CONFIGS = sorted(p for p in CONFIG_ROOT.rglob('*.py') if '_base_' not in p.parts)
 
 
 def load_index():
@@ -23,7 +23,8 @@ def load_index():
 
 def test_every_metafile_is_imported():
     index, _, _ = load_index()
-    metafiles = sorted(str(p.relative_to(REPO)) for p in CONFIG_ROOT.glob('*/metafile.yml'))
+    metafiles = sorted(str(p.relative_to(REPO)) for p in [
+        *CONFIG_ROOT.glob('*/metafile.yml'), *REPO.glob('projects/*/metafile.yml')])
     assert sorted(index['Import']) == metafiles
 
 
@@ -35,8 +36,12 @@ def test_every_config_is_listed_once_under_its_name():
         config = REPO / model['Config']
         assert config.is_file(), f"{model['_metafile']}: {model['Config']} does not exist"
         assert model['Name'] == config.stem, model['Name']
-        # a family's metafile lists the configs of its own folder
-        assert Path(model['_metafile']).parent == config.parent.relative_to(REPO)
+        # a family's metafile lists the configs of its own folder (a
+        # project's, those of its configs/ folder)
+        folder = Path(model['_metafile']).parent
+        if folder.parts[0] == 'projects':
+            folder = folder / 'configs'
+        assert folder == config.parent.relative_to(REPO)
     listed = {REPO / m['Config'] for m in models}
     missing = [str(p.relative_to(REPO)) for p in CONFIGS if p not in listed]
     assert not missing, f'configs missing from their metafile.yml: {missing}'

@@ -103,6 +103,8 @@ def test_mim_files_are_linked_for_editable_installs_and_copied_for_wheels(
     (tmp_path / 'tools').mkdir()
     (tmp_path / 'tools' / 'train.py').write_text('')
     (tmp_path / 'model-index.yml').write_text('Import: []\n')
+    (tmp_path / 'projects' / 'recipe').mkdir(parents=True)
+    (tmp_path / 'projects' / 'recipe' / '__init__.py').write_text('y = 2\n')
     mim = tmp_path / 'mmidc' / '.mim'
 
     monkeypatch.setattr(sys, 'argv', ['setup.py', 'egg_info'])
@@ -111,7 +113,7 @@ def test_mim_files_are_linked_for_editable_installs_and_copied_for_wheels(
 
     monkeypatch.setattr(sys, 'argv', ['setup.py', 'editable_wheel'])
     add()
-    for name in ('configs', 'tools', 'model-index.yml'):
+    for name in ('configs', 'tools', 'model-index.yml', 'projects'):
         assert (mim / name).is_symlink()
         assert (mim / name).resolve() == (tmp_path / name).resolve()
 
@@ -119,4 +121,6 @@ def test_mim_files_are_linked_for_editable_installs_and_copied_for_wheels(
     add()
     assert not (mim / 'configs').is_symlink()
     assert (mim / 'configs' / 'family' / 'a.py').read_text() == 'x = 1\n'
+    assert not (mim / 'projects').is_symlink()
+    assert (mim / 'projects' / 'recipe' / '__init__.py').read_text() == 'y = 2\n'
     assert (mim / 'model-index.yml').is_file() and not (mim / 'model-index.yml').is_symlink()

@@ -2,7 +2,9 @@
 settings are numbers once a config is read, and the runtime base imports
 mmidc and makes its registries the default scope, so that
 ``Runner.from_cfg(Config.fromfile(cfg)).train()`` and MMPretrain's own
-``tools/train.py`` (what ``mim train mmpretrain`` runs) train them."""
+``tools/train.py`` (what ``mim train mmpretrain`` runs) train them. The
+tiny config is the from-scratch project's: its ``custom_imports`` add
+``projects.from_scratch`` after mmidc."""
 import json
 import os.path as osp
 import subprocess
@@ -15,6 +17,7 @@ from mmengine.config import Config
 from mmengine.runner import Runner
 
 from mmidc.runtime import loader_setup
+from tests.helpers import CONFIG_FILES as CONFIGS
 from tests.helpers import REPO
 from tests.helpers.tiny_run import tool_env
 from tests.helpers.tiny_synthetic_run import (TINY_CONFIG, cfg_options_args,
@@ -22,7 +25,6 @@ from tests.helpers.tiny_synthetic_run import (TINY_CONFIG, cfg_options_args,
                                               tiny_overrides)
 
 CONFIG_ROOT = REPO / 'configs'
-CONFIGS = sorted(p for p in CONFIG_ROOT.rglob('*.py') if '_base_' not in p.parts)
 LOADERS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
 #: A config whose loaders keep the data-set bases' defaults.
 PAPER_CONFIG = CONFIG_ROOT / 'clip4idc' / 'clip4idc-caption_vit-b32_clevr-change.py'
@@ -50,7 +52,7 @@ def test_loader_defaults_are_computed_when_the_config_is_read(monkeypatch):
     assert '_loader_setup' not in cfg
 
 
-@pytest.mark.parametrize('path', CONFIGS, ids=lambda p: str(p.relative_to(CONFIG_ROOT)))
+@pytest.mark.parametrize('path', CONFIGS, ids=lambda p: str(p.relative_to(REPO)))
 def test_every_config_gives_the_runner_numbers(path):
     cfg = Config.fromfile(path)
     for key in LOADERS:

@@ -10,6 +10,7 @@ from mmidc.runtime.config_check import (check_config, check_image_size,
                                         check_schedule_end)
 
 CONFIGS = Path(__file__).parents[2] / 'configs'
+FROM_SCRATCH = Path(__file__).parents[2] / 'projects' / 'from_scratch' / 'configs'
 
 
 def tiny_model_on_own_pairs_base(tmp_path) -> Config:
@@ -18,7 +19,7 @@ def tiny_model_on_own_pairs_base(tmp_path) -> Config:
     path = tmp_path / 'tiny_on_224.py'
     path.write_text(
         f"_base_ = [{str(CONFIGS / '_base_/datasets/image_pair.py')!r},\n"
-        f"    {str(CONFIGS / '_base_/models/clip4idc-captioner_tiny.py')!r},\n"
+        f"    {str(FROM_SCRATCH / '_base_/models/clip4idc-captioner_tiny.py')!r},\n"
         f"    {str(CONFIGS / '_base_/schedules/tiny_from_scratch.py')!r}]\n")
     return Config.fromfile(str(path))
 
@@ -91,11 +92,11 @@ def test_schedule_ending_at_max_epochs_is_quiet(warnings_seen, cosine):
 
 
 @pytest.mark.parametrize('name', [
-    'from_scratch/clip4idc-caption_tiny_synthetic-clevr-change.py',
-    'from_scratch/clip4idc-adapt_tiny_my-pairs.py'])
+    'clip4idc-caption_tiny_synthetic-clevr-change.py',
+    'clip4idc-adapt_tiny_my-pairs.py'])
 def test_child_with_more_epochs_is_quiet(tmp_path, warnings_seen, name):
     path = tmp_path / 'longer.py'
-    path.write_text(f"_base_ = [{str(CONFIGS / name)!r}]\n"
+    path.write_text(f"_base_ = [{str(FROM_SCRATCH / name)!r}]\n"
                     "train_cfg = dict(max_epochs=20, val_interval=20)\n")
     check_config(Config.fromfile(str(path)))
     assert not any('param_scheduler' in str(m) for m in warnings_seen)

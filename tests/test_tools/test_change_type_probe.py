@@ -14,6 +14,7 @@ def load_tool():
 
 def test_probe_trains_backbone_of_config_and_reports_per_type(tmp_path):
     config = write_tiny_config(str(tmp_path), extra=(
+        "custom_imports = dict(imports=['mmidc', 'projects.from_scratch'])\n"
         "model['backbone']['extra_segments'] = "
         "[dict(type='DifferenceSegment')]\n"))
     result = load_tool().main([

@@ -35,6 +35,8 @@ figure: the machine may be shared)::
 import argparse
 import sys
 
+import mmidc  # noqa: F401  (makes `projects` importable)
+import projects.from_scratch  # noqa: F401  (the tiny captioner's head)
 from mmidc.benchmarks.benchmark_run import (SECTIONS, VARIANTS, docs_section,
                                             resolve_settings, run_benchmark,
                                             tables_text)

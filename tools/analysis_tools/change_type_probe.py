@@ -11,7 +11,7 @@ top of it will only learn the caption language. Runs in a few minutes on
 CPU with the tiny configs::
 
     python tools/analysis_tools/change_type_probe.py \
-        configs/from_scratch/clip4idc-caption_tiny_synthetic-clevr-change.py \
+        projects/from_scratch/configs/clip4idc-caption_tiny_synthetic-clevr-change.py \
         --steps 300 --cfg-options model.backbone.num_inter_layers=2
 
 Needs a data set with ``change_type`` (CLEVR-Change layout, synthetic set).

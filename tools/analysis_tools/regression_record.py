@@ -1,6 +1,7 @@
 """Record what every model family computes for a fixed seed, or compare.
 
-Builds each family (:data:`mmidc.benchmarks.regression_record.FAMILIES`) at a tiny
+Builds each family (:data:`mmidc.benchmarks.regression_record.FAMILIES`; the
+from-scratch captioner's components come from projects/from_scratch) at a tiny
 size with random weights and records its losses, ``'tensor'`` output, greedy
 and beam decoding and retrieval scores on a fixed synthetic batch::
 
@@ -15,6 +16,8 @@ import sys
 
 from mmengine.logging import MMLogger
 
+import mmidc  # noqa: F401  (makes `projects` importable)
+import projects.from_scratch  # noqa: F401  (the from-scratch captioner's parts)
 from mmidc.benchmarks.regression_record import (FAMILIES, compare, load_record,
                                                 record, save_record)
 

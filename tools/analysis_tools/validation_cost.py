@@ -6,7 +6,7 @@ Validating every epoch lets a run keep the checkpoint that is best on val
 this says what that adds per epoch::
 
     python tools/analysis_tools/validation_cost.py \\
-        configs/from_scratch/clip4idc-caption_tiny_synthetic-clevr-change.py \\
+        projects/from_scratch/configs/clip4idc-caption_tiny_synthetic-clevr-change.py \\
         work_dirs/quickstart/caption/best_CIDEr_epoch_5.pth [--split val] \\
         [--cfg-options KEY=VALUE ...]
 """

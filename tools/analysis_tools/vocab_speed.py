@@ -1,9 +1,10 @@
 """Training-step time of the caption head: full CLIP vocabulary vs restricted.
 
-Times forward + backward + Adam step of a ``TransformerCaptionHead`` on random
-memory tokens, once with the full 49,408-way softmax and once with a
-vocabulary restricted to the tokens of CLEVR-Change-style captions (or of a
-``--vocab`` file written by ``CaptionVocab.save``)::
+Times forward + backward + Adam step of the from-scratch project's
+``TransformerCaptionHead`` on random memory tokens, once with the full
+49,408-way softmax and once with a vocabulary restricted to the tokens of
+CLEVR-Change-style captions (or of a ``--vocab`` file written by
+``CaptionVocab.save``)::
 
     python tools/analysis_tools/vocab_speed.py --threads 2
     python tools/analysis_tools/vocab_speed.py --device cuda --amp
@@ -12,6 +13,8 @@ import argparse
 
 import torch
 
+import mmidc  # noqa: F401  (makes `projects` importable)
+import projects.from_scratch  # noqa: F401  (registers the head)
 from mmidc.benchmarks.vocab_speed import clevr_like_captions, step_time
 from mmidc.text import CaptionVocab, build_caption_vocab
 

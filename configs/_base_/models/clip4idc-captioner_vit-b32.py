@@ -7,7 +7,8 @@
 # positional embedding, both frozen. Each captioning config sets
 # head.pretrained, the checkpoint these two come from. Greedy decoding of up
 # to 32 tokens after the start token (max_length counts it).
-# mmidc's pre-LN captioner with its own word embeddings instead:
+# The from-scratch project's pre-LN captioner with its own word embeddings
+# instead (with custom_imports=dict(imports=['mmidc', 'projects.from_scratch'])):
 #   head=dict(_delete_=True, type='TransformerCaptionHead', hidden=512,
 #             num_heads=8, num_encoder_layers=3, num_decoder_layers=3,
 #             dropout=0.1, max_length=33)

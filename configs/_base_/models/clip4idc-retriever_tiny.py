@@ -3,7 +3,7 @@
 # images (6x9 = 54 patches per image), a 1-block text tower. The paper's
 # architecture, nothing added: trained from random weights it does not learn
 # to see the change on CPU time scales; the from-scratch recipe
-# (configs/from_scratch/) adds the components that make it learn.
+# (projects/from_scratch/) adds the components that make it learn.
 tiny_arch = dict(
     embed_dim=128,
     vision_cfg=dict(image_size=(96, 144), layers=4, width=128,

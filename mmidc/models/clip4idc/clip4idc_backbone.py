@@ -73,7 +73,8 @@ class CLIP4IDCBackbone(BaseModule):
       (kept under that name). It is built with ``patch_size`` and ``width``
       and maps ``[N, 3, H, W]`` to ``[N, width, H/p, W/p]``; one with a
       ``channels`` attribute also returns its intermediate feature maps when
-      called with ``return_features=True`` (e.g. :class:`ConvStem`).
+      called with ``return_features=True`` (e.g. the from-scratch project's
+      ``ConvStem``).
     - ``extra_segments``: registered modules that each add a segment of
       ``n + 1`` tokens to the inter blocks' input (or, without inter blocks,
       to the output). Each is built with ``width`` and ``stem_channels``
@@ -82,7 +83,8 @@ class CLIP4IDCBackbone(BaseModule):
       blocks' output ``[2, B, n+1, D]`` (before, after) and, when its
       ``needs_stem_features`` is true, the patch embedding's maps (a list of
       ``[2B, C_i, h_i, w_i]``, the patch embeddings themselves for a plain
-      conv); it returns ``[B, n+1, D]`` (e.g. :class:`DifferenceSegment`).
+      conv); it returns ``[B, n+1, D]`` (e.g. the from-scratch project's
+      ``DifferenceSegment``).
 
     Args:
         arch (str | dict): open_clip model name (e.g. ``'ViT-B-32'``) or an

@@ -30,7 +30,8 @@ class CLIP4IDCCaptioner(BaseCaptioner, BaseModel):
     """Caption the difference between two images (CLIP4IDC, second stage).
 
     The backbone's ``2(n+1)`` tokens feed a caption head
-    (:class:`BertCaptionHead`, the paper's, or :class:`TransformerCaptionHead`).
+    (:class:`BertCaptionHead`, the paper's, or any registered caption head,
+    e.g. the from-scratch project's ``TransformerCaptionHead``).
     Modes of ``forward(inputs, data_samples, mode)`` (``inputs`` is the
     preprocessed ``[B, 2, 3, H, W]``):
 
@@ -54,15 +55,15 @@ class CLIP4IDCCaptioner(BaseCaptioner, BaseModel):
     a captioner checkpoint overrides it.
 
     Optional components (none in the paper's configs; the from-scratch
-    recipe uses both, docs/from_scratch.md):
+    project, projects/from_scratch, uses both):
 
     - ``neck``: maps the backbone's tokens to a few summary tokens
-      ``[B, E, D]`` (e.g. :class:`ChangeSummaryNeck`, built with
+      ``[B, E, D]`` (e.g. ``ChangeSummaryNeck``, built with
       ``in_channels`` and ``segments`` from the backbone); they join the
       caption head's memory as its ``extra_tokens`` (a head that takes
-      them: :class:`TransformerCaptionHead`).
+      them: e.g. ``TransformerCaptionHead``).
     - ``aux_head``: reads the neck's tokens and adds its loss (e.g.
-      :class:`BagOfWordsHead`, built with ``in_channels``, ``num_classes``
+      ``BagOfWordsHead``, built with ``in_channels``, ``num_classes``
       and ``pad_id`` from the neck and the caption head's vocabulary; its
       targets come from each sample's ``ref_tokens`` ``[K, L]``, the tokens
       of all its references: ``TokenizeCaptions(mode='all',
@@ -123,7 +124,8 @@ class CLIP4IDCCaptioner(BaseCaptioner, BaseModel):
         if self.neck is not None and 'num_extra_tokens' not in takes:
             raise ValueError(f"the neck's summary tokens join the caption "
                              f"head's memory: {head['type']} does not take "
-                             'extra tokens (TransformerCaptionHead does)')
+                             'extra tokens (the from-scratch project\'s '
+                             'TransformerCaptionHead does)')
         for key, value in layout.items():
             if key in takes:
                 head.setdefault(key, value)

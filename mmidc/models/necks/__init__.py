@@ -1,3 +1,2 @@
 """Necks between a pair encoder and its heads."""
 from .pair_pooling import *  # noqa: F401,F403
-from .change_summary_neck import *  # noqa: F401,F403

@@ -1,8 +1,9 @@
 """Caption generation: greedy and beam search over a key/value-cached decoder.
 
 :class:`CaptionGenerator` is the one decoding loop of every captioner's
-decoder (the caption heads, :class:`BertCaptionHead` and
-:class:`TransformerCaptionHead`, and IDC-PCL's :class:`CrossModalTransformer`).
+decoder (the caption heads, :class:`BertCaptionHead` and the from-scratch
+project's ``TransformerCaptionHead``, and IDC-PCL's
+:class:`CrossModalTransformer`).
 A decoder that derives from it provides:
 
 - ``vocab`` (:class:`CaptionVocab`): its ``sot_id``, ``eot_id``, ``pad_id``

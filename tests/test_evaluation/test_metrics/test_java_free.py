@@ -136,7 +136,7 @@ def test_tokenizer_difference_tool(tmp_path, capsys):
 
 @pytest.mark.parametrize('config, option', [
     ('configs/clip4idc/clip4idc-caption_vit-b32_clevr-change.py', 'val_evaluator.java'),
-    ('configs/from_scratch/clip4idc-caption_tiny_synthetic-clevr-change.py',
+    ('projects/from_scratch/configs/clip4idc-caption_tiny_synthetic-clevr-change.py',
      'val_evaluator.0.java')])
 def test_the_named_option_reaches_the_caption_metric(config, option):
     """The two forms the message names: a single evaluator, and a list of

@@ -2,6 +2,7 @@ import pytest
 import torch
 from torch.testing import assert_close
 
+import projects.from_scratch  # noqa: F401  (its plug-ins fill the extension points)
 from mmidc.models.clip4idc import CLIP4IDCBackbone
 from mmidc.models.necks import PairPooling
 from mmidc.registry import MODELS

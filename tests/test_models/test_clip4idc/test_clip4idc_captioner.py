@@ -4,6 +4,7 @@ import torch.nn.functional as F
 from mmengine.optim import OptimWrapper, build_optim_wrapper
 from mmpretrain.structures import DataSample
 
+import projects.from_scratch  # noqa: F401  (its caption head, neck, plug-ins)
 from mmidc.text import clip_tokenizer
 from mmidc.registry import MODELS
 

@@ -1,15 +1,17 @@
-"""The caption head's next-token accuracy is computed without a masked
-index (which waits for the GPU): it must equal the masked mean."""
+"""The caption heads' next-token accuracy (``BaseCaptionHead``) is computed
+without a masked index (which waits for the GPU): it must equal the masked
+mean."""
 import torch
 
-from mmidc.models.heads import TransformerCaptionHead
+from mmidc.models.heads import BertCaptionHead
 
 
 def test_accuracy_equals_the_masked_mean():
-    head = TransformerCaptionHead(memory_dim=16, hidden=16, num_heads=2,
-                                  num_encoder_layers=1, num_decoder_layers=1,
-                                  max_length=8, vocab=['the cube moved left',
-                                                       'a red ball appeared'])
+    head = BertCaptionHead(memory_dim=16, hidden=16, num_heads=2,
+                           num_encoder_layers=1, num_decoder_layers=1,
+                           max_length=8, vocab=['the cube moved left',
+                                                'a red ball appeared'],
+                           freeze_word_embed=False, freeze_word_pos=False)
     gen = torch.Generator().manual_seed(0)
     V = len(head.vocab)
     tokens = head.vocab.to_clip(torch.randint(3, V, (6, 8), generator=gen))

@@ -2,7 +2,7 @@ import pytest
 import torch
 from torch.testing import assert_close
 
-from mmidc.models.necks import ChangeSummaryNeck
+from projects.from_scratch.models.necks import ChangeSummaryNeck
 
 
 def test_segment_maxima_then_change_readouts():

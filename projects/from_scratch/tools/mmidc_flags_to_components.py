@@ -6,15 +6,15 @@ In earlier versions of mmidc the from-scratch options were arguments of
 (``pooled_memory_tokens``, ``change_tokens``, ``word_loss_weight``,
 ``word_prior``). They are now components that a config composes
 (``ConvStem``, ``DifferenceSegment``, ``PairPooling``, ``ChangeSummaryNeck``,
-``BagOfWordsHead``, see configs/from_scratch/). The weights are the same;
+``BagOfWordsHead``, see projects/from_scratch/). The weights are the same;
 only some names moved::
 
-    python tools/model_converters/mmidc_flags_to_components.py \\
+    python projects/from_scratch/tools/mmidc_flags_to_components.py \\
         OLD.pth NEW.pth
 
-``NEW.pth`` loads into the model of the matching configs/from_scratch/
-config (``tools/test.py CONFIG NEW.pth``) and gives the same outputs.
-Optimizer and scheduler states are not carried over.
+``NEW.pth`` loads into the model of the matching config of
+projects/from_scratch/configs/ (``tools/test.py CONFIG NEW.pth``) and gives
+the same outputs. Optimizer and scheduler states are not carried over.
 
 A new run from the same seed does not start from the earlier versions'
 initial weights: the components draw them in another order (module by module

@@ -3,7 +3,7 @@ import torch
 from torch.testing import assert_close
 
 from mmidc.models.clip4idc import CLIP4IDCBackbone
-from mmidc.models.plugins import DifferenceSegment
+from projects.from_scratch.models.plugins import DifferenceSegment
 
 
 def _backbone(tiny_arch, stem=None, **segment):

@@ -6,10 +6,10 @@
 # The from-scratch recipe: CLIP4IDC's tiny architecture with the components
 # of _base_/scratch_parts.py, trained from random weights.
 _base_ = [
-    '../_base_/datasets/synthetic_clevr_change_96x144.py',
-    '../_base_/models/clip4idc-captioner_tiny.py',
-    '../_base_/schedules/tiny_from_scratch.py', '../_base_/default_runtime.py',
-    './_base_/scratch_parts.py'
+    '../../../configs/_base_/datasets/synthetic_clevr_change_96x144.py',
+    './_base_/models/clip4idc-captioner_tiny.py',
+    '../../../configs/_base_/schedules/tiny_from_scratch.py',
+    './_base_/default_runtime.py', './_base_/scratch_parts.py'
 ]
 
 # Stage 1 run with tools/train.py's default work dir; a glob, resolved to

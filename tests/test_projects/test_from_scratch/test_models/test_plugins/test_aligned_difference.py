@@ -2,8 +2,8 @@ import pytest
 import torch
 from torch.testing import assert_close
 
-from mmidc.models.plugins.aligned_difference import (AlignedDifference,
-                                                      _best_match_difference)
+from projects.from_scratch.models.plugins.aligned_difference import (
+    AlignedDifference, _best_match_difference)
 
 
 def _shifted_scene(dx=1):

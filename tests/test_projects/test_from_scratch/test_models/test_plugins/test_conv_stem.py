@@ -2,7 +2,7 @@ import pytest
 import torch
 from torch.testing import assert_close
 
-from mmidc.models.plugins import ConvStem
+from projects.from_scratch.models.plugins import ConvStem
 from mmidc.registry import MODELS
 
 

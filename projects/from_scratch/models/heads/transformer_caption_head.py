@@ -5,10 +5,12 @@ from typing import List, Optional
 import torch
 from torch import nn
 
+from mmidc.models.heads.base_caption_head import (RETIRED_ARGS,
+                                                  BaseCaptionHead)
+from mmidc.models.utils.transformer_layers import (DecoderLayer, EncoderLayer,
+                                                   bert_init_)
+from mmidc.models.utils.retired_args import rejects_retired_args
 from mmidc.registry import MODELS
-from ..utils.transformer_layers import DecoderLayer, EncoderLayer, bert_init_
-from ..utils.retired_args import rejects_retired_args
-from .base_caption_head import RETIRED_ARGS, BaseCaptionHead
 
 __all__ = ['TransformerCaptionHead']
 

@@ -1,28 +1,22 @@
-"""tools/model_converters/mmidc_flags_to_components.py: the name table."""
-import importlib.util
-from pathlib import Path
-
+"""projects/from_scratch/tools/mmidc_flags_to_components.py: the name table."""
 import torch
 from mmengine.config import Config
 from mmengine.registry import init_default_scope
 
 from mmidc.registry import MODELS
+from tests.helpers import REPO, load_tool
 
-REPO = Path(__file__).parents[2]
-TOOL = REPO / 'tools' / 'model_converters' / 'mmidc_flags_to_components.py'
+PROJECT = REPO / 'projects' / 'from_scratch'
 CAPTIONS = ['the red cube changed to blue', 'there is no change']
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location('flags_converter', TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool('projects/from_scratch/tools/mmidc_flags_to_components.py')
 
 
 def _model(config):
     init_default_scope('mmidc')
-    cfg = Config.fromfile(str(REPO / 'configs' / 'from_scratch' / config))
+    cfg = Config.fromfile(str(PROJECT / 'configs' / config))
     model = cfg.model.to_dict()
     if 'init_backbone_from' in model:
         model['init_backbone_from'] = None

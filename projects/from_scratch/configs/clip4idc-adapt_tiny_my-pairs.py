@@ -5,10 +5,10 @@
 # (clip4idc-adapt_tiny_synthetic-clevr-change.py) on the own-pairs loaders
 # at the tiny model's 96x144.
 _base_ = [
-    '../_base_/datasets/image_pair_96x144.py',
-    '../_base_/models/clip4idc-retriever_tiny.py',
-    '../_base_/schedules/tiny_from_scratch.py', '../_base_/default_runtime.py',
-    './_base_/scratch_parts.py'
+    '../../../configs/_base_/datasets/image_pair_96x144.py',
+    '../../../configs/_base_/models/clip4idc-retriever_tiny.py',
+    '../../../configs/_base_/schedules/tiny_from_scratch.py',
+    './_base_/default_runtime.py', './_base_/scratch_parts.py'
 ]
 data_root = 'data/my_pairs'
 model = dict(backbone={{_base_.scratch_backbone}},

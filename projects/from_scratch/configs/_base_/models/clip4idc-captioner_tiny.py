@@ -1,11 +1,13 @@
 # CLIP4IDC's captioning-stage model at the tiny CPU size (see
-# clip4idc-retriever_tiny.py) with a small captioner of its own word
-# embeddings (TransformerCaptionHead, the from-scratch recipe's head, which
+# configs/_base_/models/clip4idc-retriever_tiny.py) with a small captioner of
+# its own word embeddings (TransformerCaptionHead, the recipe's head, which
 # also takes the recipe's summary tokens and word prior): 1 encoder + 2
 # decoder pre-LN layers of width 128, no dropout (CPU runs train for a few
 # epochs only; dropout's random masks also cost ~15% of a CPU step). The
-# paper's pair encoder, nothing added; configs/from_scratch/ adds the recipe.
-_base_ = ['./clip4idc-retriever_tiny.py']
+# paper's pair encoder, nothing added; the recipe's configs add the rest
+# (../scratch_parts.py). A config based on it imports the recipe's components
+# (custom_imports, as the recipe's configs do).
+_base_ = ['../../../../../configs/_base_/models/clip4idc-retriever_tiny.py']
 model = dict(
     _delete_=True,
     type='CLIP4IDCCaptioner',

@@ -2,17 +2,16 @@
 generated own-pairs folder on CPU, stage 2 from stage 1's best checkpoint."""
 import glob
 import os.path as osp
-from pathlib import Path
 
 from mmengine.config import Config
 from mmengine.runner import Runner
 
 import mmidc  # noqa: F401
 from mmidc.runtime.config_check import apply_launch_args, check_config
-from tests.helpers import load_tool
+from tests.helpers import REPO, load_tool
 from tests.helpers.pair_trees import make_my_pairs_tree
 
-CONFIGS = Path(__file__).parents[2] / 'configs' / 'from_scratch'
+CONFIGS = REPO / 'projects' / 'from_scratch' / 'configs'
 
 
 def tiny_run_cfg(name: str, data_root: str, work_dir: str,

@@ -1,0 +1,85 @@
+"""mmidc.shipped_projects: ``projects.<name>`` resolves to mmidc's projects
+(installed, or the checkout's) from any working directory, and the core
+package imports nothing from them."""
+import ast
+import os
+import subprocess
+import sys
+
+from mmidc import shipped_projects
+from mmidc.shipped_projects import ProjectsFinder, projects_dir
+from tests.helpers import REPO
+
+
+def _package(folder):
+    folder.mkdir(parents=True)
+    (folder / '__init__.py').write_text('')
+    return folder
+
+
+def test_the_installed_projects_come_first_then_the_checkout(tmp_path):
+    mmidc_dir = tmp_path / 'checkout' / 'mmidc'
+    mmidc_dir.mkdir(parents=True)
+    assert projects_dir(str(mmidc_dir)) is None
+    checkout = _package(tmp_path / 'checkout' / 'projects')
+    # a `projects` next to an installed package (no setup.py) is not ours
+    assert projects_dir(str(mmidc_dir)) is None
+    (tmp_path / 'checkout' / 'setup.py').write_text('')
+    assert projects_dir(str(mmidc_dir)) == str(checkout)
+    installed = _package(mmidc_dir / '.mim' / 'projects')
+    assert projects_dir(str(mmidc_dir)) == str(installed)
+
+
+def test_the_finder_claims_only_the_top_level_name(tmp_path):
+    folder = _package(tmp_path / 'projects')
+    finder = ProjectsFinder(str(folder))
+    spec = finder.find_spec('projects')
+    assert spec.origin == str(folder / '__init__.py')
+    assert list(spec.submodule_search_locations) == [str(folder)]
+    assert finder.find_spec('projects.recipe', [str(folder)]) is None
+    assert finder.find_spec('mmidc') is None
+
+
+def test_installed_once():
+    finder = shipped_projects.install_finder()
+    assert finder in sys.meta_path and finder.folder == str(REPO / 'projects')
+    assert shipped_projects.install_finder() is finder
+    assert sum(isinstance(f, ProjectsFinder) for f in sys.meta_path) == 1
+
+
+def test_projects_import_after_mmidc_without_the_checkout_on_the_path(tmp_path):
+    """From another folder, the repository taken off ``sys.path`` once mmidc
+    is imported, and a `projects` folder of the user's in the working
+    directory: the project still resolves to mmidc's."""
+    (tmp_path / 'projects').mkdir()  # the user's own, a namespace package
+    code = ('import os, sys\n'
+            'import mmidc\n'
+            f'repo = {str(REPO)!r}\n'
+            'sys.path[:] = [p for p in sys.path\n'
+            '               if os.path.abspath(p or ".") != repo]\n'
+            'import projects.from_scratch as p\n'
+            'from mmidc.registry import MODELS\n'
+            'print(p.__file__, MODELS.get("ConvStem").__name__)\n')
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    out = subprocess.run([sys.executable, '-c', code], cwd=str(tmp_path),
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    path, name = out.stdout.split()
+    assert path == str(REPO / 'projects' / 'from_scratch' / '__init__.py')
+    assert name == 'ConvStem'
+
+
+def _imports(path):
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            yield node.module
+
+
+def test_the_core_package_imports_nothing_from_projects():
+    found = [f'{path.relative_to(REPO)}: {name}'
+             for path in sorted((REPO / 'mmidc').rglob('*.py'))
+             for name in _imports(path)
+             if name.split('.')[0] == shipped_projects.PACKAGE]
+    assert not found, found
