@@ -9,11 +9,16 @@ import finder for the top-level name ``projects`` that resolves it to that
 folder, or to the checkout's ``projects/`` next to the ``mmidc`` package, so
 that the configs load from any working directory, with no ``PYTHONPATH``:
 ``tools/train.py``, ``mim train mmidc``, MMEngine's ``Runner.from_cfg`` and
-MMPretrain's own tools alike.
+MMPretrain's own tools alike. It takes nothing from other code: folders named
+``projects`` without ``__init__.py`` elsewhere on ``sys.path`` (the layout of
+other OpenMMLab repositories' projects) stay importable as parts of the same
+package, and a regular ``projects`` package elsewhere on the path wins over
+mmidc's.
 
 The core package imports nothing from ``projects``; it only finds it.
 """
 import importlib.abc
+import importlib.machinery
 import importlib.util
 import os.path as osp
 import sys
@@ -42,8 +47,9 @@ def projects_dir(mmidc_dir: str = _MMIDC) -> Optional[str]:
 
 
 class ProjectsFinder(importlib.abc.MetaPathFinder):
-    """Finds the top-level package :data:`PACKAGE` in :func:`projects_dir`
-    (its subpackages are then found in its folder, as for any package)."""
+    """Finds the top-level package :data:`PACKAGE` in :func:`projects_dir`;
+    its subpackages are found in that folder, then in the namespace folders
+    of the same name on ``sys.path``."""
 
     def __init__(self, folder: str):
         self.folder = folder
@@ -51,15 +57,25 @@ class ProjectsFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
         if fullname != PACKAGE:
             return None
+        ours = osp.realpath(self.folder)
+        other = importlib.machinery.PathFinder.find_spec(PACKAGE, sys.path)
+        found = list(other.submodule_search_locations or []) if other else []
+        if other is not None and other.origin not in (None, 'namespace') \
+                and osp.realpath(osp.dirname(other.origin)) != ours:
+            return None  # a regular `projects` package of someone else's
+        # ours first, then the namespace portions found on the path
+        locations = [self.folder] + [
+            p for p in found if osp.realpath(p) != ours]
         return importlib.util.spec_from_file_location(
             PACKAGE, osp.join(self.folder, '__init__.py'),
-            submodule_search_locations=[self.folder])
+            submodule_search_locations=locations)
 
 
 def install_finder() -> Optional[ProjectsFinder]:
     """Put a :class:`ProjectsFinder` first in ``sys.meta_path`` (once), so
-    that a ``projects`` folder elsewhere on the path (e.g. in the working
-    directory) does not hide mmidc's. Returns it (None without projects)."""
+    that a namespace ``projects`` folder elsewhere on the path (e.g. in the
+    working directory) does not hide mmidc's but joins it. Returns it (None
+    without projects)."""
     for finder in sys.meta_path:
         if isinstance(finder, ProjectsFinder):
             return finder
