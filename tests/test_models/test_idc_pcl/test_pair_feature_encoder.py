@@ -46,20 +46,3 @@ def test_frozen_backbone_and_cached_features_agree():
     with pytest.raises(ValueError, match='feature_dim'):
         MODELS.build(dict(type='PairFeatureEncoder', backbone=None))
 
-
-def test_difference_encoder_appends_the_pair_difference():
-    enc = MODELS.build(dict(type='DifferenceFeatureEncoder', backbone=TINY_RESNET,
-                            image_size=IMAGE_SIZE)).eval()
-    plain = MODELS.build(dict(type='PairFeatureEncoder', backbone=TINY_RESNET,
-                              image_size=IMAGE_SIZE)).eval()
-    plain.load_state_dict(enc.state_dict())
-    assert enc.feature_dim == 2 * 32
-    x = torch.randn(2, 2, 3, *IMAGE_SIZE)
-    out, base = enc(x), plain(x)  # [B, 2, N, 2C], [B, 2, N, C]
-    torch.testing.assert_close(out[..., :32], base)
-    diff = base[:, 1] - base[:, 0]
-    torch.testing.assert_close(out[:, 0, :, 32:], diff)
-    torch.testing.assert_close(out[:, 1, :, 32:], diff)
-    with pytest.raises(ValueError, match='needs a backbone'):
-        MODELS.build(dict(type='DifferenceFeatureEncoder', backbone=None,
-                          feature_dim=8, num_tokens=6))
