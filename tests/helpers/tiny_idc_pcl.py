@@ -4,6 +4,7 @@ import copy
 import torch
 from mmpretrain.structures import DataSample
 
+from mmidc.registry import MODELS
 from mmidc.text import clip_tokenizer
 
 CAPTIONS = ['the red cube changed to blue', 'there is no change',
@@ -47,3 +48,9 @@ def tiny_batch(captions=CAPTIONS, negatives=2, seed=1):
         ds.set_field(t, 'text_tokens')
         samples.append(ds)
     return dict(inputs=inputs, data_samples=samples)
+
+
+def tiny_image_token_encoder(kind, hidden=8):
+    """A seeded one-layer ``SingleImageEncoder`` / ``PairEncoder`` in eval mode."""
+    torch.manual_seed(0)
+    return MODELS.build(dict(type=kind, hidden=hidden, num_heads=2)).eval()

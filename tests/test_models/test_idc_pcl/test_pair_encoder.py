@@ -1,16 +1,11 @@
 """PairEncoder (F_pair): the two images' tokens attend to each other."""
 import torch
 
-from mmidc.registry import MODELS
-
-
-def tiny():
-    torch.manual_seed(0)
-    return MODELS.build(dict(type='PairEncoder', hidden=8, num_heads=2)).eval()
+from tests.helpers.tiny_idc_pcl import tiny_image_token_encoder
 
 
 def test_one_joint_sequence_over_both_images():
-    enc = tiny()
+    enc = tiny_image_token_encoder('PairEncoder')
     tokens = torch.randn(2, 2, 4, 8)  # [B, 2, N+1, H]
     out = enc(tokens)
     assert out.shape == (2, 2, 4, 8)
@@ -26,7 +21,7 @@ def test_one_joint_sequence_over_both_images():
 def test_swapping_the_images_swaps_the_outputs():
     """The encoder adds no position of its own: what tells the images apart
     is in the tokens (PairTokenEmbedding's image embeddings)."""
-    enc = tiny()
+    enc = tiny_image_token_encoder('PairEncoder')
     tokens = torch.randn(1, 2, 4, 8)
     out = enc(tokens)
     torch.testing.assert_close(enc(tokens.flip(1)), out.flip(1))

@@ -1,16 +1,11 @@
 """SingleImageEncoder (F_sing): each image's tokens encoded alone."""
 import torch
 
-from mmidc.registry import MODELS
-
-
-def tiny():
-    torch.manual_seed(0)
-    return MODELS.build(dict(type='SingleImageEncoder', hidden=8, num_heads=2)).eval()
+from tests.helpers.tiny_idc_pcl import tiny_image_token_encoder
 
 
 def test_each_image_alone_with_shared_layers():
-    enc = tiny()
+    enc = tiny_image_token_encoder('SingleImageEncoder')
     tokens = torch.randn(2, 2, 4, 8)  # [B, 2, N+1, H]
     out = enc(tokens)
     assert out.shape == (2, 2, 4, 8)
