@@ -43,6 +43,14 @@ def resolve_cache_dir(cache_dir: str, data_root: str) -> str:
     return cache_dir.replace('{data_root}', data_root)
 
 
+def step_type_name(step: dict) -> str:
+    """The class name a config step's ``type`` names (a registered name,
+    a dotted path or the class itself)."""
+    type_ = step.get('type', '')
+    name = type_ if isinstance(type_, str) else type_.__name__
+    return name.split('.')[-1]
+
+
 def pipeline_image_cache(
         pipeline: Sequence[dict],
         data_root: str) -> Optional[Tuple[str, Tuple[int, int]]]:
@@ -50,9 +58,7 @@ def pipeline_image_cache(
     ``LoadImagePair`` reads for a data set at ``data_root``; None when it
     reads none."""
     for step in pipeline:
-        type_ = step.get('type', '')
-        name = type_ if isinstance(type_, str) else type_.__name__
-        if name.split('.')[-1] == 'LoadImagePair' and step.get('cache_dir'):
+        if step_type_name(step) == 'LoadImagePair' and step.get('cache_dir'):
             return (resolve_cache_dir(step['cache_dir'], data_root),
                     to_hw(step['cache_size'], 'LoadImagePair.cache_size'))
     return None

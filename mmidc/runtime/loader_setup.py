@@ -21,8 +21,9 @@ from typing import List, Optional, Sequence, Tuple
 from mmengine.logging import print_log
 
 from mmidc.datasets.image_io import to_hw
-from mmidc.datasets.pair_image_cache import (build_pair_image_cache, default_cache_dir,
-                                            shard_is_current)
+from mmidc.datasets.pair_image_cache import (build_pair_image_cache,
+                                             default_cache_dir,
+                                             shard_is_current, step_type_name)
 
 DATALOADERS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
 #: Most worker processes ``num_workers='auto'`` starts per training process.
@@ -88,17 +89,11 @@ def loader_dataset(loader: dict) -> dict:
     return dataset
 
 
-def _type_name(step: dict) -> str:
-    type_ = step.get('type', '')
-    name = type_ if isinstance(type_, str) else type_.__name__
-    return name.split('.')[-1]
-
-
 def cached_pipeline_size(pipeline: list) -> Optional[Tuple[int, int]]:
     """``(H, W)`` of the ``ResizePair`` right after ``LoadImagePair``, the
     size a cache must hold; None when the pipeline cannot read a cache
     (no ``LoadImagePair``, or a random crop of the full image first)."""
-    names = [_type_name(step) for step in pipeline]
+    names = [step_type_name(step) for step in pipeline]
     if 'LoadImagePair' not in names:
         return None
     after = names.index('LoadImagePair') + 1
@@ -174,7 +169,7 @@ def use_image_cache(cfg,
             continue
         paths, data_root = dataset_image_paths(dataset)
         folder = cache_dir or default_cache_dir(data_root, size)
-        shard = f'{_type_name(dataset)}_{dataset.get("split", key.split("_")[0])}'
+        shard = f'{step_type_name(dataset)}_{dataset.get("split", key.split("_")[0])}'
         if not shard_is_current(paths, data_root, folder, size, shard):
             if not build:
                 continue
@@ -184,7 +179,7 @@ def use_image_cache(cfg,
             else:
                 _wait_for(paths, data_root, folder, size, shard, wait_timeout)
         step = pipeline.index(next(s for s in pipeline
-                                   if _type_name(s) == 'LoadImagePair'))
+                                   if step_type_name(s) == 'LoadImagePair'))
         load = dict(pipeline[step])
         load.update(cache_dir=folder, cache_size=size)
         pipeline[step] = load
