@@ -18,6 +18,7 @@ import json
 import multiprocessing
 import os
 import os.path as osp
+import uuid
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -276,33 +277,43 @@ def build_pair_image_cache(image_paths: Sequence[str],
     os.makedirs(cache_dir, exist_ok=True)
     array_path = osp.join(cache_dir, f'{shard}.npy')
     index_path = osp.join(cache_dir, f'{shard}.json')
-    partial_path = osp.join(cache_dir, f'{shard}.partial.npy')
+    # Unique names: builds of the same shard that run at once (two
+    # experiments starting together) each write their own file; the last
+    # to finish replaces the shard with the same content.
+    tag = uuid.uuid4().hex[:12]
+    partial_path = osp.join(cache_dir, f'{shard}.partial-{tag}.npy')
     if not rebuild and _shard_is_current(index_path, array_path, index):
         print_log(f'{array_path}: current ({len(paths)} images at '
                   f'{size[0]}x{size[1]}), kept', logger='current')
         return index_path
     if osp.exists(index_path):
-        os.remove(index_path)  # the old shard is invalid from here on
-    np.lib.format.open_memmap(
-        partial_path, mode='w+', dtype=np.uint8,
-        shape=(len(paths), *size, 3)).flush()
+        try:
+            os.remove(index_path)  # the old shard is invalid from here on
+        except FileNotFoundError:  # another build removed it first
+            pass
+    try:
+        np.lib.format.open_memmap(
+            partial_path, mode='w+', dtype=np.uint8,
+            shape=(len(paths), *size, 3)).flush()
+        tasks = [(partial_path, size, start, paths[start:start + chunk_size])
+                 for start in range(0, len(paths), chunk_size)]
+        print_log(f'caching {len(paths)} images at {size[0]}x{size[1]} into '
+                  f'{array_path} with {workers} workers', logger='current')
+        progress = ProgressBar(len(paths))
+        if workers > 1:
+            with multiprocessing.Pool(workers) as pool:
+                for done in pool.imap_unordered(_fill_rows, tasks):
+                    progress.update(done)
+        else:
+            for task in tasks:
+                progress.update(_fill_rows(task))
+        progress.file.write('\n')  # ProgressBar leaves the cursor on its line
+        os.replace(partial_path, array_path)
+    finally:
+        if osp.exists(partial_path):  # a failed build leaves nothing behind
+            os.remove(partial_path)
 
-    tasks = [(partial_path, size, start, paths[start:start + chunk_size])
-             for start in range(0, len(paths), chunk_size)]
-    print_log(f'caching {len(paths)} images at {size[0]}x{size[1]} into '
-              f'{array_path} with {workers} workers', logger='current')
-    progress = ProgressBar(len(paths))
-    if workers > 1:
-        with multiprocessing.Pool(workers) as pool:
-            for done in pool.imap_unordered(_fill_rows, tasks):
-                progress.update(done)
-    else:
-        for task in tasks:
-            progress.update(_fill_rows(task))
-    progress.file.write('\n')  # ProgressBar leaves the cursor on its line
-    os.replace(partial_path, array_path)
-
-    with open(index_path + '.tmp', 'w') as f:
+    with open(f'{index_path}.{tag}.tmp', 'w') as f:
         json.dump(index, f)
-    os.replace(index_path + '.tmp', index_path)
+    os.replace(f'{index_path}.{tag}.tmp', index_path)
     return index_path

@@ -291,3 +291,64 @@ def test_data_root_template_without_a_data_root_decodes(cached_clevr,
     other = dict(pair, data_root=osp.join(root, 'images'))
     assert load(other)['img1'].shape == (32, 48, 3)
     assert logged == [] or 'no such folder' in logged[-1]
+
+
+def _images(root):
+    return sorted(osp.join(root, 'images', f)
+                  for f in os.listdir(osp.join(root, 'images')))
+
+
+def test_two_builds_of_one_shard_at_once(tmp_path, monkeypatch):
+    """Two experiments that start together build the same shard: the one
+    that starts first and finishes last must not find its file replaced."""
+    import threading
+    root = str(tmp_path / 'clevr')
+    make_clevr_change_tree(root)
+    cache_dir = osp.join(root, 'cache')
+    images = _images(root)
+    fill = pair_image_cache._fill_rows
+    first_started, second_done = threading.Event(), threading.Event()
+    main = threading.current_thread()
+
+    def slow_first(task):
+        if threading.current_thread() is not main:
+            first_started.set()  # its partial file exists
+            second_done.wait(60)  # the first build waits for the second
+        return fill(task)
+
+    monkeypatch.setattr(pair_image_cache, '_fill_rows', slow_first)
+    errors = []
+
+    def build():
+        try:
+            pair_image_cache.build_pair_image_cache(
+                images, root, cache_dir, SIZE, 'train', workers=1)
+        except Exception as err:  # noqa: BLE001 (reported below)
+            errors.append(err)
+
+    worker = threading.Thread(target=build)
+    worker.start()
+    assert first_started.wait(60)
+    pair_image_cache.build_pair_image_cache(
+        images, root, cache_dir, SIZE, 'train', workers=1)
+    second_done.set()
+    worker.join(60)
+    assert not errors
+    assert sorted(os.listdir(cache_dir)) == ['train.json', 'train.npy']
+    assert pair_image_cache.shard_is_current(images, root, cache_dir, SIZE,
+                                             'train')
+
+
+def test_a_failed_build_leaves_no_partial_file(tmp_path, monkeypatch):
+    root = str(tmp_path / 'clevr')
+    make_clevr_change_tree(root)
+    cache_dir = osp.join(root, 'cache')
+
+    def broken(task):
+        raise OSError('disk full')
+
+    monkeypatch.setattr(pair_image_cache, '_fill_rows', broken)
+    with pytest.raises(OSError, match='disk full'):
+        pair_image_cache.build_pair_image_cache(
+            _images(root), root, cache_dir, SIZE, 'train', workers=1)
+    assert os.listdir(cache_dir) == []
