@@ -109,3 +109,19 @@ def square_pair(colour_before=(220, 30, 30), colour_after=(30, 30, 220),
     mask = np.zeros((size, size), bool)
     mask[top:bottom, left:right] = True
     return before, after, mask
+
+
+def write_tiny_clip(path, arch: str = 'mmidc-tiny-clip') -> str:
+    """A random open_clip ``arch`` (a shipped mmidc config) saved as a
+    safetensors file with open_clip's names, as
+    ``tools/pretrain_tiny_clip.py`` exports it."""
+    import open_clip
+    from safetensors.torch import save_file
+
+    from mmidc.models.utils.open_clip_utils import register_model_configs
+    register_model_configs()
+    torch.manual_seed(0)
+    model = open_clip.create_model(arch)
+    save_file({k: v.contiguous() for k, v in model.state_dict().items()},
+              str(path))
+    return str(path)

@@ -11,6 +11,7 @@ from mmengine.runner import Runner
 import mmidc  # noqa: F401  (registers every component)
 from mmidc.synthetic import generate_dataset
 from mmidc.runtime.config_check import check_config
+from tests.helpers.tiny_models import write_tiny_clip
 
 CONFIGS = Path(__file__).parents[2] / 'configs' / 'clip4idc'
 ADAPT = 'clip4idc-adapt_tiny-clip_synthetic-clevr-change.py'
@@ -29,17 +30,7 @@ def synthetic_root(tmp_path_factory):
 @pytest.fixture(scope='module')
 def tiny_clip(tmp_path_factory):
     """A (random) mmidc-tiny-clip state dict with open_clip's names."""
-    import open_clip
-    from safetensors.torch import save_file
-
-    from mmidc.models.utils.open_clip_utils import register_model_configs
-    register_model_configs()
-    torch.manual_seed(0)
-    model = open_clip.create_model('mmidc-tiny-clip')
-    path = str(tmp_path_factory.mktemp('clip') / 'tiny.safetensors')
-    save_file({k: v.contiguous() for k, v in model.state_dict().items()},
-              path)
-    return path
+    return write_tiny_clip(tmp_path_factory.mktemp('clip') / 'tiny.safetensors')
 
 
 def small(config: str, root: str, work_dir: str, options: dict) -> Config:

@@ -1,22 +1,12 @@
 """tools/analysis_tools/tiny_clip_zero_shot.py on a random tiny CLIP."""
 import json
 
-import torch
-
 from tests.helpers import load_tool
+from tests.helpers.tiny_models import write_tiny_clip
 
 
 def test_prints_and_writes_each_attribute(tmp_path, capsys):
-    import open_clip
-    from safetensors.torch import save_file
-
-    from mmidc.models.utils.open_clip_utils import register_model_configs
-    register_model_configs()
-    torch.manual_seed(0)
-    model = open_clip.create_model('mmidc-tiny-clip')
-    ckpt = str(tmp_path / 'tiny.safetensors')
-    save_file({k: v.contiguous() for k, v in model.state_dict().items()},
-              ckpt)
+    ckpt = write_tiny_clip(tmp_path / 'tiny.safetensors')
     tool = load_tool('tools/analysis_tools/tiny_clip_zero_shot.py')
     out = str(tmp_path / 'zs.json')
     results = tool.main([ckpt, '--num-images', '4', '--out', out])
