@@ -38,11 +38,14 @@ from .stages import banner, ensure_dataset, test_stage, train_stage
 from .summary_tables import (format_mean_sd, format_minutes, machine_info,
                              markdown_table, mean_sd)
 
-__all__ = ['ROWS', 'load_rows', 'load_title', 'run_options', 'train_and_test',
-           'finished_result', 'summarize', 'format_report', 'run_ablations']
+__all__ = ['ROWS', 'load_rows', 'load_title', 'load_subject', 'run_options',
+           'train_and_test', 'finished_result', 'summarize', 'format_report', 'run_ablations']
 
 #: The title of the built-in rows' page; a spec file sets its own.
 DEFAULT_TITLE = 'CLIP4IDC ablations in miniature'
+#: What the built-in rows train, as the page's first sentence names it; a
+#: spec file's ``subject`` replaces it.
+DEFAULT_SUBJECT = 'The tiny from-scratch recipe (`projects/from_scratch/`)'
 
 # Validate every epoch in both stages, so that the checkpoint is chosen on
 # val (the tiny configs do so too; named here so that a run's plan says it).
@@ -128,6 +131,15 @@ def load_title(spec: Optional[str] = None) -> str:
     from mmengine.config import Config
     name = osp.splitext(osp.basename(spec))[0]
     return Config.fromfile(spec).get('title') or f'{DEFAULT_TITLE}: {name}'
+
+
+def load_subject(spec: Optional[str] = None) -> str:
+    """What the rows train, for the page's first sentence: a spec file's
+    ``subject``, else :data:`DEFAULT_SUBJECT`."""
+    if spec is None:
+        return DEFAULT_SUBJECT
+    from mmengine.config import Config
+    return Config.fromfile(spec).get('subject') or DEFAULT_SUBJECT
 
 
 def run_options(row: dict, seed: int, select: str = 'CIDEr',
@@ -294,7 +306,7 @@ def format_report(rows, results, meta):
     parts = [
         f'# {meta.get("title") or DEFAULT_TITLE}',
         '',
-        'The tiny from-scratch recipe (`projects/from_scratch/`) on the '
+        f'{meta.get("subject") or DEFAULT_SUBJECT} on the '
         'synthetic CLEVR-Change-style set, every row with the same data, '
         'schedules and budget per stage (rows without adaptation skip that '
         'stage). Each run validates every epoch and keeps the checkpoint '

@@ -228,6 +228,22 @@ def test_report_names_each_runs_commit_and_the_specs_title(tmp_path):
     assert shipped != ablations.DEFAULT_TITLE
 
 
+def test_report_names_what_the_spec_trains(tmp_path):
+    spec = tmp_path / 'rows.py'
+    spec.write_text("rows = [dict(name='a', label='A', adapt=False)]\n")
+    assert ablations.load_subject(None) == ablations.load_subject(
+        str(spec)) == ablations.DEFAULT_SUBJECT
+    spec.write_text("subject = 'The big model'\n"
+                    "rows = [dict(name='a', label='A', adapt=False)]\n")
+    meta = dict(select='CIDEr', adapt_options=[], caption_options=[],
+                machine='m', commit='c', command='c', written='w',
+                subject=ablations.load_subject(str(spec)))
+    report = ablations.format_report(
+        [dict(name='a', label='A', adapt=False)], [_result('a', 0, 1.0)], meta)
+    assert 'The big model on the synthetic' in report
+    assert ablations.DEFAULT_SUBJECT not in report
+
+
 def test_a_run_records_the_commit_it_trained_with(tmp_path, monkeypatch):
     """train_and_test writes its own commit into result.json, taken when
     the run starts (not when a later --dry-run rewrites the table)."""

@@ -70,6 +70,7 @@ def main(argv=None):
         rows = [r for r in rows if r['name'] in args.rows]
     meta = dict(
         title=ablation.load_title(args.spec),
+        subject=ablation.load_subject(args.spec),
         commit=ablation.commit_info(args.out), select=args.select,
         adapt_options=[*ablation.COMMON_ADAPT_OPTIONS, *args.adapt_options],
         caption_options=[*ablation.COMMON_CAPTION_OPTIONS,

@@ -3,6 +3,11 @@
 # adaptation stage with a difference segment, then the from-scratch
 # project's caption side (docs/tiny_clip.md says why).
 title = 'CLIP4IDC ablations in miniature: the pretrained tiny CLIP'
+subject = ('The tiny CLIP pretrained by `tools/pretrain_tiny_clip.py --epochs 8`, '
+           'adapted by the paper\'s recipe with a difference segment and '
+           'captioned by the from-scratch project\'s caption side '
+           '(`projects/from_scratch/configs/*_tiny-clip-diff_*`, '
+           '[tiny_clip.md](tiny_clip.md))')
 configs = dict(
     adapt_config='projects/from_scratch/configs/'
     'clip4idc-adapt_tiny-clip-diff_synthetic-clevr-change.py',
