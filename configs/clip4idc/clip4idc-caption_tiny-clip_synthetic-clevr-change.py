@@ -7,6 +7,8 @@
 # rate, PairedSceneSampler with the paired-scene loss, greedy decoding).
 # Measured with seed 0 (docs/tiny_clip.md, "The paper's path in miniature"):
 # at this budget every caption is the no-change sentence (val CIDEr-D 65.86).
+# The caption side that learns on this encoder, with the three-seed
+# ablations: projects/from_scratch/configs/*_tiny-clip-diff_*.
 _base_ = ['./clip4idc-caption_vit-b32_clevr-change.py']
 data_root = 'data/synthetic_clevr_change'
 vocab_file = data_root + '/caption_vocab_train.json'
