@@ -67,7 +67,8 @@ def test_both_stages(tmp_path):
 
     caption = tiny_run(CAPTION, root, str(tmp_path / 'caption'), **{
         'model.backbone.pretrained': clip,
-        'model.init_backbone_from': adapted})
+        'model.init_backbone_from': adapted,
+        'model.head.vocab': f'{root}/caption_vocab_train.json'})
     loaded = caption.model.backbone.state_dict()
     assert encoder.keys() == loaded.keys()
     assert all(torch.equal(encoder[k], loaded[k]) for k in encoder)
