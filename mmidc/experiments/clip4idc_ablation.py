@@ -39,7 +39,8 @@ from .summary_tables import (format_mean_sd, format_minutes, machine_info,
                              markdown_table, mean_sd)
 
 __all__ = ['ROWS', 'load_rows', 'load_title', 'load_subject', 'run_options',
-           'train_and_test', 'finished_result', 'summarize', 'format_report', 'run_ablations']
+           'train_and_test', 'finished_result', 'summarize', 'format_report',
+           'run_ablations']
 
 #: The title of the built-in rows' page; a spec file sets its own.
 DEFAULT_TITLE = 'CLIP4IDC ablations in miniature'
