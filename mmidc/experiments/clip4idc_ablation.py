@@ -387,6 +387,13 @@ def run_ablations(rows: List[dict], seeds: Sequence[int], work_dir: str,
     Returns:
         list[dict]: The finished runs' results.
     """
+    # A finished run of other settings is an error before anything is
+    # trained or the page rewritten (it would lose the rows after it).
+    for row in rows:
+        for seed in seeds:
+            finished_result(osp.join(work_dir, row['name'], f'seed{seed}'),
+                            run_options(row, seed, select, adapt_options,
+                                        caption_options))
     if not dry_run:
         adapt_cfg = load_config(ADAPT_CFG)
         banner('synthetic data and its image cache')

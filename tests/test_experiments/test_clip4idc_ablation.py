@@ -293,3 +293,22 @@ def test_runs_skip_the_finished_and_the_page_follows(tmp_path, monkeypatch):
     assert made == ['data/synthetic_clevr_change']
     assert [r['seed'] for r in results] == [0, 1]
     assert '| (a) recipe | 0 1 |' in open(page).read()
+
+
+def test_a_run_of_other_settings_stops_before_the_page_is_written(tmp_path):
+    rows = [dict(name='recipe', label='(a) recipe', adapt=True),
+            dict(name='no-adapt', label='(b) no adaptation', adapt=False)]
+    work, page = tmp_path / 'work', tmp_path / 'page.md'
+    for row, plan_row in ((rows[0], rows[0]), (rows[1], rows[0])):
+        done = work / row['name'] / 'seed0'
+        done.mkdir(parents=True)
+        (done / 'result.json').write_text(json.dumps(dict(
+            _result(row['name'], 0, 110.0),
+            plan=ablations.run_options(plan_row, 0))))
+    page.write_text('the full page\n')
+    meta = dict(select='CIDEr', adapt_options=[], caption_options=[],
+                commit='abc', command='c', title='T')
+    with pytest.raises(ExperimentError, match='no-adapt/seed0.*other settings'):
+        ablations.run_ablations(rows, [0], str(work), str(page), meta,
+                                dry_run=True)
+    assert page.read_text() == 'the full page\n'
