@@ -13,12 +13,23 @@ Stages (each skipped when already done, resumed when interrupted):
 7. the trained captioner on the shifted set's test split, no retraining;
    then both test splits side by side.
 
+With ``tiny_clip``, the tiny-CLIP path follows, then every test split of
+both paths side by side:
+
+8. pretrain the tiny CLIP with open_clip's trainer
+   (``tools/pretrain_tiny_clip.py``; a finished run is kept, so a second
+   quickstart only re-exports it),
+9. captioning on the tiny CLIP (:data:`TINY_CLIP_CAPTION_CFG`, the
+   tiny-CLIP row best on val: each image encoded alone, no adaptation),
+10-11. its test split and the shifted set's.
+
 Each training stage keeps the checkpoint that is best on the val split by
 its config's ``default_hooks.checkpoint.save_best``; stages 4, 5 and 7 use
 the captioning stage's. Paths are relative to the checkout's root, where
 the pipeline runs.
 """
 import os.path as osp
+import sys
 import time
 from typing import Dict, Optional, Sequence
 
@@ -26,6 +37,7 @@ from mmengine.logging import print_log
 
 from mmidc.runtime.run_logs import best_checkpoint
 from .run_configs import load_config, save_best_key
+from . import stages
 from .stages import banner, ensure_dataset, test_stage, train_stage
 
 __all__ = ['run_quickstart', 'format_test_report', 'format_side_by_side']
@@ -39,6 +51,11 @@ SHIFTED_PRESET = 'shifted'
 SHIFTED_ROOT = 'data/synthetic_clevr_change_shifted'
 SHIFTED_DATASET_CFG = \
     'configs/_base_/datasets/synthetic_clevr_change_shifted_96x144.py'
+TINY_CLIP_CAPTION_CFG = ('projects/from_scratch/configs/'
+                         'clip4idc-caption_tiny-clip-ft_synthetic-clevr-change.py')
+# The tiny CLIP every tiny-CLIP figure in docs/ comes from: 8 epochs over
+# the default corpus, one cosine.
+TINY_CLIP_EPOCHS = 8
 
 
 def synthetic_data_kwargs(adapt_cfg, num_scenes: Optional[int] = None) -> dict:
@@ -56,7 +73,8 @@ def run_quickstart(work_dir: str = 'work_dirs/quickstart',
                    caption_config: str = CAPTION_CFG,
                    adapt_options: Sequence[str] = (),
                    caption_options: Sequence[str] = (),
-                   shifted: bool = True, show: int = 8) -> Dict:
+                   shifted: bool = True, show: int = 8,
+                   tiny_clip: bool = False) -> Dict:
     """Run the quickstart's stages; log the test tables as they come.
 
     Args:
@@ -67,21 +85,27 @@ def run_quickstart(work_dir: str = 'work_dirs/quickstart',
         caption_config (str): The captioning config (stage 4 and the tests).
         adapt_options (Sequence[str]): ``KEY=VALUE`` overrides of stage 3.
         caption_options (Sequence[str]): ``KEY=VALUE`` overrides of stages
-            4-7.
-        shifted (bool): Run stages 6-7 (the shifted evaluation set).
+            4-7 (and 9-11: both paths share the caption side).
+        shifted (bool): Run stages 6-7 (the shifted evaluation set) and,
+            with ``tiny_clip``, 11.
         show (int): Test captions to log next to their references.
+        tiny_clip (bool): Also run the tiny-CLIP path (stages 8-11) in
+            ``<work_dir>/tiny_clip``.
 
     Returns:
         dict: ``test`` and ``shifted test`` scores (the latter with
         ``shifted``), ``captioner`` (the tested checkpoint) and ``times``
-        (wall seconds per stage).
+        (wall seconds per stage); with ``tiny_clip`` also ``tiny CLIP``, a
+        dict of the same keys but ``times`` for that path.
     """
     t_start = time.time()
     adapt_cfg = load_config(ADAPT_CFG, adapt_options)
     size = tuple(adapt_cfg.image_size)
     times = {}
+    last = 11 if tiny_clip else 7
 
-    banner('1-2/7 synthetic CLEVR-Change-style data and its image cache')
+    banner(f'1-2/{last} synthetic CLEVR-Change-style data and its image '
+           'cache')
     t0 = time.time()
     ensure_dataset(DATA_ROOT, synthetic_data_kwargs(adapt_cfg, num_scenes),
                    size, ('train', 'val', 'test'), workers)
@@ -90,58 +114,115 @@ def run_quickstart(work_dir: str = 'work_dirs/quickstart',
     adapt_dir = osp.join(work_dir, 'adapt')
     caption_dir = osp.join(work_dir, 'caption')
     t0 = time.time()
-    train_stage('3/7 adaptation (pair<->text contrastive)', ADAPT_CFG,
+    train_stage(f'3/{last} adaptation (pair<->text contrastive)', ADAPT_CFG,
                 adapt_dir, options=adapt_options)
     adapted = best_checkpoint(adapt_dir,
                               save_best_key(ADAPT_CFG, adapt_options))
     times['adaptation'] = time.time() - t0
     t0 = time.time()
-    train_stage('4/7 captioning (initialised from the adapted encoder)',
-                caption_config, caption_dir,
+    train_stage(f'4/{last} captioning (initialised from the adapted '
+                'encoder)', caption_config, caption_dir,
                 extra=('--cfg-options', f'model.init_backbone_from={adapted}'),
                 options=caption_options)
     select = save_best_key(caption_config, caption_options)
     captioner = best_checkpoint(caption_dir, select)
     times['captioning'] = time.time() - t0
+    result = dict(captioner=captioner, times=times)
+    result.update(_test_captioner(
+        caption_config, caption_options, captioner, select, work_dir, size,
+        workers, shifted, show, times, numbers=(5, 6, 7), last=last))
 
-    t0 = time.time()
-    test = test_stage('5/7 test split', caption_config, caption_options,
-                      captioner, osp.join(work_dir, 'test'))
-    times['test'] = time.time() - t0
-    print_log(f'(the captioner: {captioner}, best on val by {select})',
-              logger='current')
-    print_log(format_test_report('Test split', *test, show=show),
-              logger='current')
-    result = dict(test=test[0], captioner=captioner, times=times)
-
-    if shifted:
-        from mmidc.synthetic import PRESETS
-        banner('6/7 shifted evaluation set (another seed and settings)')
+    if tiny_clip:
+        tiny = dict(times={})
+        tiny_dir = osp.join(work_dir, 'tiny_clip')
         t0 = time.time()
-        ensure_dataset(SHIFTED_ROOT, PRESETS[SHIFTED_PRESET], size,
-                       ('test', ), workers)
-        times['shifted data'] = time.time() - t0
+        banner(f'8/{last} the tiny CLIP, pretrained with open_clip_train')
+        clip_file = load_config(TINY_CLIP_CAPTION_CFG).model.backbone.pretrained
+        stages.run_command([
+            sys.executable, 'tools/pretrain_tiny_clip.py', '--work-dir',
+            osp.dirname(clip_file), '--export', clip_file, '--epochs',
+            str(TINY_CLIP_EPOCHS)])
+        tiny['times']['tiny CLIP'] = time.time() - t0
         t0 = time.time()
-        shifted_test = test_stage(
-            '7/7 the same captioner on the shifted test split',
-            caption_config, caption_options, captioner,
-            osp.join(work_dir, 'test_shifted'), SHIFTED_DATASET_CFG)
-        times['shifted test'] = time.time() - t0
-        print_log(format_test_report(
-            'Shifted test split (not trained or selected on)', *shifted_test,
-            show=0), logger='current')
-        print_log('Both test splits, x100 (the shifted set: '
-                  f'tools/generate_synthetic_clevr_change.py {SHIFTED_ROOT} '
-                  f'--preset {SHIFTED_PRESET}):\n' + format_side_by_side(
-                      {'test': test[0], 'shifted test': shifted_test[0]}),
-                  logger='current')
-        result['shifted test'] = shifted_test[0]
+        train_stage(f'9/{last} captioning on the tiny CLIP (each image '
+                    'encoded alone, no adaptation)', TINY_CLIP_CAPTION_CFG,
+                    osp.join(tiny_dir, 'caption'), options=caption_options)
+        tiny_select = save_best_key(TINY_CLIP_CAPTION_CFG, caption_options)
+        tiny['captioner'] = best_checkpoint(osp.join(tiny_dir, 'caption'),
+                                            tiny_select)
+        tiny['times']['captioning'] = time.time() - t0
+        tiny.update(_test_captioner(
+            TINY_CLIP_CAPTION_CFG, caption_options, tiny['captioner'],
+            tiny_select, tiny_dir, size, workers, shifted, show,
+            tiny['times'], numbers=(10, None, 11), last=last,
+            path='tiny CLIP: '))
+        result['tiny CLIP'] = tiny
+        columns = {'from scratch: test': result['test'],
+                   'tiny CLIP: test': tiny['test']}
+        if shifted:
+            columns.update({'from scratch: shifted': result['shifted test'],
+                            'tiny CLIP: shifted': tiny['shifted test']})
+        print_log('Both paths, x100 (from scratch: '
+                  f'{caption_config}; tiny CLIP: {TINY_CLIP_CAPTION_CFG}):\n'
+                  + format_side_by_side(columns), logger='current')
+        print_log('[quickstart] tiny-CLIP stage wall times: ' + ', '.join(
+            f'{name} {seconds:.0f} s'
+            for name, seconds in tiny['times'].items()), logger='current')
     print_log('[quickstart] stage wall times: ' + ', '.join(
         f'{name} {seconds:.0f} s' for name, seconds in times.items()),
         logger='current')
     print_log(f'[quickstart] pipeline wall time (after setup): '
               f'{time.time() - t_start:.0f} s; checkpoints and logs in '
               f'{work_dir}/', logger='current')
+    return result
+
+
+def _test_captioner(config: str, options: Sequence[str], captioner: str,
+                    select: str, work_dir: str, size: Sequence[int],
+                    workers: int, shifted: bool, show: int, times: Dict,
+                    numbers: Sequence, last: int, path: str = '') -> Dict:
+    """Score a captioner once on the test split and, with ``shifted``, once
+    on the shifted set; log the tables. ``numbers`` are the stage numbers of
+    the test, the shifted set's generation and caching (None: made before)
+    and the shifted test.
+
+    Returns:
+        dict: ``test`` and (with ``shifted``) ``shifted test`` scores.
+    """
+    t0 = time.time()
+    test = test_stage(f'{numbers[0]}/{last} {path}test split', config, options,
+                      captioner, osp.join(work_dir, 'test'))
+    times['test'] = time.time() - t0
+    print_log(f'(the captioner: {captioner}, best on val by {select})',
+              logger='current')
+    print_log(format_test_report(f'{path}Test split', *test, show=show),
+              logger='current')
+    result = dict(test=test[0])
+    if not shifted:
+        return result
+    from mmidc.synthetic import PRESETS
+    if numbers[1] is not None:
+        banner(f'{numbers[1]}/{last} shifted evaluation set (another seed and '
+               'settings)')
+        t0 = time.time()
+        ensure_dataset(SHIFTED_ROOT, PRESETS[SHIFTED_PRESET], size,
+                       ('test', ), workers)
+        times['shifted data'] = time.time() - t0
+    t0 = time.time()
+    shifted_test = test_stage(
+        f'{numbers[2]}/{last} {path}the same '
+        'captioner on the shifted test split', config, options, captioner,
+        osp.join(work_dir, 'test_shifted'), SHIFTED_DATASET_CFG)
+    times['shifted test'] = time.time() - t0
+    print_log(format_test_report(
+        f'{path}Shifted test split (not trained or selected on)',
+        *shifted_test, show=0), logger='current')
+    print_log(f'{path}Both test splits, x100 (the shifted set: '
+              f'tools/generate_synthetic_clevr_change.py {SHIFTED_ROOT} '
+              f'--preset {SHIFTED_PRESET}):\n' + format_side_by_side(
+                  {'test': test[0], 'shifted test': shifted_test[0]}),
+              logger='current')
+    result['shifted test'] = shifted_test[0]
     return result
 
 

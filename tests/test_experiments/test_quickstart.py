@@ -108,6 +108,57 @@ def test_the_pipelines_commands_and_a_second_run(tmp_path, monkeypatch):
     assert len(generated) == 2
 
 
+def test_the_tiny_clip_path_after_the_from_scratch_one(tmp_path, monkeypatch):
+    monkeypatch.chdir(REPO)
+    for name in ('DATA_ROOT', 'SHIFTED_ROOT'):
+        monkeypatch.setattr(quickstart, name,
+                            str(tmp_path / getattr(quickstart, name)))
+    monkeypatch.setattr(synthetic, 'generate_dataset', lambda root, **kw: None)
+    monkeypatch.setattr(mmidc.text, 'ensure_vocab_file', lambda dataset: None)
+    tools = Tools()
+    monkeypatch.setattr(stages, 'run_command', tools)
+    logged = []
+    for module in (quickstart, stages):
+        monkeypatch.setattr(module, 'print_log',
+                            lambda msg, logger=None: logged.append(msg))
+    work = str(tmp_path / 'work')
+
+    result = quickstart.run_quickstart(work, tiny_clip=True)
+
+    py = sys.executable
+    *scratch, pretrain, caption, test, shifted = tools.calls
+    assert [c[1] for c in scratch] == [
+        'tools/dataset_converters/build_resized_cache.py', 'tools/train.py',
+        'tools/train.py', 'tools/test.py',
+        'tools/dataset_converters/build_resized_cache.py', 'tools/test.py']
+    # the tiny CLIP where the tiny-CLIP config loads it, trained as the
+    # documented checkpoint was
+    clip = Config.fromfile(quickstart.TINY_CLIP_CAPTION_CFG).model.backbone \
+        .pretrained
+    assert pretrain == [py, 'tools/pretrain_tiny_clip.py', '--work-dir',
+                        osp.dirname(clip), '--export', clip, '--epochs', '8']
+    # no adaptation checkpoint: the encoder starts from the tiny CLIP file
+    assert caption == [py, 'tools/train.py', quickstart.TINY_CLIP_CAPTION_CFG,
+                       '--work-dir', osp.join(work, 'tiny_clip', 'caption')]
+    captioner = osp.join(work, 'tiny_clip', 'caption', 'best_CIDEr_epoch_3.pth')
+    assert test[2:4] == [osp.join(work, 'tiny_clip', 'test', 'test_config.py'),
+                         captioner]
+    assert shifted[3] == captioner
+    tiny = result['tiny CLIP']
+    assert tiny['captioner'] == captioner
+    assert tiny['test'] == tiny['shifted test'] == SCORES
+    assert list(tiny['times']) == ['tiny CLIP', 'captioning', 'test',
+                                   'shifted test']
+    # every test split of both paths in one table
+    (both, ) = [m for m in logged if m.startswith('Both paths')]
+    header = both.splitlines()[1]
+    for column in ('from scratch: test', 'tiny CLIP: test',
+                   'from scratch: shifted', 'tiny CLIP: shifted'):
+        assert column in header
+    assert any(m.startswith('=== 11/11 tiny CLIP: the same captioner')
+               for m in logged)
+
+
 def test_test_report():
     text = quickstart.format_test_report('Test split', SCORES, RECORDS,
                                          'p.json', show=3)

@@ -1,7 +1,8 @@
 """The tiny CLIP with the project's parts (clip4idc-{adapt,caption}_tiny-
 clip-diff_...): both stages load the tiny CLIP, a two-step run of each trains
 every trainable tensor and no frozen one, and the captioner starts from the
-adaptation run's encoder; the ablation spec that runs them loads."""
+adaptation run's encoder; the ablation spec that runs them loads, and its
+CLIP-FT row is the tiny-clip-ft config the quickstart trains."""
 import torch
 from mmengine.config import Config
 from mmengine.runner import Runner
@@ -9,6 +10,7 @@ from safetensors.torch import load_file
 
 import mmidc  # noqa: F401
 from mmidc.experiments.clip4idc_ablation import load_rows, run_options
+from mmidc.experiments.run_configs import load_config
 from mmidc.runtime.config_check import apply_launch_args, check_config
 from mmidc.synthetic import generate_dataset
 from tests.helpers import REPO
@@ -17,6 +19,7 @@ from tests.helpers.tiny_models import write_tiny_clip
 CONFIGS = REPO / 'projects' / 'from_scratch' / 'configs'
 ADAPT = 'clip4idc-adapt_tiny-clip-diff_synthetic-clevr-change.py'
 CAPTION = 'clip4idc-caption_tiny-clip-diff_synthetic-clevr-change.py'
+CLIP_FT = 'clip4idc-caption_tiny-clip-ft_synthetic-clevr-change.py'
 SPEC = REPO / 'tools/analysis_tools/ablation_specs/tiny_clip_path.py'
 
 
@@ -86,3 +89,15 @@ def test_ablation_spec_names_these_configs():
         assert (plan['adapt'] is None) == (not row['adapt'])
         if plan['adapt']:
             assert plan['adapt']['config'].endswith(ADAPT)
+
+
+def test_the_clip_ft_config_is_the_spec_row(monkeypatch):
+    monkeypatch.chdir(REPO)
+    (row, ) = [r for r in load_rows(str(SPEC)) if r['name'] == 'clip-ft']
+    plan = run_options(row, seed=0)['caption']
+    spec = load_config(plan['config'], plan['options']).model.to_dict()
+    config = load_config(str(CONFIGS / CLIP_FT)).model.to_dict()
+    assert config == spec
+    assert config['backbone']['num_inter_layers'] == 0
+    assert config['backbone']['extra_segments'] == []
+    assert config['init_backbone_from'] is None
