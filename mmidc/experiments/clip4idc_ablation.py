@@ -40,13 +40,17 @@ from .summary_tables import (format_mean_sd, format_minutes, machine_info,
 
 __all__ = ['ROWS', 'load_rows', 'load_title', 'load_subject', 'run_options',
            'train_and_test', 'finished_result', 'summarize', 'format_report',
-           'run_ablations']
+           'write_page', 'run_ablations']
 
 #: The title of the built-in rows' page; a spec file sets its own.
 DEFAULT_TITLE = 'CLIP4IDC ablations in miniature'
 #: What the built-in rows train, as the page's first sentence names it; a
 #: spec file's ``subject`` replaces it.
 DEFAULT_SUBJECT = 'The tiny from-scratch recipe (`projects/from_scratch/`)'
+#: A page's text from this line on is written by hand and kept when the tool
+#: writes the page again.
+KEEP_MARKER = ('<!-- written by hand from here on: kept when this page is '
+               'written again -->')
 
 # Validate every epoch in both stages, so that the checkpoint is chosen on
 # val (the tiny configs do so too; named here so that a run's plan says it).
@@ -361,6 +365,22 @@ def commit_info(table: Optional[str] = None) -> str:
     return commit + (' with uncommitted changes' if dirty else '')
 
 
+def write_page(page: str, report: str) -> None:
+    """Write ``report`` to ``page``, keeping the page's text from
+    :data:`KEEP_MARKER` on (written by hand) after it."""
+    kept = ''
+    if osp.isfile(page):
+        with open(page) as f:
+            old = f.read()
+        if KEEP_MARKER in old:
+            kept = '\n' + old[old.index(KEEP_MARKER):]
+    os.makedirs(osp.dirname(osp.abspath(page)), exist_ok=True)
+    tmp = page + '.tmp'
+    with open(tmp, 'w') as f:
+        f.write(report.rstrip('\n') + '\n' + kept)
+    os.replace(tmp, page)
+
+
 def run_ablations(rows: List[dict], seeds: Sequence[int], work_dir: str,
                   page: str, meta: dict, select: str = 'CIDEr',
                   adapt_options: Sequence[str] = (),
@@ -425,7 +445,5 @@ def run_ablations(rows: List[dict], seeds: Sequence[int], work_dir: str,
                 meta.update(machine=machine_info(),
                             written=datetime.datetime.now().isoformat(
                                 timespec='seconds'))
-                os.makedirs(osp.dirname(osp.abspath(page)), exist_ok=True)
-                with open(page, 'w') as f:
-                    f.write(format_report(rows, results, meta))
+                write_page(page, format_report(rows, results, meta))
     return results

@@ -51,8 +51,9 @@ SHIFTED_PRESET = 'shifted'
 SHIFTED_ROOT = 'data/synthetic_clevr_change_shifted'
 SHIFTED_DATASET_CFG = \
     'configs/_base_/datasets/synthetic_clevr_change_shifted_96x144.py'
-TINY_CLIP_CAPTION_CFG = ('projects/from_scratch/configs/'
-                         'clip4idc-caption_tiny-clip-ft_synthetic-clevr-change.py')
+TINY_CLIP_CAPTION_CFG = (
+    'projects/from_scratch/configs/'
+    'clip4idc-caption_tiny-clip-ft_synthetic-clevr-change.py')
 # The tiny CLIP every tiny-CLIP figure in docs/ comes from: 8 epochs over
 # the default corpus, one cosine.
 TINY_CLIP_EPOCHS = 8
@@ -137,7 +138,8 @@ def run_quickstart(work_dir: str = 'work_dirs/quickstart',
         tiny_dir = osp.join(work_dir, 'tiny_clip')
         t0 = time.time()
         banner(f'8/{last} the tiny CLIP, pretrained with open_clip_train')
-        clip_file = load_config(TINY_CLIP_CAPTION_CFG).model.backbone.pretrained
+        clip_cfg = load_config(TINY_CLIP_CAPTION_CFG)
+        clip_file = clip_cfg.model.backbone.pretrained
         stages.run_command([
             sys.executable, 'tools/pretrain_tiny_clip.py', '--work-dir',
             osp.dirname(clip_file), '--export', clip_file, '--epochs',

@@ -308,7 +308,20 @@ def test_a_run_of_other_settings_stops_before_the_page_is_written(tmp_path):
     page.write_text('the full page\n')
     meta = dict(select='CIDEr', adapt_options=[], caption_options=[],
                 commit='abc', command='c', title='T')
-    with pytest.raises(ExperimentError, match='no-adapt/seed0.*other settings'):
+    with pytest.raises(ExperimentError,
+                       match='no-adapt/seed0.*other settings'):
         ablations.run_ablations(rows, [0], str(work), str(page), meta,
                                 dry_run=True)
     assert page.read_text() == 'the full page\n'
+
+
+def test_a_page_keeps_its_hand_written_end(tmp_path):
+    page = tmp_path / 'docs' / 'page.md'
+    ablations.write_page(str(page), '# T\n\ntable 1\n')
+    assert page.read_text() == '# T\n\ntable 1\n'
+    page.write_text(page.read_text() + '\n' + ablations.KEEP_MARKER
+                    + '\n\n## Notes\n\nby hand\n')
+    ablations.write_page(str(page), '# T\n\ntable 2\n')
+    assert page.read_text() == ('# T\n\ntable 2\n\n' + ablations.KEEP_MARKER
+                                + '\n\n## Notes\n\nby hand\n')
+    assert not (tmp_path / 'docs' / 'page.md.tmp').exists()

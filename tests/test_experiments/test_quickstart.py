@@ -140,7 +140,8 @@ def test_the_tiny_clip_path_after_the_from_scratch_one(tmp_path, monkeypatch):
     # no adaptation checkpoint: the encoder starts from the tiny CLIP file
     assert caption == [py, 'tools/train.py', quickstart.TINY_CLIP_CAPTION_CFG,
                        '--work-dir', osp.join(work, 'tiny_clip', 'caption')]
-    captioner = osp.join(work, 'tiny_clip', 'caption', 'best_CIDEr_epoch_3.pth')
+    captioner = osp.join(work, 'tiny_clip', 'caption',
+                         'best_CIDEr_epoch_3.pth')
     assert test[2:4] == [osp.join(work, 'tiny_clip', 'test', 'test_config.py'),
                          captioner]
     assert shifted[3] == captioner
