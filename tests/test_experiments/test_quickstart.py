@@ -66,7 +66,8 @@ def test_the_pipelines_commands_and_a_second_run(tmp_path, monkeypatch):
     monkeypatch.setattr(stages, 'run_command', tools)
     work = str(tmp_path / 'work')
 
-    result = quickstart.run_quickstart(work, caption_options=['a.b=1'])
+    result = quickstart.run_quickstart(work, caption_options=['a.b=1'],
+                                       tiny_clip=False)
 
     py = sys.executable
     adapted = osp.join(work, 'adapt', 'best_rsum_epoch_3.pth')
@@ -102,7 +103,8 @@ def test_the_pipelines_commands_and_a_second_run(tmp_path, monkeypatch):
     (tmp_path / quickstart.DATA_ROOT).mkdir(parents=True)
     (tmp_path / quickstart.DATA_ROOT / 'splits.json').write_text('{}')
     tools.calls.clear()
-    quickstart.run_quickstart(work, caption_options=['a.b=1'], shifted=False)
+    quickstart.run_quickstart(work, caption_options=['a.b=1'], shifted=False,
+                              tiny_clip=False)
     (cache, ) = tools.calls
     assert cache[1] == 'tools/dataset_converters/build_resized_cache.py'
     assert len(generated) == 2
@@ -123,7 +125,7 @@ def test_the_tiny_clip_path_after_the_from_scratch_one(tmp_path, monkeypatch):
                             lambda msg, logger=None: logged.append(msg))
     work = str(tmp_path / 'work')
 
-    result = quickstart.run_quickstart(work, tiny_clip=True)
+    result = quickstart.run_quickstart(work)  # both paths by default
 
     py = sys.executable
     *scratch, pretrain, caption, test, shifted = tools.calls

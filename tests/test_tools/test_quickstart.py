@@ -20,11 +20,13 @@ def test_options_reach_the_pipeline(tool, monkeypatch):
     monkeypatch.setattr(tool, 'run_quickstart',
                         lambda *args, **kwargs: calls.append((args, kwargs)))
     tool.main(['--work-dir', 'w', '--num-scenes', '10', '--caption-options',
-               'a=1', 'b=2', '--no-shifted', '--show', '0', '--tiny-clip'])
+               'a=1', 'b=2', '--no-shifted', '--show', '0', '--no-tiny-clip'])
     assert os.getcwd() == str(REPO)
+    tool.main([])  # both paths unless told otherwise
+    assert calls.pop()[1]['tiny_clip'] is True
     (args, kwargs), = calls
     assert args == ('w', 10, 2, tool.CAPTION_CFG, [], ['a=1', 'b=2'])
-    assert kwargs == dict(shifted=False, show=0, tiny_clip=True)
+    assert kwargs == dict(shifted=False, show=0, tiny_clip=False)
 
 
 def test_a_pipeline_error_ends_the_command(tool, monkeypatch):

@@ -3,7 +3,7 @@
 # then the recipe's caption side (ChangeSummaryNeck, BagOfWordsHead word
 # prior, TransformerCaptionHead, AdamW, batch 16, 5 epochs) compares them.
 # Of the tiny-CLIP ablation rows (docs/ablations_tiny_clip.md) this is the
-# one best on val; `tools/quickstart.py --tiny-clip` trains it beside the
+# one best on val; `tools/quickstart.py` trains it after the
 # from-scratch recipe. The encoder starts from the file that
 # `python tools/pretrain_tiny_clip.py --epochs 8` writes.
 _base_ = ['./clip4idc-caption_tiny-clip-diff_synthetic-clevr-change.py']
