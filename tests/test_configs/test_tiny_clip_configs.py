@@ -1,6 +1,7 @@
-"""The miniature paper configs (clip4idc-{adapt,caption}_tiny-clip_...):
-they inherit the paper configs, load the tiny CLIP, and a two-step run of
-each changes the trainable tensors and leaves the frozen ones unchanged."""
+"""The miniature paper configs (clip4idc-{adapt,caption}_tiny-clip_... and
+the ablation's no-adaptation and CLIP-FT variants): they inherit the paper
+configs, load the tiny CLIP, and a two-step run of each changes the trainable
+tensors and leaves the frozen ones unchanged."""
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,8 @@ from tests.helpers.tiny_models import write_tiny_clip
 CONFIGS = Path(__file__).parents[2] / 'configs' / 'clip4idc'
 ADAPT = 'clip4idc-adapt_tiny-clip_synthetic-clevr-change.py'
 CAPTION = 'clip4idc-caption_tiny-clip_synthetic-clevr-change.py'
+NOADAPT = 'clip4idc-noadapt-caption_tiny-clip_synthetic-clevr-change.py'
+CLIPFT = 'clip4idc-clipft-caption_tiny-clip_synthetic-clevr-change.py'
 
 
 @pytest.fixture(scope='module')
@@ -108,3 +111,43 @@ def test_captioning_two_steps(synthetic_root, tiny_clip, tmp_path):
     frozen = _run_and_check(runner)
     assert runner.iter == 2
     assert {'head.word_embed.weight', 'backbone.conv1.weight'} <= frozen
+
+
+@pytest.mark.parametrize('config, inter', [(NOADAPT, 1), (CLIPFT, 0)])
+def test_ablation_variants_two_steps(config, inter, synthetic_root, tiny_clip,
+                                     tmp_path):
+    cfg = Config.fromfile(str(CONFIGS / config))
+    paper = Config.fromfile(str(CONFIGS / CAPTION))
+    # the caption stage's recipe; the encoder from the tiny CLIP file, not
+    # an adaptation run
+    assert cfg.model.init_backbone_from is None
+    assert cfg.model.backbone.pretrained == cfg.model.head.pretrained
+    assert cfg.optim_wrapper.optimizer == paper.optim_wrapper.optimizer
+    assert cfg.train_dataloader.sampler == paper.train_dataloader.sampler
+    assert cfg.model.backbone.num_inter_layers == inter
+    cfg = small(config, synthetic_root, str(tmp_path), {
+        'model.backbone.pretrained': tiny_clip,
+        'model.head.pretrained': tiny_clip, 'train_cfg.max_epochs': 2})
+    runner = Runner.from_cfg(cfg)
+    from safetensors.torch import load_file
+    weights = load_file(tiny_clip)
+    assert torch.equal(runner.model.backbone.conv1.weight,
+                       weights['visual.conv1.weight'])
+    frozen = _run_and_check(runner)
+    assert runner.iter == 2
+    assert {'head.word_embed.weight', 'backbone.conv1.weight'} <= frozen
+    # the parameters the tiny CLIP lacks train at the captioner's rate, its
+    # own weights at 1e-3 of it
+    rates = {}
+    for group in runner.optim_wrapper.optimizer.param_groups:
+        for p in group['params']:
+            rates[id(p)] = group['lr']
+    model = runner.model
+    head_lr = rates[id(next(p for p in model.head.parameters()
+                            if p.requires_grad))]
+    assert head_lr > 0
+    block = model.backbone.transformer.resblocks[0].attn.in_proj_weight
+    assert rates[id(block)] == pytest.approx(head_lr * 1e-3)
+    if inter:
+        assert rates[id(model.backbone.image_id_embedding)] == \
+            pytest.approx(head_lr)
