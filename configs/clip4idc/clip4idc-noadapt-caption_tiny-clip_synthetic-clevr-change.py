@@ -3,8 +3,9 @@
 # pair encoder started from the tiny CLIP (tools/pretrain_tiny_clip.py
 # --epochs 8) instead of an adaptation run, as
 # clip4idc-noadapt-caption_vit-b32_clevr-change.py does with ViT-B/32.
-# Measured (docs/tiny_clip.md): the no-change sentence for every pair, as
-# with adaptation; the caption stage needs a word prior at this scale.
+# Measured with head.vocab, lr 1e-3 and a difference segment
+# (docs/tiny_clip.md): the no-change sentence for every pair, as with
+# adaptation; at this scale a decoder needs a word prior to leave it.
 _base_ = ['./clip4idc-caption_tiny-clip_synthetic-clevr-change.py']
 tiny_clip = 'work_dirs/tiny_clip/mmidc-tiny-clip.safetensors'
 model = dict(
