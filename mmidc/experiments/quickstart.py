@@ -54,7 +54,7 @@ SHIFTED_DATASET_CFG = \
     'configs/_base_/datasets/synthetic_clevr_change_shifted_96x144.py'
 TINY_CLIP_CAPTION_CFG = (
     'projects/from_scratch/configs/'
-    'clip4idc-caption_tiny-clip-ft_synthetic-clevr-change.py')
+    'clip-ft-caption_tiny-clip-prior_synthetic-clevr-change.py')
 # The tiny CLIP every tiny-CLIP figure in docs/ comes from: 8 epochs over
 # the default corpus, one cosine.
 TINY_CLIP_EPOCHS = 8

@@ -18,7 +18,7 @@ CONFIGS = Path(__file__).parents[2] / 'configs' / 'clip4idc'
 ADAPT = 'clip4idc-adapt_tiny-clip_synthetic-clevr-change.py'
 CAPTION = 'clip4idc-caption_tiny-clip_synthetic-clevr-change.py'
 NOADAPT = 'clip4idc-noadapt-caption_tiny-clip_synthetic-clevr-change.py'
-CLIPFT = 'clip4idc-clipft-caption_tiny-clip_synthetic-clevr-change.py'
+CLIPFT = '../clip_ft/clip-ft-caption_tiny-clip_synthetic-clevr-change.py'
 
 
 @pytest.fixture(scope='module')
@@ -136,8 +136,8 @@ def test_ablation_variants_two_steps(config, inter, synthetic_root, tiny_clip,
     frozen = _run_and_check(runner)
     assert runner.iter == 2
     assert {'head.word_embed.weight', 'backbone.conv1.weight'} <= frozen
-    # the parameters the tiny CLIP lacks train at the captioner's rate, its
-    # own weights at 1e-3 of it
+    # its own weights at 1e-3 of the captioner's rate, the parameters it
+    # lacks (with inter blocks) at the captioner's
     rates = {}
     for group in runner.optim_wrapper.optimizer.param_groups:
         for p in group['params']:

@@ -2,7 +2,7 @@
 clip-diff_...): both stages load the tiny CLIP, a two-step run of each trains
 every trainable tensor and no frozen one, and the captioner starts from the
 adaptation run's encoder; the ablation spec that runs them loads, and its
-CLIP-FT row is the tiny-clip-ft config the quickstart trains."""
+CLIP-FT row is the clip-ft-caption_tiny-clip-prior config the quickstart trains."""
 import torch
 from mmengine.config import Config
 from mmengine.runner import Runner
@@ -19,7 +19,7 @@ from tests.helpers.tiny_models import write_tiny_clip
 CONFIGS = REPO / 'projects' / 'from_scratch' / 'configs'
 ADAPT = 'clip4idc-adapt_tiny-clip-diff_synthetic-clevr-change.py'
 CAPTION = 'clip4idc-caption_tiny-clip-diff_synthetic-clevr-change.py'
-CLIP_FT = 'clip4idc-caption_tiny-clip-ft_synthetic-clevr-change.py'
+CLIP_FT = 'clip-ft-caption_tiny-clip-prior_synthetic-clevr-change.py'
 SPEC = REPO / 'tools/analysis_tools/ablation_specs/tiny_clip_path.py'
 
 
