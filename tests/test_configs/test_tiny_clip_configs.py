@@ -98,19 +98,30 @@ def test_adaptation_two_steps(synthetic_root, tiny_clip, tmp_path):
         <= frozen
 
 
-def test_captioning_two_steps(synthetic_root, tiny_clip, tmp_path):
-    cfg = small(CAPTION, synthetic_root, str(tmp_path), {
+def _caption_two_steps(config, root, clip, work_dir, check_loaded):
+    """Two steps of a captioning config from the tiny CLIP file: the
+    loaded weights checked, then every trainable tensor moved and no frozen
+    one; returns the runner."""
+    cfg = small(config, root, work_dir, {
         'model.init_backbone_from': None,
-        'model.backbone.pretrained': tiny_clip,
-        'model.head.pretrained': tiny_clip, 'train_cfg.max_epochs': 2})
+        'model.backbone.pretrained': clip,
+        'model.head.pretrained': clip, 'train_cfg.max_epochs': 2})
     runner = Runner.from_cfg(cfg)
     from safetensors.torch import load_file
-    weights = load_file(tiny_clip)
-    assert torch.equal(runner.model.head.word_embed.weight,
-                       weights['token_embedding.weight'])
+    check_loaded(runner.model, load_file(clip))
     frozen = _run_and_check(runner)
     assert runner.iter == 2
     assert {'head.word_embed.weight', 'backbone.conv1.weight'} <= frozen
+    return runner
+
+
+def test_captioning_two_steps(synthetic_root, tiny_clip, tmp_path):
+    def loaded(model, weights):
+        assert torch.equal(model.head.word_embed.weight,
+                           weights['token_embedding.weight'])
+
+    _caption_two_steps(CAPTION, synthetic_root, tiny_clip, str(tmp_path),
+                       loaded)
 
 
 @pytest.mark.parametrize('config, inter', [(NOADAPT, 1), (CLIPFT, 0)])
@@ -125,17 +136,13 @@ def test_ablation_variants_two_steps(config, inter, synthetic_root, tiny_clip,
     assert cfg.optim_wrapper.optimizer == paper.optim_wrapper.optimizer
     assert cfg.train_dataloader.sampler == paper.train_dataloader.sampler
     assert cfg.model.backbone.num_inter_layers == inter
-    cfg = small(config, synthetic_root, str(tmp_path), {
-        'model.backbone.pretrained': tiny_clip,
-        'model.head.pretrained': tiny_clip, 'train_cfg.max_epochs': 2})
-    runner = Runner.from_cfg(cfg)
-    from safetensors.torch import load_file
-    weights = load_file(tiny_clip)
-    assert torch.equal(runner.model.backbone.conv1.weight,
-                       weights['visual.conv1.weight'])
-    frozen = _run_and_check(runner)
-    assert runner.iter == 2
-    assert {'head.word_embed.weight', 'backbone.conv1.weight'} <= frozen
+
+    def loaded(model, weights):
+        assert torch.equal(model.backbone.conv1.weight,
+                           weights['visual.conv1.weight'])
+
+    runner = _caption_two_steps(config, synthetic_root, tiny_clip,
+                                str(tmp_path), loaded)
     # its own weights at 1e-3 of the captioner's rate, the parameters it
     # lacks (with inter blocks) at the captioner's
     rates = {}
