@@ -11,8 +11,9 @@ row and seed (``randomness.seed``), in ``<work_dir>/<row>/seed<S>/``:
 2. captioning, initialised from that checkpoint (rows with ``adapt``) or from
    random weights, validated every epoch, the checkpoint best on val by
    ``select`` (CIDEr, or a caption-truth key such as ``truth/total``) kept;
-3. that checkpoint scored once on the test split: CIDEr-D total and per
-   change type, caption truth.
+3. that checkpoint scored once on the test split and once on the shifted
+   set (another seed and generator settings, never trained or chosen on):
+   CIDEr-D and caption truth, total and per change type.
 
 A run's ``result.json`` marks it finished: running again skips finished runs
 and resumes an interrupted one (stages resume like the quickstart's). Rows
@@ -32,7 +33,8 @@ from mmengine.logging import print_log
 from mmidc.runtime.checkout import git_commit
 from mmidc.runtime.run_logs import best_checkpoint, checkpoint_validation
 from . import ExperimentError
-from .quickstart import ADAPT_CFG, CAPTION_CFG, DATA_ROOT, synthetic_data_kwargs
+from .quickstart import (ADAPT_CFG, CAPTION_CFG, DATA_ROOT, SHIFTED_DATASET_CFG,
+                         SHIFTED_PRESET, SHIFTED_ROOT, synthetic_data_kwargs)
 from .run_configs import load_config, save_best_key
 from .stages import banner, ensure_dataset, test_stage, train_stage
 from .summary_tables import (format_mean_sd, format_minutes, machine_info,
@@ -99,7 +101,21 @@ COLUMNS = (('val/CIDEr', 'val CIDEr-D'), ('val/truth/total', 'val true %'),
            ('distractor/CIDEr', 'distractor'), ('truth/total', 'true %'),
            ('truth/color', 'true % color'),
            ('truth/material', 'true % material'),
-           ('adapt/p2t/R@1', 'R@1 p2t'), ('adapt/t2p/R@1', 'R@1 t2p'))
+           ('adapt/p2t/R@1', 'R@1 p2t'), ('adapt/t2p/R@1', 'R@1 t2p'),
+           ('adapt/p2t/R@5', 'R@5 p2t'), ('adapt/t2p/R@5', 'R@5 t2p'),
+           ('shifted/CIDEr', 'shifted CIDEr-D'),
+           ('shifted/truth/total', 'shifted true %'))
+#: The per-type table: its change types, and its sets as (score key
+#: prefix, name).
+CHANGE_TYPES = ('color', 'material', 'add', 'drop', 'move', 'distractor')
+SETS = (('', 'test'), ('shifted/', 'shifted'))
+
+
+def type_keys(prefix: str = '') -> List[str]:
+    """The per-type table's keys of one set: CIDEr-D, then caption truth,
+    of every change type."""
+    return ([f'{prefix}{t}/CIDEr' for t in CHANGE_TYPES] +
+            [f'{prefix}truth/{t}' for t in CHANGE_TYPES])
 
 
 def load_rows(spec: Optional[str] = None) -> List[dict]:
@@ -181,10 +197,13 @@ def run_options(row: dict, seed: int, select: str = 'CIDEr',
 
 
 def train_and_test(row: dict, seed: int, plan: dict, run_dir: str,
-                   select: str = 'CIDEr', page: Optional[str] = None) -> dict:
+                   select: str = 'CIDEr', page: Optional[str] = None,
+                   shifted: bool = True) -> dict:
     """One run of one row (its :func:`run_options` ``plan``); returns its
     result, also written to ``run_dir/result.json``. ``page``: the report
-    this command rewrites (its changes do not mark the commit)."""
+    this command rewrites (its changes do not mark the commit);
+    ``shifted``: also score the captioner on the shifted set's test split
+    (``shifted/<key>`` scores; the set must exist)."""
     log = osp.join(run_dir, 'run.log')
     run_commit = commit_info(page)  # the code this run trains with
     start, load_start = time.time(), os.getloadavg()
@@ -213,6 +232,12 @@ def train_and_test(row: dict, seed: int, plan: dict, run_dir: str,
         plan['caption']['config'], plan['caption']['options'], captioner,
         osp.join(run_dir, 'test'), log=log)
     scores.update(caption_scores)
+    if shifted:
+        shifted_scores, _, _ = test_stage(
+            f'{row["name"]} seed {seed}: captioning, shifted test split',
+            plan['caption']['config'], plan['caption']['options'], captioner,
+            osp.join(run_dir, 'test_shifted'), SHIFTED_DATASET_CFG, log=log)
+        scores.update({f'shifted/{k}': v for k, v in shifted_scores.items()})
     scores.update(selected_val_scores(caption_dir, captioner))
     result = dict(row=row['name'], seed=seed, plan=plan, scores=scores,
                   commit=run_commit, checkpoint=captioner,
@@ -274,8 +299,10 @@ def summarize(rows, results):
                       key=lambda r: r['seed'])
         if not runs:
             continue
+        keys = [key for key, _ in COLUMNS]
+        keys += [k for prefix, _ in SETS for k in type_keys(prefix)]
         stats = {key: mean_sd([r['scores'].get(key) for r in runs])
-                 for key, _ in COLUMNS}
+                 for key in keys}
         summary.append(dict(row=row['name'], label=row['label'],
                             seeds=[r['seed'] for r in runs], stats=stats,
                             wall_s=[r['wall_s'] for r in runs]))
@@ -302,6 +329,15 @@ def format_report(rows, results, meta):
             else '-' for key, _ in COLUMNS] + [format_minutes(r['wall_s']),
                                                r.get('commit') or
                                                'not recorded'])
+    per_type = []
+    for entry in summary:
+        for prefix, name in SETS:
+            cells = [format_mean_sd(*entry['stats'][key])
+                     for key in type_keys(prefix)]
+            if any(cell != '-' for cell in cells):
+                per_type.append([entry['label'], name] + cells)
+    type_header = (['row', 'set'] + [f'{t} CIDEr-D' for t in CHANGE_TYPES]
+                   + [f'{t} true %' for t in CHANGE_TYPES])
     settings = [[row['name'], 'yes' if row['adapt'] else 'no',
                  ' '.join(f'`{o}`' for o in row.get('adapt_options', ()))
                  or '-',
@@ -321,10 +357,21 @@ def format_report(rows, results, meta):
         'rows are made on); every other column: the test split. '
         'Mean ± sample standard deviation over the seeds; x100; CIDEr-D; '
         '"true %": captions entirely true of the scene graph '
-        '(`CaptionTruthMetric`); R@1: retrieval on the test split after the '
-        'adaptation stage (pair→text, text→pair).',
+        '(`CaptionTruthMetric`); R@1, R@5: retrieval on the test split after '
+        'the adaptation stage (pair→text, text→pair); "shifted": the same '
+        'captioner on the test split of the shifted set (another seed and '
+        'generator settings, never trained or chosen on).',
         '',
         markdown_table(header, lines),
+        '',
+        '## Per change type',
+        '',
+        'Mean ± sd over the seeds of each row\'s tested captioner: CIDEr-D '
+        'and the share of captions entirely true, per change type '
+        '("distractor": the no-change pairs), on the test split and on the '
+        'shifted set.',
+        '',
+        markdown_table(type_header, per_type),
         '',
         '## Every run',
         '',
@@ -385,7 +432,7 @@ def run_ablations(rows: List[dict], seeds: Sequence[int], work_dir: str,
                   page: str, meta: dict, select: str = 'CIDEr',
                   adapt_options: Sequence[str] = (),
                   caption_options: Sequence[str] = (), workers: int = 2,
-                  dry_run: bool = False) -> List[dict]:
+                  dry_run: bool = False, shifted: bool = True) -> List[dict]:
     """Run every row and seed not finished yet; the page (``page``) is
     written after every run.
 
@@ -403,6 +450,8 @@ def run_ablations(rows: List[dict], seeds: Sequence[int], work_dir: str,
         workers (int): Processes for data generation and caching.
         dry_run (bool): Log the runs to make and write the page of the
             finished ones; train nothing.
+        shifted (bool): Score every captioner on the shifted set too
+            (generated and cached if absent).
 
     Returns:
         list[dict]: The finished runs' results.
@@ -420,6 +469,11 @@ def run_ablations(rows: List[dict], seeds: Sequence[int], work_dir: str,
         ensure_dataset(DATA_ROOT, synthetic_data_kwargs(adapt_cfg),
                        tuple(adapt_cfg.image_size), ('train', 'val', 'test'),
                        workers)
+        if shifted:
+            from mmidc.synthetic import PRESETS
+            banner('the shifted evaluation set and its image cache')
+            ensure_dataset(SHIFTED_ROOT, PRESETS[SHIFTED_PRESET],
+                           tuple(adapt_cfg.image_size), ('test', ), workers)
     results = []
     for row in rows:
         for seed in seeds:
@@ -434,7 +488,8 @@ def run_ablations(rows: List[dict], seeds: Sequence[int], work_dir: str,
                 print_log(f'[ablations] {row["name"]} seed {seed}: to run in '
                           f'{run_dir} with {plan}', logger='current')
             else:
-                result = train_and_test(row, seed, plan, run_dir, select, page)
+                result = train_and_test(row, seed, plan, run_dir, select, page,
+                                        shifted)
                 print_log(f'[ablations] {row["name"]} seed {seed}: CIDEr '
                           f'{result["scores"].get("CIDEr", float("nan")):.2f}, '
                           f'truth {result["scores"].get("truth/total", 0):.1f} %'

@@ -255,8 +255,14 @@ def test_a_run_records_the_commit_it_trained_with(tmp_path, monkeypatch):
                         lambda name, *args, **kwargs: stages.append(name))
     monkeypatch.setattr(ablations, 'best_checkpoint',
                         lambda work_dir, key: f'{work_dir}/best_{key}.pth')
-    monkeypatch.setattr(ablations, 'test_stage',
-                        lambda *args, **kwargs: ({'CIDEr': 100.0}, None, None))
+    tests = []
+
+    def test_stage(name, config, options, checkpoint, work_dir,
+                   dataset_config=None, **kwargs):
+        tests.append((name, work_dir, dataset_config))
+        return {'CIDEr': 100.0 - 10 * bool(dataset_config)}, None, None
+
+    monkeypatch.setattr(ablations, 'test_stage', test_stage)
     monkeypatch.setattr(ablations, 'selected_val_scores', lambda *a: {})
     run_dir = tmp_path / 'run'
     run_dir.mkdir()
@@ -265,9 +271,21 @@ def test_a_run_records_the_commit_it_trained_with(tmp_path, monkeypatch):
     result = ablations.train_and_test(row, 0, plan, str(run_dir),
                                       page=str(tmp_path / 'page.md'))
     assert stages == ['no-adapt seed 0: captioning']
+    # the test split, then the shifted set's, each in its own folder
+    assert tests == [
+        ('no-adapt seed 0: captioning, test split', f'{run_dir}/test', None),
+        ('no-adapt seed 0: captioning, shifted test split',
+         f'{run_dir}/test_shifted', ablations.SHIFTED_DATASET_CFG)]
+    assert result['scores'] == {'CIDEr': 100.0, 'shifted/CIDEr': 90.0}
     assert result['commit'] == 'run-commit'
     assert result['checkpoint'] == f'{run_dir}/caption/best_CIDEr.pth'
     assert json.loads((run_dir / 'result.json').read_text()) == result
+    # without the shifted set: the test split alone
+    tests.clear()
+    result = ablations.train_and_test(row, 0, plan, str(run_dir),
+                                      shifted=False)
+    assert [t[1] for t in tests] == [f'{run_dir}/test']
+    assert result['scores'] == {'CIDEr': 100.0}
 
 
 def test_runs_skip_the_finished_and_the_page_follows(tmp_path, monkeypatch):
@@ -288,9 +306,11 @@ def test_runs_skip_the_finished_and_the_page_follows(tmp_path, monkeypatch):
     monkeypatch.setattr(ablations, 'ensure_dataset',
                         lambda *args: made.append(args[0]))
     monkeypatch.setattr(ablations, 'train_and_test', lambda row, seed, plan,
-                        run_dir, select, page: _result('recipe', seed, 90.0))
+                        run_dir, select, page, shifted: _result('recipe', seed,
+                                                                90.0))
     results = ablations.run_ablations([row], [0, 1], str(work), page, meta)
-    assert made == ['data/synthetic_clevr_change']
+    assert made == ['data/synthetic_clevr_change',
+                    'data/synthetic_clevr_change_shifted']
     assert [r['seed'] for r in results] == [0, 1]
     assert '| (a) recipe | 0 1 |' in open(page).read()
 
@@ -325,3 +345,52 @@ def test_a_page_keeps_its_hand_written_end(tmp_path):
     assert page.read_text() == ('# T\n\ntable 2\n\n' + ablations.KEEP_MARKER
                                 + '\n\n## Notes\n\nby hand\n')
     assert not (tmp_path / 'docs' / 'page.md.tmp').exists()
+
+
+def test_report_has_retrieval_at_5_the_shifted_set_and_every_type(tmp_path):
+    """R@5 both ways and the shifted set in the summary; CIDEr-D and truth
+    of every change type, test and shifted, in the per-type table."""
+    def run(seed, offset):
+        scores = {'CIDEr': 100.0 + offset, 'adapt/p2t/R@5': 10.0 + offset,
+                  'adapt/t2p/R@5': 20.0 + offset,
+                  'shifted/CIDEr': 80.0 + offset,
+                  'shifted/truth/total': 40.0 + offset}
+        for i, kind in enumerate(ablations.CHANGE_TYPES):
+            scores[f'{kind}/CIDEr'] = 50.0 + i + offset
+            scores[f'truth/{kind}'] = 30.0 + i + offset
+            scores[f'shifted/{kind}/CIDEr'] = 40.0 + i + offset
+        return dict(row='a', seed=seed, scores=scores, wall_s=60.0)
+
+    rows = [dict(name='a', label='(a) A', adapt=True)]
+    meta = dict(select='CIDEr', adapt_options=[], caption_options=[],
+                machine='m', commit='c', command='cmd', written='w')
+    report = ablations.format_report(rows, [run(0, 0.0), run(1, 2.0)], meta)
+    lines = report.splitlines()
+    header = next(line for line in lines if line.startswith('| row | seeds'))
+    columns = [c.strip() for c in header.strip('|').split('|')]
+    line = next(line for line in lines if line.startswith('| (a) A | 0 1'))
+    cells = dict(zip(columns, [c.strip() for c in line.strip('|').split('|')]))
+    sd = f'{math.sqrt(2):.2f}'
+    assert cells['R@5 p2t'] == f'11.00 ± {sd}'
+    assert cells['R@5 t2p'] == f'21.00 ± {sd}'
+    assert cells['shifted CIDEr-D'] == f'81.00 ± {sd}'
+    assert cells['shifted true %'] == f'41.00 ± {sd}'
+    section = lines[lines.index('## Per change type'):
+                    lines.index('## Every run')]
+    type_header = next(x for x in section if x.startswith('| row | set'))
+    type_columns = [c.strip() for c in type_header.strip('|').split('|')]
+    assert type_columns == (
+        ['row', 'set'] + [f'{t} CIDEr-D' for t in ablations.CHANGE_TYPES]
+        + [f'{t} true %' for t in ablations.CHANGE_TYPES])
+
+    def type_cells(name):
+        found = next(x for x in section if x.startswith(f'| (a) A | {name} |'))
+        return dict(zip(type_columns,
+                        [c.strip() for c in found.strip('|').split('|')]))
+
+    test, shifted = type_cells('test'), type_cells('shifted')
+    assert test['move CIDEr-D'] == f'55.00 ± {sd}'
+    assert test['distractor true %'] == f'36.00 ± {sd}'
+    assert shifted['color CIDEr-D'] == f'41.00 ± {sd}'
+    # no per-type truth was recorded on the shifted set
+    assert shifted['color true %'] == '-'

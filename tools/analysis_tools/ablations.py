@@ -9,7 +9,8 @@ Each row (the built-in ones, or those of ``--spec``) is a variant of the
 quickstart's two stages with ``--cfg-options`` overrides; per row and seed,
 in ``<work-dir>/<row>/seed<S>/``: adaptation (rows with ``adapt``, best on
 val by ``rsum``, scored once on the test split), captioning (best on val by
-``--select``), that captioner scored once on the test split
+``--select``), that captioner scored once on the test split and once on
+the shifted set (``--no-shifted``: not)
 (:mod:`mmidc.experiments.clip4idc_ablation`).
 
 A run's ``result.json`` marks it finished: running the command again skips
@@ -51,6 +52,8 @@ def parse_args(argv=None):
                    help='overrides for the captioning stage of every row')
     p.add_argument('--workers', type=int, default=2,
                    help='processes for data generation and caching')
+    p.add_argument('--no-shifted', action='store_true',
+                   help='do not score the captioners on the shifted set')
     p.add_argument('--dry-run', action='store_true',
                    help='print the runs and write the table of the finished '
                    'ones; train nothing')
@@ -81,7 +84,7 @@ def main(argv=None):
         results = ablation.run_ablations(
             rows, args.seeds, args.work_dir, args.out, meta, args.select,
             args.adapt_options, args.caption_options, args.workers,
-            args.dry_run)
+            args.dry_run, shifted=not args.no_shifted)
     except ExperimentError as err:
         sys.exit(str(err))
     print(f'[ablations] {len(results)} finished runs; table: {args.out}')
