@@ -4,6 +4,11 @@ Each attribute (colour, material, shape, size) is a zero-shot classification:
 the image is assigned the value whose prompt ("a photo of a red object", ...)
 has the highest cosine similarity with it, as CLIP's zero-shot ImageNet
 evaluation does. Chance is one over the number of values.
+
+A linear probe asks the image tower alone: a multinomial logistic regression
+on the image embeddings of held-out training renders, scored on the test
+renders. An attribute the probe reads but zero-shot misses is a text-side
+(alignment) gap; one the probe cannot read is not in the image embedding.
 """
 from typing import Dict, Mapping, Sequence
 
@@ -13,7 +18,7 @@ import torch
 from ..synthetic.properties import COLORS, MATERIALS, SHAPES, SIZES
 
 __all__ = ['ATTRIBUTE_PROMPTS', 'zero_shot_accuracy', 'attribute_zero_shot',
-           'to_model_input']
+           'linear_probe_accuracy', 'attribute_linear_probe', 'to_model_input']
 
 #: attribute -> {value: prompt}; the values are the scene graphs' names.
 ATTRIBUTE_PROMPTS = {
@@ -93,6 +98,123 @@ def attribute_zero_shot(
         results[attribute] = dict(
             accuracy=zero_shot_accuracy(feats, text, labels),
             chance=1 / len(values), num=len(attributes))
+    return results
+
+
+def linear_probe_accuracy(train_features: torch.Tensor,
+                          train_labels: torch.Tensor,
+                          test_features: torch.Tensor,
+                          test_labels: torch.Tensor, num_classes: int,
+                          weight_decay: float = 1e-3,
+                          max_iter: int = 200) -> float:
+    """Test accuracy of a logistic regression fitted on the train features.
+
+    The features are standardised with the train set's mean and std; the
+    regression (``num_classes`` outputs, L2 penalty ``weight_decay`` on the
+    weights) is fitted by L-BFGS, deterministically from zero weights.
+
+    Args:
+        train_features (torch.Tensor): ``[N, D]``.
+        train_labels (torch.Tensor): ``[N]`` class indices.
+        test_features (torch.Tensor): ``[M, D]``.
+        test_labels (torch.Tensor): ``[M]`` class indices.
+        num_classes (int): Number of classes.
+        weight_decay (float): L2 penalty on the weights.
+        max_iter (int): L-BFGS iterations.
+    """
+    for name, feats, labels in (('train', train_features, train_labels),
+                                ('test', test_features, test_labels)):
+        if feats.ndim != 2 or labels.shape != (feats.shape[0], ):
+            raise ValueError(f'{name} features must be [N, D] with [N] '
+                             f'labels, got {tuple(feats.shape)} and '
+                             f'{tuple(labels.shape)}')
+    if train_features.shape[1] != test_features.shape[1]:
+        raise ValueError(f'train and test features differ in width: '
+                         f'{train_features.shape[1]} vs '
+                         f'{test_features.shape[1]}')
+    mean = train_features.float().mean(0)
+    std = train_features.float().std(0) + 1e-6
+    x_train = (train_features.float() - mean) / std  # [N, D]
+    x_test = (test_features.float() - mean) / std  # [M, D]
+    weight = torch.zeros(num_classes, x_train.shape[1], requires_grad=True)
+    bias = torch.zeros(num_classes, requires_grad=True)
+    optimizer = torch.optim.LBFGS([weight, bias], max_iter=max_iter,
+                                  line_search_fn='strong_wolfe')
+
+    def closure():
+        optimizer.zero_grad()
+        logits = x_train @ weight.t() + bias  # [N, C]
+        loss = torch.nn.functional.cross_entropy(logits, train_labels) \
+            + weight_decay * weight.pow(2).sum()
+        loss.backward()
+        return loss
+
+    with torch.enable_grad():
+        optimizer.step(closure)
+    with torch.no_grad():
+        predicted = (x_test @ weight.t() + bias).argmax(-1)  # [M]
+    return float((predicted == test_labels).float().mean())
+
+
+@torch.no_grad()
+def attribute_linear_probe(
+        model: torch.nn.Module,
+        train_images: torch.Tensor,
+        train_attributes: Sequence[Mapping[str, str]],
+        test_images: torch.Tensor,
+        test_attributes: Sequence[Mapping[str, str]],
+        attributes: Mapping[str, Sequence[str]] = None,
+        batch_size: int = 256) -> Dict[str, dict]:
+    """Linear-probe accuracy of a model's image embedding per attribute.
+
+    Args:
+        model (nn.Module): A model with ``encode_image``.
+        train_images (torch.Tensor): ``[N, 3, H, W]``, normalised.
+        train_attributes (Sequence[Mapping]): Per train image, its object's
+            attribute values.
+        test_images (torch.Tensor): ``[M, 3, H, W]``, normalised.
+        test_attributes (Sequence[Mapping]): Per test image, likewise.
+        attributes (Mapping): attribute -> its values (default: those of
+            :data:`ATTRIBUTE_PROMPTS`).
+        batch_size (int): Images per forward pass.
+
+    Returns:
+        dict: attribute -> ``{'accuracy', 'chance', 'num_train', 'num'}``.
+    """
+    if attributes is None:
+        attributes = {a: list(v) for a, v in ATTRIBUTE_PROMPTS.items()}
+    for name, images, records in (('train', train_images, train_attributes),
+                                  ('test', test_images, test_attributes)):
+        if len(records) != len(images):
+            raise ValueError(f'{len(images)} {name} images but '
+                             f'{len(records)} attribute records')
+    model.eval()
+
+    def embed(images):  # [N, 3, H, W] -> [N, D]
+        return torch.cat([model.encode_image(images[i:i + batch_size])
+                          for i in range(0, len(images), batch_size)])
+
+    train_feats, test_feats = embed(train_images), embed(test_images)
+    results = {}
+    for attribute, values in attributes.items():
+        values = list(values)
+        labels = []
+        for name, records in (('train', train_attributes),
+                              ('test', test_attributes)):
+            bad = [i for i, a in enumerate(records)
+                   if a.get(attribute) not in values]
+            if bad:
+                raise KeyError(f'attribute {attribute!r}: {name} image '
+                               f'{bad[0]} has value '
+                               f'{records[bad[0]].get(attribute)!r}, not one '
+                               f'of {values}')
+            labels.append(torch.tensor([values.index(a[attribute])
+                                        for a in records]))
+        results[attribute] = dict(
+            accuracy=linear_probe_accuracy(train_feats, labels[0], test_feats,
+                                           labels[1], len(values)),
+            chance=1 / len(values), num_train=len(train_attributes),
+            num=len(test_attributes))
     return results
 
 

@@ -4,8 +4,10 @@ import pytest
 import torch
 
 from mmidc.evaluation.zero_shot import (ATTRIBUTE_PROMPTS,
+                                        attribute_linear_probe,
                                         attribute_zero_shot,
-                                        to_model_input, zero_shot_accuracy)
+                                        linear_probe_accuracy, to_model_input,
+                                        zero_shot_accuracy)
 
 
 def test_accuracy_by_cosine_not_dot_product():
@@ -76,3 +78,67 @@ def test_to_model_input():
     x = to_model_input(images, (0.5, 0.5, 0.5), (0.25, 0.5, 1.0))
     assert x.shape == (2, 3, 4, 6)
     assert torch.allclose(x[0, :, 0, 0], torch.tensor([2., 1., 0.5]))
+
+
+def test_linear_probe_reads_a_linear_code_and_not_noise():
+    g = torch.Generator().manual_seed(0)
+    labels = torch.randint(0, 3, (300, ), generator=g)
+    # class k shifts feature k; the other 13 features are noise
+    feats = torch.randn(300, 16, generator=g)
+    feats[torch.arange(300), labels] += 4
+    assert linear_probe_accuracy(feats[:200], labels[:200], feats[200:],
+                                 labels[200:], 3) >= 0.95
+    # labels unrelated to the features: about chance on held-out ones
+    noise = torch.randint(0, 3, (300, ), generator=g)
+    assert linear_probe_accuracy(feats[:200], noise[:200], feats[200:],
+                                 noise[200:], 3) < 0.5
+
+
+def test_linear_probe_bad_shapes_are_named():
+    with pytest.raises(ValueError, match='train features must be'):
+        linear_probe_accuracy(torch.ones(3, 2), torch.zeros(2).long(),
+                              torch.ones(3, 2), torch.zeros(3).long(), 2)
+    with pytest.raises(ValueError, match='differ in width: 2 vs 3'):
+        linear_probe_accuracy(torch.ones(3, 2), torch.zeros(3).long(),
+                              torch.ones(3, 3), torch.zeros(3).long(), 2)
+
+
+class ColourCodeModel(torch.nn.Module):
+    """Image embedding: a one-hot of the colour index in pixel [0, 0, 0],
+    plus noise; nothing about the other attributes."""
+
+    def encode_image(self, images):
+        g = torch.Generator().manual_seed(int(images.shape[0]))
+        code = torch.nn.functional.one_hot(images[:, 0, 0, 0].long(), 8)
+        return code.float() + 0.1 * torch.randn(len(images), 8, generator=g)
+
+
+def test_attribute_linear_probe_reads_what_the_embedding_holds():
+    colours = list(ATTRIBUTE_PROMPTS['color'])
+    g = torch.Generator().manual_seed(1)
+
+    def data(n):
+        colour = torch.randint(0, 8, (n, ), generator=g)
+        shape = torch.randint(0, 3, (n, ), generator=g)
+        shapes = list(ATTRIBUTE_PROMPTS['shape'])
+        images = torch.zeros(n, 3, 2, 2)
+        images[:, 0, 0, 0] = colour.float()
+        records = [dict(color=colours[c], shape=shapes[s])
+                   for c, s in zip(colour.tolist(), shape.tolist())]
+        return images, records
+
+    (train, train_rec), (test, test_rec) = data(240), data(120)
+    attributes = {'color': colours, 'shape': list(ATTRIBUTE_PROMPTS['shape'])}
+    results = attribute_linear_probe(ColourCodeModel(), train, train_rec,
+                                     test, test_rec, attributes)
+    assert results['color'] == dict(accuracy=1.0, chance=1 / 8,
+                                    num_train=240, num=120)
+    assert results['shape']['accuracy'] < 0.5  # chance 1/3
+    test_rec[5]['shape'] = 'torus'
+    with pytest.raises(KeyError, match="'shape': test image 5 has value "
+                       "'torus'"):
+        attribute_linear_probe(ColourCodeModel(), train, train_rec, test,
+                               test_rec, attributes)
+    with pytest.raises(ValueError, match='240 train images but 239'):
+        attribute_linear_probe(ColourCodeModel(), train, train_rec[:239],
+                               test, test_rec, attributes)

@@ -1,6 +1,8 @@
 """tools/analysis_tools/tiny_clip_zero_shot.py on a random tiny CLIP."""
 import json
 
+import pytest
+
 from tests.helpers import load_tool
 from tests.helpers.tiny_models import write_tiny_clip
 
@@ -17,3 +19,24 @@ def test_prints_and_writes_each_attribute(tmp_path, capsys):
     assert json.load(open(out)) == results
     printed = capsys.readouterr().out
     assert 'material' in printed and '50.0%' in printed
+
+
+def test_linear_probe_and_random_init(tmp_path, capsys):
+    tool = load_tool('tools/analysis_tools/tiny_clip_zero_shot.py')
+    out = str(tmp_path / 'zs.json')
+    results = tool.main(['--random-init', '--num-images', '4',
+                         '--linear-probe', '6', '--out', out])
+    assert all(0 <= r['linear_probe'] <= 1 and r['num_probe_train'] == 6
+               for r in results.values())
+    assert json.load(open(out)) == results
+    printed = capsys.readouterr().out
+    assert 'random initialisation' in printed and 'linear probe' in printed
+    # a checkpoint and --random-init, or neither: named
+    ckpt = write_tiny_clip(tmp_path / 'tiny.safetensors')
+    for argv in ([], [ckpt, '--random-init']):
+        with pytest.raises(SystemExit):
+            tool.main(argv)
+        assert 'a checkpoint or --random-init' in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        tool.main([ckpt, '--linear-probe', '-1'])
+    assert '--linear-probe takes' in capsys.readouterr().err

@@ -6,21 +6,37 @@ and size zero-shot ("a photo of a red object", ...), printing the accuracy
 beside chance::
 
     python tools/analysis_tools/tiny_clip_zero_shot.py \\
-        work_dirs/tiny_clip/mmidc-tiny-clip.safetensors
+        work_dirs/tiny_clip/mmidc-tiny-clip.safetensors [--linear-probe 1500]
+
+``--linear-probe N`` also fits a logistic regression per attribute on the
+image embeddings of ``N`` other renders (seed ``--seed + 1``) and scores it
+on the same held-out renders: what the image tower encodes, whatever the
+text tower makes of the prompts. ``--random-init`` measures the
+architecture's random initialisation instead of a checkpoint (the baseline
+for the probe).
 """
 import argparse
 import json
+from typing import Optional
 
 import torch
 
 from mmidc.synthetic.clip_corpus import zero_shot_renders
-from mmidc.evaluation.zero_shot import attribute_zero_shot, to_model_input
+from mmidc.evaluation.zero_shot import (attribute_linear_probe,
+                                        attribute_zero_shot, to_model_input)
 from mmidc.models.utils.open_clip_utils import register_model_configs
 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('checkpoint', help='CLIP weights (open_clip names)')
+    parser.add_argument('checkpoint', nargs='?',
+                        help='CLIP weights (open_clip names)')
+    parser.add_argument('--random-init', action='store_true',
+                        help='the architecture randomly initialised, no '
+                        'checkpoint (a baseline)')
+    parser.add_argument('--linear-probe', type=int, default=0, metavar='N',
+                        help='also a linear probe of the image embedding, '
+                        'trained on N other renders (default: none)')
     parser.add_argument('--arch', default='mmidc-tiny-clip',
                         help='open_clip model name (default: %(default)s)')
     parser.add_argument('--num-images', type=int, default=500,
@@ -29,35 +45,62 @@ def parse_args(argv=None):
                         help='seed of the renders (default: %(default)s)')
     parser.add_argument('--out', default=None,
                         help='also write the results to this JSON file')
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if (args.checkpoint is None) == (not args.random_init):
+        parser.error('give a checkpoint or --random-init (one of them)')
+    if args.linear_probe < 0:
+        parser.error(f'--linear-probe takes a number of renders >= 0, got '
+                     f'{args.linear_probe}')
+    return args
 
 
-def evaluate(checkpoint: str, arch: str = 'mmidc-tiny-clip',
-             num_images: int = 500, seed: int = 0) -> dict:
-    """Load ``checkpoint`` into open_clip's ``arch`` and measure it."""
+def evaluate(checkpoint: Optional[str], arch: str = 'mmidc-tiny-clip',
+             num_images: int = 500, seed: int = 0,
+             linear_probe: int = 0) -> dict:
+    """Load ``checkpoint`` (None: random weights) into open_clip's ``arch``
+    and measure it; with ``linear_probe`` renders, also probe it."""
     import open_clip
     register_model_configs()
     model = open_clip.create_model(arch, pretrained=checkpoint, device='cpu')
     height, width = model.visual.image_size
-    images, objects = zero_shot_renders(num_images, seed,
-                                        image_size=(height, width))
-    pixels = to_model_input(images, model.visual.image_mean
-                            or open_clip.OPENAI_DATASET_MEAN,
-                            model.visual.image_std
-                            or open_clip.OPENAI_DATASET_STD)
-    return attribute_zero_shot(model, open_clip.get_tokenizer(arch), pixels,
-                               [o.to_dict() for o in objects])
+    mean = model.visual.image_mean or open_clip.OPENAI_DATASET_MEAN
+    std = model.visual.image_std or open_clip.OPENAI_DATASET_STD
+
+    def renders(num, render_seed):
+        images, objects = zero_shot_renders(num, render_seed,
+                                            image_size=(height, width))
+        return (to_model_input(images, mean, std),
+                [o.to_dict() for o in objects])
+
+    pixels, records = renders(num_images, seed)
+    results = attribute_zero_shot(model, open_clip.get_tokenizer(arch),
+                                  pixels, records)
+    if linear_probe:
+        train_pixels, train_records = renders(linear_probe, seed + 1)
+        probe = attribute_linear_probe(model, train_pixels, train_records,
+                                       pixels, records)
+        for attribute, found in probe.items():
+            results[attribute].update(linear_probe=found['accuracy'],
+                                      num_probe_train=found['num_train'])
+    return results
 
 
 def main(argv=None):
     args = parse_args(argv)
     torch.manual_seed(0)
-    results = evaluate(args.checkpoint, args.arch, args.num_images, args.seed)
-    print(f'zero-shot attribute accuracy, {args.num_images} held-out '
-          f'single-object renders (seed {args.seed}):')
-    print(f'{"attribute":<10} {"accuracy":>9} {"chance":>7}')
+    results = evaluate(args.checkpoint, args.arch, args.num_images, args.seed,
+                       args.linear_probe)
+    weights = args.checkpoint or f'{args.arch}, random initialisation'
+    print(f'zero-shot attribute accuracy of {weights}, {args.num_images} '
+          f'held-out single-object renders (seed {args.seed})' +
+          (f'; linear probe trained on {args.linear_probe} others (seed '
+           f'{args.seed + 1})' if args.linear_probe else '') + ':')
+    probe = ' linear probe' if args.linear_probe else ''
+    print(f'{"attribute":<10} {"accuracy":>9}{probe} {"chance":>7}')
     for name, r in results.items():
-        print(f'{name:<10} {100 * r["accuracy"]:>8.1f}% '
+        probed = (f' {100 * r["linear_probe"]:>11.1f}%'
+                  if args.linear_probe else '')
+        print(f'{name:<10} {100 * r["accuracy"]:>8.1f}%{probed} '
               f'{100 * r["chance"]:>6.1f}%')
     if args.out:
         with open(args.out, 'w') as f:
