@@ -9,16 +9,24 @@ A linear probe asks the image tower alone: a multinomial logistic regression
 on the image embeddings of held-out training renders, scored on the test
 renders. An attribute the probe reads but zero-shot misses is a text-side
 (alignment) gap; one the probe cannot read is not in the image embedding.
+
+A fine-tuned probe trains a copy of the image tower itself with the labels:
+what the architecture can learn of an attribute from that many labelled
+renders, a ceiling for what pre-training could put in the embedding.
 """
-from typing import Dict, Mapping, Sequence
+import copy
+from typing import Dict, List, Mapping, Sequence
 
 import numpy as np
 import torch
+from mmengine.logging import print_log
 
 from ..synthetic.properties import COLORS, MATERIALS, SHAPES, SIZES
 
 __all__ = ['ATTRIBUTE_PROMPTS', 'zero_shot_accuracy', 'attribute_zero_shot',
-           'linear_probe_accuracy', 'attribute_linear_probe', 'to_model_input']
+           'linear_probe_accuracy', 'attribute_linear_probe',
+           'finetune_probe_accuracy', 'attribute_finetune_probe',
+           'to_model_input']
 
 #: attribute -> {value: prompt}; the values are the scene graphs' names.
 ATTRIBUTE_PROMPTS = {
@@ -156,6 +164,25 @@ def linear_probe_accuracy(train_features: torch.Tensor,
     return float((predicted == test_labels).float().mean())
 
 
+def _split_labels(attribute: str, values: Sequence[str],
+                  train_attributes: Sequence[Mapping[str, str]],
+                  test_attributes: Sequence[Mapping[str, str]]) -> list:
+    """``[train labels [N], test labels [M]]`` of ``attribute``; a value not
+    in ``values`` is named with its split and image."""
+    labels = []
+    for name, records in (('train', train_attributes),
+                          ('test', test_attributes)):
+        bad = [i for i, a in enumerate(records)
+               if a.get(attribute) not in values]
+        if bad:
+            raise KeyError(f'attribute {attribute!r}: {name} image {bad[0]} '
+                           f'has value {records[bad[0]].get(attribute)!r}, '
+                           f'not one of {list(values)}')
+        labels.append(torch.tensor([values.index(a[attribute])
+                                    for a in records]))
+    return labels
+
+
 @torch.no_grad()
 def attribute_linear_probe(
         model: torch.nn.Module,
@@ -198,21 +225,135 @@ def attribute_linear_probe(
     results = {}
     for attribute, values in attributes.items():
         values = list(values)
-        labels = []
-        for name, records in (('train', train_attributes),
-                              ('test', test_attributes)):
-            bad = [i for i, a in enumerate(records)
-                   if a.get(attribute) not in values]
-            if bad:
-                raise KeyError(f'attribute {attribute!r}: {name} image '
-                               f'{bad[0]} has value '
-                               f'{records[bad[0]].get(attribute)!r}, not one '
-                               f'of {values}')
-            labels.append(torch.tensor([values.index(a[attribute])
-                                        for a in records]))
+        labels = _split_labels(attribute, values, train_attributes,
+                               test_attributes)
         results[attribute] = dict(
             accuracy=linear_probe_accuracy(train_feats, labels[0], test_feats,
                                            labels[1], len(values)),
+            chance=1 / len(values), num_train=len(train_attributes),
+            num=len(test_attributes))
+    return results
+
+
+def finetune_probe_accuracy(tower: torch.nn.Module,
+                            train_images: torch.Tensor,
+                            train_labels: torch.Tensor,
+                            test_images: torch.Tensor,
+                            test_labels: torch.Tensor, num_classes: int,
+                            epochs: int = 5, lr: float = 3e-4,
+                            weight_decay: float = 0.05, batch_size: int = 64,
+                            seed: int = 0, name: str = 'probe') -> List[float]:
+    """Test accuracy after each epoch of supervised training of a copy of
+    ``tower`` with a linear classifier on its output.
+
+    ``tower`` itself is left unchanged. AdamW trains every parameter of the
+    copy and the classifier (a ``Linear`` over the tower's ``[N, D]``
+    output) with cross-entropy, in shuffled batches; the classifier's
+    initialisation and the order of the batches come from ``seed``.
+
+    Args:
+        tower (nn.Module): ``[N, 3, H, W]`` -> ``[N, D]`` (e.g. an open_clip
+            model's ``visual``).
+        train_images (torch.Tensor): ``[N, 3, H, W]``, normalised.
+        train_labels (torch.Tensor): ``[N]`` class indices.
+        test_images (torch.Tensor): ``[M, 3, H, W]``, normalised.
+        test_labels (torch.Tensor): ``[M]`` class indices.
+        num_classes (int): Number of classes.
+        epochs (int): Passes over the train images.
+        lr (float): AdamW learning rate.
+        weight_decay (float): AdamW weight decay.
+        batch_size (int): Images per step.
+        seed (int): Seed of the classifier's initialisation and the order.
+        name (str): Name in the progress log.
+    """
+    for split, images, labels in (('train', train_images, train_labels),
+                                  ('test', test_images, test_labels)):
+        if images.ndim != 4 or labels.shape != (images.shape[0], ):
+            raise ValueError(f'{split} images must be [N, 3, H, W] with [N] '
+                             f'labels, got {tuple(images.shape)} and '
+                             f'{tuple(labels.shape)}')
+    if epochs < 1:
+        raise ValueError(f'epochs must be >= 1, got {epochs}')
+    tower = copy.deepcopy(tower)
+    generator = torch.Generator().manual_seed(seed)
+
+    def predict(images):  # [M, 3, H, W] -> [M]
+        tower.eval()
+        with torch.no_grad():
+            return torch.cat([
+                classifier(tower(images[i:i + batch_size])).argmax(-1)
+                for i in range(0, len(images), batch_size)])
+
+    with torch.no_grad():
+        width = tower(test_images[:1]).shape[-1]
+    classifier = torch.nn.Linear(width, num_classes)
+    with torch.no_grad():
+        bound = 1 / width**0.5
+        classifier.weight.uniform_(-bound, bound, generator=generator)
+        classifier.bias.uniform_(-bound, bound, generator=generator)
+    optimizer = torch.optim.AdamW(
+        list(tower.parameters()) + list(classifier.parameters()), lr=lr,
+        weight_decay=weight_decay)
+    accuracies = []
+    with torch.enable_grad():
+        for epoch in range(epochs):
+            tower.train()
+            order = torch.randperm(len(train_images), generator=generator)
+            total = 0.
+            for i in range(0, len(order), batch_size):
+                batch = order[i:i + batch_size]
+                logits = classifier(tower(train_images[batch]))  # [B, C]
+                loss = torch.nn.functional.cross_entropy(
+                    logits, train_labels[batch])
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                total += float(loss) * len(batch)
+            accuracies.append(float(
+                (predict(test_images) == test_labels).float().mean()))
+            print_log(f'fine-tuned probe ({name}): epoch {epoch + 1}/'
+                      f'{epochs}, train loss {total / len(order):.3f}, test '
+                      f'accuracy {100 * accuracies[-1]:.1f}%',
+                      logger='current')
+    return accuracies
+
+
+def attribute_finetune_probe(
+        model: torch.nn.Module,
+        train_images: torch.Tensor,
+        train_attributes: Sequence[Mapping[str, str]],
+        test_images: torch.Tensor,
+        test_attributes: Sequence[Mapping[str, str]],
+        attributes: Mapping[str, Sequence[str]],
+        **kwargs) -> Dict[str, dict]:
+    """Fine-tuned-probe accuracy of an open_clip model's image tower per
+    attribute, each attribute trained from the model's own weights.
+
+    Args:
+        model (nn.Module): An open_clip CLIP (its ``visual`` is trained, on a
+            copy).
+        train_images (torch.Tensor): ``[N, 3, H, W]``, normalised.
+        train_attributes (Sequence[Mapping]): Per train image, its object's
+            attribute values.
+        test_images (torch.Tensor): ``[M, 3, H, W]``, normalised.
+        test_attributes (Sequence[Mapping]): Per test image, likewise.
+        attributes (Mapping): attribute -> its values.
+        **kwargs: :func:`finetune_probe_accuracy`'s options.
+
+    Returns:
+        dict: attribute -> ``{'accuracy'`` (after the last epoch),
+        ``'per_epoch', 'chance', 'num_train', 'num'}``.
+    """
+    results = {}
+    for attribute, values in attributes.items():
+        values = list(values)
+        labels = _split_labels(attribute, values, train_attributes,
+                               test_attributes)
+        per_epoch = finetune_probe_accuracy(
+            model.visual, train_images, labels[0], test_images, labels[1],
+            len(values), name=attribute, **kwargs)
+        results[attribute] = dict(
+            accuracy=per_epoch[-1], per_epoch=per_epoch,
             chance=1 / len(values), num_train=len(train_attributes),
             num=len(test_attributes))
     return results

@@ -6,6 +6,7 @@ import torch
 from mmidc.evaluation.zero_shot import (ATTRIBUTE_PROMPTS,
                                         attribute_linear_probe,
                                         attribute_zero_shot,
+                                        finetune_probe_accuracy,
                                         linear_probe_accuracy, to_model_input,
                                         zero_shot_accuracy)
 
@@ -142,3 +143,33 @@ def test_attribute_linear_probe_reads_what_the_embedding_holds():
     with pytest.raises(ValueError, match='240 train images but 239'):
         attribute_linear_probe(ColourCodeModel(), train, train_rec[:239],
                                test, test_rec, attributes)
+
+
+def test_finetune_probe_learns_a_pixel_code_and_leaves_the_tower_alone():
+    g = torch.Generator().manual_seed(2)
+
+    def data(n):
+        labels = torch.randint(0, 3, (n, ), generator=g)
+        images = torch.randn(n, 3, 4, 4, generator=g)
+        images[torch.arange(n), 0, 0, labels] += 6  # class k: pixel k bright
+        return images, labels
+
+    (train, train_y), (test, test_y) = data(300), data(100)
+    tower = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(48, 8))
+    before = {k: v.clone() for k, v in tower.state_dict().items()}
+    per_epoch = finetune_probe_accuracy(tower, train, train_y, test, test_y,
+                                        3, epochs=4, lr=1e-2)
+    assert len(per_epoch) == 4 and per_epoch[-1] >= 0.9
+    assert all(torch.equal(before[k], v)
+               for k, v in tower.state_dict().items())
+    # same seed, same run; labels that the pixels do not hold: near chance
+    assert finetune_probe_accuracy(tower, train, train_y, test, test_y, 3,
+                                   epochs=4, lr=1e-2) == per_epoch
+    noise = torch.randint(0, 3, (300, ), generator=g)
+    assert finetune_probe_accuracy(tower, train, noise, test, test_y, 3,
+                                   epochs=4, lr=1e-2)[-1] < 0.6
+    with pytest.raises(ValueError, match='test images must be'):
+        finetune_probe_accuracy(tower, train, train_y, test[0], test_y, 3)
+    with pytest.raises(ValueError, match='epochs must be >= 1, got 0'):
+        finetune_probe_accuracy(tower, train, train_y, test, test_y, 3,
+                                epochs=0)

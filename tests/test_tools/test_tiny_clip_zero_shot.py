@@ -40,3 +40,19 @@ def test_linear_probe_and_random_init(tmp_path, capsys):
     with pytest.raises(SystemExit):
         tool.main([ckpt, '--linear-probe', '-1'])
     assert '--linear-probe takes' in capsys.readouterr().err
+
+
+def test_finetuned_probe(tmp_path, capsys):
+    tool = load_tool('tools/analysis_tools/tiny_clip_zero_shot.py')
+    results = tool.main(['--random-init', '--num-images', '3',
+                         '--finetune', '4', '--finetune-epochs', '2'])
+    shape = results['shape']
+    assert len(shape['finetuned_per_epoch']) == 2
+    assert shape['finetuned'] == shape['finetuned_per_epoch'][-1]
+    assert shape['num_finetune_train'] == 4
+    assert 'finetuned' not in results['color']
+    assert 'fine-tuned' in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        tool.main(['--random-init', '--finetune', '4',
+                   '--finetune-epochs', '0'])
+    assert '--finetune-epochs' in capsys.readouterr().err
