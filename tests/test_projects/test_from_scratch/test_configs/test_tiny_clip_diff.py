@@ -2,7 +2,8 @@
 clip-diff_...): both stages load the tiny CLIP, a two-step run of each trains
 every trainable tensor and no frozen one, and the captioner starts from the
 adaptation run's encoder; the ablation spec that runs them loads, and its
-CLIP-FT row is the clip-ft-caption_tiny-clip-prior config the quickstart trains."""
+CLIP-FT row is the clip-ft-caption_tiny-clip-prior config the quickstart trains;
+the spec of the longer-pretrained CLIP differs from it only in the checkpoint."""
 import torch
 from mmengine.config import Config
 from mmengine.runner import Runner
@@ -21,6 +22,7 @@ ADAPT = 'clip4idc-adapt_tiny-clip-diff_synthetic-clevr-change.py'
 CAPTION = 'clip4idc-caption_tiny-clip-diff_synthetic-clevr-change.py'
 CLIP_FT = 'clip-ft-caption_tiny-clip-prior_synthetic-clevr-change.py'
 SPEC = REPO / 'tools/analysis_tools/ablation_specs/tiny_clip_path.py'
+LONG_SPEC = REPO / 'tools/analysis_tools/ablation_specs/tiny_clip_long.py'
 
 
 def tiny_run(name: str, root: str, work_dir: str, **options) -> Runner:
@@ -101,3 +103,23 @@ def test_the_clip_ft_config_is_the_spec_row(monkeypatch):
     assert config['backbone']['num_inter_layers'] == 0
     assert config['backbone']['extra_segments'] == []
     assert config['init_backbone_from'] is None
+
+
+def test_the_long_spec_is_the_same_rows_on_the_longer_clip(monkeypatch):
+    monkeypatch.chdir(REPO)
+    long_clip = 'work_dirs/tiny_clip_n24k/mmidc-tiny-clip.safetensors'
+    base = {r['name']: r for r in load_rows(str(SPEC))}
+    for row in load_rows(str(LONG_SPEC)):
+        plan, same = run_options(row, 0), run_options(base[row['name']], 0)
+        for stage in ('adapt', 'caption'):
+            if plan[stage] is None:
+                assert same[stage] is None
+                continue
+            cfg = load_config(plan[stage]['config'], plan[stage]['options'])
+            ref = load_config(same[stage]['config'], same[stage]['options'])
+            model = cfg.model if stage == 'adapt' else cfg.model.backbone
+            assert model.pretrained == long_clip, (row['name'], stage)
+            # nothing else differs from the 8-epoch CLIP's row
+            model.pretrained = (ref.model if stage == 'adapt'
+                                else ref.model.backbone).pretrained
+            assert cfg.model.to_dict() == ref.model.to_dict()
