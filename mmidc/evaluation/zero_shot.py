@@ -308,7 +308,7 @@ def finetune_probe_accuracy(tower: torch.nn.Module,
                 optimizer.zero_grad()
                 loss.backward()
                 optimizer.step()
-                total += float(loss) * len(batch)
+                total += loss.item() * len(batch)
             accuracies.append(float(
                 (predict(test_images) == test_labels).float().mean()))
             print_log(f'fine-tuned probe ({name}): epoch {epoch + 1}/'
