@@ -94,15 +94,8 @@ def attribute_zero_shot(
     results = {}
     for attribute, by_value in prompts.items():
         values = list(by_value)
-        missing = [i for i, a in enumerate(attributes)
-                   if a.get(attribute) not in by_value]
-        if missing:
-            raise KeyError(f'attribute {attribute!r}: image {missing[0]} has '
-                           f'value {attributes[missing[0]].get(attribute)!r}, '
-                           f'not one of {values}')
         text = model.encode_text(tokenizer([by_value[v] for v in values]))
-        labels = torch.tensor([values.index(a[attribute])
-                               for a in attributes])
+        labels = attribute_labels(attribute, values, attributes)
         results[attribute] = dict(
             accuracy=zero_shot_accuracy(feats, text, labels),
             chance=1 / len(values), num=len(attributes))
@@ -164,23 +157,19 @@ def linear_probe_accuracy(train_features: torch.Tensor,
     return float((predicted == test_labels).float().mean())
 
 
-def _split_labels(attribute: str, values: Sequence[str],
-                  train_attributes: Sequence[Mapping[str, str]],
-                  test_attributes: Sequence[Mapping[str, str]]) -> list:
-    """``[train labels [N], test labels [M]]`` of ``attribute``; a value not
-    in ``values`` is named with its split and image."""
-    labels = []
-    for name, records in (('train', train_attributes),
-                          ('test', test_attributes)):
-        bad = [i for i, a in enumerate(records)
-               if a.get(attribute) not in values]
-        if bad:
-            raise KeyError(f'attribute {attribute!r}: {name} image {bad[0]} '
-                           f'has value {records[bad[0]].get(attribute)!r}, '
-                           f'not one of {list(values)}')
-        labels.append(torch.tensor([values.index(a[attribute])
-                                    for a in records]))
-    return labels
+def attribute_labels(attribute: str, values: Sequence[str],
+                     records: Sequence[Mapping[str, str]],
+                     split: str = '') -> torch.Tensor:
+    """``[N]`` indices in ``values`` of each record's ``attribute``; a value
+    not in ``values`` is named with its image (and ``split``)."""
+    values = list(values)
+    bad = [i for i, a in enumerate(records) if a.get(attribute) not in values]
+    if bad:
+        where = f'{split} image' if split else 'image'
+        raise KeyError(f'attribute {attribute!r}: {where} {bad[0]} has value '
+                       f'{records[bad[0]].get(attribute)!r}, not one of '
+                       f'{values}')
+    return torch.tensor([values.index(a[attribute]) for a in records])
 
 
 @torch.no_grad()
@@ -225,8 +214,9 @@ def attribute_linear_probe(
     results = {}
     for attribute, values in attributes.items():
         values = list(values)
-        labels = _split_labels(attribute, values, train_attributes,
-                               test_attributes)
+        labels = [attribute_labels(attribute, values, train_attributes,
+                                   'train'),
+                  attribute_labels(attribute, values, test_attributes, 'test')]
         results[attribute] = dict(
             accuracy=linear_probe_accuracy(train_feats, labels[0], test_feats,
                                            labels[1], len(values)),
@@ -347,8 +337,9 @@ def attribute_finetune_probe(
     results = {}
     for attribute, values in attributes.items():
         values = list(values)
-        labels = _split_labels(attribute, values, train_attributes,
-                               test_attributes)
+        labels = [attribute_labels(attribute, values, train_attributes,
+                                   'train'),
+                  attribute_labels(attribute, values, test_attributes, 'test')]
         per_epoch = finetune_probe_accuracy(
             model.visual, train_images, labels[0], test_images, labels[1],
             len(values), name=attribute, **kwargs)
