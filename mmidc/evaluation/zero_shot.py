@@ -102,6 +102,18 @@ def attribute_zero_shot(
     return results
 
 
+def _check_labelled(kind: str, layout: str, train: torch.Tensor,
+                    train_labels: torch.Tensor, test: torch.Tensor,
+                    test_labels: torch.Tensor) -> None:
+    """Each split's ``kind`` has ``layout``'s rank and one label per row."""
+    for split, x, labels in (('train', train, train_labels),
+                             ('test', test, test_labels)):
+        if x.ndim != layout.count(',') + 1 or labels.shape != (x.shape[0], ):
+            raise ValueError(f'{split} {kind} must be {layout} with [N] '
+                             f'labels, got {tuple(x.shape)} and '
+                             f'{tuple(labels.shape)}')
+
+
 def linear_probe_accuracy(train_features: torch.Tensor,
                           train_labels: torch.Tensor,
                           test_features: torch.Tensor,
@@ -123,12 +135,8 @@ def linear_probe_accuracy(train_features: torch.Tensor,
         weight_decay (float): L2 penalty on the weights.
         max_iter (int): L-BFGS iterations.
     """
-    for name, feats, labels in (('train', train_features, train_labels),
-                                ('test', test_features, test_labels)):
-        if feats.ndim != 2 or labels.shape != (feats.shape[0], ):
-            raise ValueError(f'{name} features must be [N, D] with [N] '
-                             f'labels, got {tuple(feats.shape)} and '
-                             f'{tuple(labels.shape)}')
+    _check_labelled('features', '[N, D]', train_features, train_labels,
+                    test_features, test_labels)
     if train_features.shape[1] != test_features.shape[1]:
         raise ValueError(f'train and test features differ in width: '
                          f'{train_features.shape[1]} vs '
@@ -256,12 +264,8 @@ def finetune_probe_accuracy(tower: torch.nn.Module,
         seed (int): Seed of the classifier's initialisation and the order.
         name (str): Name in the progress log.
     """
-    for split, images, labels in (('train', train_images, train_labels),
-                                  ('test', test_images, test_labels)):
-        if images.ndim != 4 or labels.shape != (images.shape[0], ):
-            raise ValueError(f'{split} images must be [N, 3, H, W] with [N] '
-                             f'labels, got {tuple(images.shape)} and '
-                             f'{tuple(labels.shape)}')
+    _check_labelled('images', '[N, 3, H, W]', train_images, train_labels,
+                    test_images, test_labels)
     if epochs < 1:
         raise ValueError(f'epochs must be >= 1, got {epochs}')
     tower = copy.deepcopy(tower)
