@@ -137,7 +137,8 @@ def tool_env(extra_pythonpath: str = None, extra_env: dict = None) -> dict:
     """Environment for tool subprocesses: one thread, the repo importable
     (plus ``extra_env``)."""
     env = dict(os.environ, OMP_NUM_THREADS='1', MKL_NUM_THREADS='1',
-               CUDA_VISIBLE_DEVICES='', **(extra_env or {}))
+               CUDA_VISIBLE_DEVICES='')
+    env.update(extra_env or {})  # may override the defaults (a GPU test's device)
     paths = [str(REPO)] + ([extra_pythonpath] if extra_pythonpath else [])
     env['PYTHONPATH'] = os.pathsep.join(paths + [env.get('PYTHONPATH', '')])
     return env
