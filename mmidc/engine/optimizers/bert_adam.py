@@ -48,6 +48,10 @@ class BertAdam(Optimizer):
         foreach (bool, optional): Update all tensors of a group with
             ``torch._foreach_*`` ops (fewer kernel launches) or one tensor at a
             time. Defaults to None: foreach when every tensor is on a GPU.
+            Groups whose hyperparameters are equal are updated together:
+            MMEngine's ``paramwise_cfg`` makes one group per parameter (about
+            200 for a ViT-B/32), which would otherwise cost a dozen kernel
+            launches per parameter.
     """
 
     def __init__(self,
@@ -80,6 +84,8 @@ class BertAdam(Optimizer):
         if closure is not None:
             with torch.enable_grad():
                 loss = closure()
+        # foreach groups of equal hyperparameters, updated together
+        buckets = {}
         for group in self.param_groups:
             params = [p for p in group['params'] if p.grad is not None]
             if not params:
@@ -97,7 +103,14 @@ class BertAdam(Optimizer):
             foreach = group['foreach']
             if foreach is None:  # one kernel per op for all tensors on GPUs
                 foreach = all(p.is_cuda for p in params)
-            (self._foreach_update if foreach else self._update)(group, params)
+            if not foreach:
+                self._update(group, params)
+                continue
+            key = tuple(group[k] for k in ('lr', 'betas', 'eps', 'weight_decay',
+                                           'max_grad_norm'))
+            buckets.setdefault(key, (group, []))[1].extend(params)
+        for group, params in buckets.values():
+            self._foreach_update(group, params)
         return loss
 
     def _update(self, group: dict, params: List[torch.Tensor]) -> None:

@@ -117,3 +117,40 @@ def test_foreach_update_equals_the_loop():
         runs.append(params)
     for loop, foreach in zip(*runs):
         torch.testing.assert_close(foreach, loop, rtol=1e-12, atol=1e-15)
+
+
+def test_foreach_groups_of_equal_settings_update_together(monkeypatch):
+    """One foreach update per distinct setting (MMEngine's paramwise_cfg
+    makes a group per parameter), with the same result as one update per
+    group, bit for bit."""
+    start = [torch.randn(s, dtype=torch.float32) for s in ((3, 4), (5,), (2, 2), (7,))]
+    settings = [dict(), dict(weight_decay=0.0), dict(), dict(lr=0.1)]
+    runs, calls = [], []
+    real = BertAdam._foreach_update
+    for bucketed in (True, False):
+        params = [nn.Parameter(t.clone()) for t in start]
+        opt = BertAdam([dict(params=[p], **kw) for p, kw in zip(params, settings)],
+                       lr=0.01, betas=(0.9, 0.98), weight_decay=0.2, foreach=True)
+        gen = torch.Generator().manual_seed(2)
+        for scale in (0.1, 10.0):
+            for p in params:
+                p.grad = scale * torch.randn(p.shape, generator=gen)
+            if bucketed:
+                monkeypatch.setattr(BertAdam, '_foreach_update', lambda self, g, ps: (
+                    calls.append(len(ps)), real(self, g, ps)))
+                opt.step()
+                monkeypatch.setattr(BertAdam, '_foreach_update', real)
+            else:  # the reference: one foreach update per group
+                for group in opt.param_groups:
+                    for p in group['params']:
+                        state = opt.state[p]
+                        if not state:
+                            state.update(step=0, exp_avg=torch.zeros_like(p),
+                                         exp_avg_sq=torch.zeros_like(p))
+                        state['step'] += 1
+                    with torch.no_grad():
+                        real(opt, group, group['params'])
+        runs.append(params)
+    assert calls == [2, 1, 1] * 2  # three settings, the first shared by two groups
+    for bucketed, per_group in zip(*runs):
+        assert torch.equal(bucketed, per_group)
