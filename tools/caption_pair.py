@@ -10,7 +10,7 @@ progress bar::
 
     python tools/caption_pair.py CONFIG CHECKPOINT \
         --pairs-file pairs.jsonl [--data-root DIR] --out results.jsonl \
-        [--batch-size 64] [--workers N] [--device cuda]
+        [--batch-size 64] [--workers N] [--worker-type auto] [--device cuda]
     python tools/caption_pair.py CONFIG CHECKPOINT --folder DIR --out results.jsonl
 
 ``pairs.jsonl`` uses ImagePairDataset's format (``{"img1": ..., "img2":
@@ -47,8 +47,14 @@ def parse_args(argv=None):
     parser.add_argument('--batch-size', type=int, default=64,
                         help='pairs per forward pass (default 64)')
     parser.add_argument('--workers', type=int, default=None,
-                        help='image-decoding threads (default: the cores, at '
-                        'most 16; 0: decode in the main thread)')
+                        help='image-decoding threads or processes (default: the '
+                        'cores, at most 16; 0: decode in the main thread)')
+    parser.add_argument('--worker-type', default='auto',
+                        choices=['auto', 'thread', 'process'],
+                        help='decode on threads or forked processes (default auto: '
+                        'processes for 4 or more workers, where fork exists; '
+                        'threads share one interpreter lock, which caps them at '
+                        'a few times one thread)')
     parser.add_argument('--device', default=None, help="'cpu', 'cuda', 'cuda:1'...")
     parser.add_argument('--max-pixels', type=float, default=40e6,
                         help='pixel budget per image (default 40e6): larger JPEGs '
@@ -88,17 +94,19 @@ def describe_error(err: Exception) -> str:
     return f'{type(err).__name__}: {err}'
 
 
-def caption_many(inferencer, pairs, out_file, batch_size, decode, workers=None):
+def caption_many(inferencer, pairs, out_file, batch_size, decode, workers=None,
+                 worker_type='auto'):
     """Caption ``PairRecord`` s in batches; returns the number that failed.
 
-    ``workers`` threads decode the next batches' images while the model
-    captions the current one (``IDCInferencer.prepared_batches``).
+    ``workers`` threads or processes decode the next batches' images while
+    the model captions the current one (``IDCInferencer.prepared_batches``).
     """
     failed = 0
     Path(out_file).parent.mkdir(parents=True, exist_ok=True)
     batches = inferencer.prepared_batches(
         [(p.img1, p.img2) for p in pairs], batch_size,
-        pair_ids=[p.pair_id for p in pairs], workers=workers)
+        pair_ids=[p.pair_id for p in pairs], workers=workers,
+        worker_type=worker_type)
     with open(out_file, 'w', encoding='utf-8') as out, \
             tqdm(total=len(pairs), unit='pair', desc='captioning') as bar:
         for batch in batches:
@@ -151,7 +159,7 @@ def main(argv=None):
         return 2
     start = time.perf_counter()
     failed = caption_many(inferencer, pairs, args.out, args.batch_size, {},
-                          args.workers)
+                          args.workers, args.worker_type)
     seconds = time.perf_counter() - start
     print(f'{len(pairs) - failed} of {len(pairs)} pairs captioned in '
           f'{seconds:.2f} s ({len(pairs) / seconds:.1f} pairs/s) -> {args.out}')

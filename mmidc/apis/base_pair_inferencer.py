@@ -1,8 +1,11 @@
 """What the captioning and retrieval inferencers share: model loading, input
 checking, batching, and the pair encoder's attention maps."""
+import itertools
+import multiprocessing
 import os
+import pickle
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -26,6 +29,51 @@ def _sample_or_raise(item: Union[dict, Exception]) -> dict:
     if isinstance(item, Exception):
         raise item
     return item
+
+
+WORKER_TYPES = ('thread', 'process')
+#: What the worker processes of ``prepared_batches`` prepare from: ``{call:
+#: (inferencer, pairs, ids)}``, filled before the pool forks its workers
+#: (they inherit it; nothing but the call and index crosses to them).
+_FORKED_CALLS = {}
+_CALL_IDS = itertools.count()
+
+
+def _prepare_one(inferencer, pairs, ids, index: int) -> PreparedPair:
+    before, after = pairs[index]
+    try:
+        return index, inferencer.prepare_pair(before, after, ids[index])
+    except Exception as err:  # noqa: B902 (one pair's failure)
+        return index, err
+
+
+def _init_forked_worker() -> None:
+    # one intra-op thread, as DataLoader workers: an OpenMP pool inherited
+    # from the parent by fork must not be used in the child
+    torch.set_num_threads(1)
+
+
+def resolve_worker_type(worker_type: str, workers: int, num_pairs: int) -> str:
+    """``'auto'``: processes for 4 or more workers on more pairs than
+    workers, where fork exists; threads otherwise (see
+    :meth:`BasePairInferencer.prepared_batches`)."""
+    if worker_type not in WORKER_TYPES + ('auto', ):
+        raise ValueError(f"worker_type must be 'auto' or one of {WORKER_TYPES}, "
+                         f'got {worker_type!r}')
+    can_fork = 'fork' in multiprocessing.get_all_start_methods()
+    if worker_type == 'process' and not can_fork:
+        raise ValueError("worker_type='process' needs the 'fork' start method "
+                         "(POSIX); use worker_type='thread'")
+    if worker_type == 'auto':
+        return 'process' if (can_fork and workers >= 4 and num_pairs > workers) \
+            else 'thread'
+    return worker_type
+
+
+def _prepare_in_forked_worker(call: int, index: int) -> bytes:
+    # pickled here by value: tensors then cross as bytes, not as shared-memory
+    # handles (one open file each)
+    return pickle.dumps(_prepare_one(*_FORKED_CALLS[call], index))
 
 
 class BasePairInferencer(BaseInferencer):
@@ -120,58 +168,82 @@ class BasePairInferencer(BaseInferencer):
                          batch_size: int = 1,
                          pair_ids: Optional[Sequence[str]] = None,
                          workers: Optional[int] = None,
-                         prefetch: int = 2) -> Iterator[List[PreparedPair]]:
-        """Prepare pairs on a pool of threads, ``batch_size`` at a time.
+                         prefetch: int = 2,
+                         worker_type: str = 'auto') -> Iterator[List[PreparedPair]]:
+        """Prepare pairs on a pool of workers, ``batch_size`` at a time.
 
-        Images are decoded and resized by ``workers`` threads (Pillow
-        releases the interpreter lock while it decodes and resizes), up to
-        ``prefetch`` batches ahead of the one handed out, so that decoding
-        the next batches overlaps the model's work on this one. Each item of
-        a batch is ``(index, sample)``, or ``(index, error)`` for a pair
-        that could not be prepared (usually an :class:`ImageInputError`;
-        any ``Exception``, so that one pair never stops a batch), in input
-        order.
+        Images are decoded and resized by ``workers`` threads or processes,
+        up to ``prefetch`` batches ahead of the one handed out, so that
+        decoding the next batches overlaps the model's work on this one.
+        Threads start at once, but Pillow releases the interpreter lock only
+        while it decodes and resizes: the rest of a pair's preparation (about
+        a third of it) runs one thread at a time, so more than a few threads
+        add little. Processes (forked: POSIX only) have no such limit but
+        cost a copy of each prepared pair between processes. Each item of a batch is ``(index, sample)``, or
+        ``(index, error)`` for a pair that could not be prepared (usually an
+        :class:`ImageInputError`; any ``Exception``, so that one pair never
+        stops a batch), in input order.
 
         Args:
             pairs (Sequence[tuple]): ``(before, after)`` images.
             batch_size (int): pairs per batch.
             pair_ids (Sequence[str], optional): ids carried in the data
                 samples (default: the pairs' positions).
-            workers (int, optional): decoding threads. Defaults to the
-                number of cores, at most 16; 0 decodes in this thread.
+            workers (int, optional): decoding threads or processes.
+                Defaults to the number of cores, at most 16; 0 decodes in
+                this thread.
             prefetch (int): batches decoded ahead. Defaults to 2.
+            worker_type (str): ``'thread'``, ``'process'`` or ``'auto'``
+                (default: processes for 4 or more workers and more pairs
+                than workers, where fork exists; threads otherwise).
         """
         if batch_size < 1:
             raise ValueError(f'batch_size must be >= 1, got {batch_size}')
         pairs = list(pairs)
         ids = list(pair_ids) if pair_ids is not None else list(range(len(pairs)))
-
-        def prepare(index: int):
-            before, after = pairs[index]
-            try:
-                return index, self.prepare_pair(before, after, ids[index])
-            except Exception as err:  # noqa: B902 (one pair's failure)
-                return index, err
-
         if workers is None:
             workers = min(16, os.cpu_count() or 1)
+        worker_type = resolve_worker_type(worker_type, workers, len(pairs))
         if workers == 0:
             for start in range(0, len(pairs), batch_size):
-                yield [prepare(i) for i in range(start, min(start + batch_size,
-                                                            len(pairs)))]
+                yield [_prepare_one(self, pairs, ids, i) for i in range(
+                    start, min(start + batch_size, len(pairs)))]
             return
+        if worker_type == 'thread':
+            pool = ThreadPoolExecutor(workers, thread_name_prefix='decode')
+
+            def submit(index):
+                return pool.submit(_prepare_one, self, pairs, ids, index)
+
+            def result(future):
+                return future.result()
+        else:
+            call = next(_CALL_IDS)
+            _FORKED_CALLS[call] = (self, pairs, ids)
+            pool = ProcessPoolExecutor(
+                workers, mp_context=multiprocessing.get_context('fork'),
+                initializer=_init_forked_worker)
+
+            def submit(index):
+                return pool.submit(_prepare_in_forked_worker, call, index)
+
+            def result(future):
+                return pickle.loads(future.result())
         window = batch_size * (1 + max(0, prefetch))
-        with ThreadPoolExecutor(workers, thread_name_prefix='decode') as pool:
-            pending = deque(pool.submit(prepare, i)
-                            for i in range(min(window, len(pairs))))
+        try:
+            pending = deque(submit(i) for i in range(min(window, len(pairs))))
             submitted = len(pending)
             while pending:
-                batch = [pending.popleft().result()
+                batch = [result(pending.popleft())
                          for _ in range(min(batch_size, len(pending)))]
                 while submitted < len(pairs) and len(pending) < window - len(batch):
-                    pending.append(pool.submit(prepare, submitted))
+                    pending.append(submit(submitted))
                     submitted += 1
                 yield batch
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+            if worker_type == 'process':
+                _FORKED_CALLS.pop(call, None)
 
     def iter_batches(self, pairs: Sequence[Pair],
                      batch_size: int = 1) -> Iterator[dict]:

@@ -88,14 +88,15 @@ class IDCInferencer(BasePairInferencer):
     def stream(self, pairs: Sequence[Pair], batch_size: int = 1,
                strategy: Optional[str] = None,
                beam_size: Optional[int] = None,
-               workers: Optional[int] = None) -> Iterator[List[Dict]]:
+               workers: Optional[int] = None,
+               worker_type: str = 'auto') -> Iterator[List[Dict]]:
         """Caption pairs batch by batch: yields a list of results per batch
         (for progress bars over long lists). The next batches' images are
-        decoded by ``workers`` threads while the model captions this one
-        (:meth:`prepared_batches`); an unusable image raises its
+        decoded by ``workers`` threads or processes while the model captions
+        this one (:meth:`prepared_batches`); an unusable image raises its
         :class:`ImageInputError`."""
         for batch in self.prepared_batches(pairs, max(1, batch_size),
-                                           workers=workers):
+                                           workers=workers, worker_type=worker_type):
             samples = [_sample_or_raise(item) for _, item in batch]
             yield [self.to_result(ds) for ds in
                    self.predict_samples(samples, strategy, beam_size)]
@@ -112,7 +113,8 @@ class IDCInferencer(BasePairInferencer):
                  batch_size: int = 1,
                  strategy: Optional[str] = None,
                  beam_size: Optional[int] = None,
-                 workers: Optional[int] = None) -> Union[Dict, List[Dict]]:
+                 workers: Optional[int] = None,
+                 worker_type: str = 'auto') -> Union[Dict, List[Dict]]:
         """Caption one pair, or a list of ``(before, after)`` pairs.
 
         Args:
@@ -121,8 +123,10 @@ class IDCInferencer(BasePairInferencer):
             batch_size (int): pairs per forward pass. Defaults to 1.
             strategy (str, optional): ``'greedy'`` / ``'beam'`` for this call.
             beam_size (int, optional): beams for this call.
-            workers (int, optional): image-decoding threads (see
-                :meth:`prepared_batches`).
+            workers (int, optional): image-decoding threads or processes
+                (see :meth:`prepared_batches`).
+            worker_type (str): ``'thread'``, ``'process'`` or ``'auto'``
+                (see :meth:`prepared_batches`).
 
         Returns:
             dict | list[dict]: ``{'caption': str, 'score': float}`` per pair.
@@ -131,7 +135,8 @@ class IDCInferencer(BasePairInferencer):
         if batch_size < 1:
             raise ValueError(f'batch_size must be >= 1, got {batch_size}')
         results = [r for batch in self.stream(pairs, batch_size, strategy,
-                                              beam_size, workers) for r in batch]
+                                              beam_size, workers, worker_type)
+                   for r in batch]
         return results[0] if single else results
 
     def visualize_attention(self,

@@ -1,6 +1,6 @@
 """BasePairInferencer, through the captioner and the retriever: input checks
-naming the image, threaded preparation of batches in input order, the pair
-encoder's attention maps and their figure."""
+naming the image, preparation of batches on threads or processes in input
+order, the pair encoder's attention maps and their figure."""
 import numpy as np
 import pytest
 import torch
@@ -8,6 +8,7 @@ import torch.nn.functional as F
 from PIL import Image
 
 from mmidc.apis import IDCRetrievalInferencer, ImageInputError
+from mmidc.apis.base_pair_inferencer import resolve_worker_type
 from mmidc.visualization import upsample_map
 from tests.helpers.tiny_models import retriever_cfg, save_checkpoint, square_pair, write_config
 
@@ -27,10 +28,14 @@ def test_wrong_inputs_have_clear_messages(captioner, pair_files, tmp_path):
         captioner(pair_files[0], str(tall))
 
 
-def test_threaded_decoding_keeps_order_and_reports_bad_pairs(captioner, tmp_path):
-    """prepared_batches: threads decode ahead, batches come out in input
-    order, an unusable pair is an error item (not an exception), and the
-    results equal decoding in the calling thread."""
+@pytest.mark.parametrize('worker_type', ['thread', 'process'])
+def test_parallel_decoding_keeps_order_and_reports_bad_pairs(captioner, tmp_path,
+                                                             worker_type):
+    """prepared_batches: threads or forked processes decode ahead, batches
+    come out in input order, an unusable pair is an error item (not an
+    exception), and the results equal decoding in the calling thread; the
+    processes fork after the model has run in the parent."""
+    captioner(*square_pair()[:2])  # the parent's intra-op threads have run
     pairs = []
     for i in range(7):
         before, after, _ = square_pair(colour_after=(30, 30 + 20 * i, 220))
@@ -40,7 +45,7 @@ def test_threaded_decoding_keeps_order_and_reports_bad_pairs(captioner, tmp_path
         pairs.append(tuple(str(p) for p in paths))
     pairs[4] = (pairs[4][0], str(tmp_path / 'missing.png'))
     threaded = list(captioner.prepared_batches(pairs, batch_size=3, workers=3,
-                                               prefetch=1))
+                                               prefetch=1, worker_type=worker_type))
     serial = list(captioner.prepared_batches(pairs, batch_size=3, workers=0))
     assert [[i for i, _ in b] for b in threaded] == [[0, 1, 2], [3, 4, 5], [6]]
     assert isinstance(threaded[1][1][1], ImageInputError)
@@ -51,10 +56,19 @@ def test_threaded_decoding_keeps_order_and_reports_bad_pairs(captioner, tmp_path
             else:
                 assert np.array_equal(a['inputs'].numpy(), b['inputs'].numpy())
     good = [p for i, p in enumerate(pairs) if i != 4]
-    assert captioner(good, batch_size=4, workers=2) == captioner(good, batch_size=4,
-                                                                 workers=0)
+    assert captioner(good, batch_size=4, workers=2, worker_type=worker_type) == \
+        captioner(good, batch_size=4, workers=0)
     with pytest.raises(ImageInputError, match='missing.png'):
-        captioner(pairs, batch_size=4, workers=2)
+        captioner(pairs, batch_size=4, workers=2, worker_type=worker_type)
+
+
+def test_worker_type_auto_and_bad_names():
+    assert resolve_worker_type('auto', workers=16, num_pairs=3000) == 'process'
+    assert resolve_worker_type('auto', workers=2, num_pairs=3000) == 'thread'
+    assert resolve_worker_type('auto', workers=16, num_pairs=8) == 'thread'
+    assert resolve_worker_type('thread', workers=16, num_pairs=3000) == 'thread'
+    with pytest.raises(ValueError, match="worker_type must be 'auto' or one of"):
+        resolve_worker_type('fibre', workers=2, num_pairs=10)
 
 
 def test_inferencer_maps_and_png(retriever_files, pair_files, tmp_path):

@@ -37,7 +37,9 @@ def test_single_pair_prints_caption_and_saves_attention(
     assert printed[1].startswith('score') and out_png.is_file()
 
 
-def test_pairs_file_writes_jsonl_with_errors(cli, captioner_files, tmp_path, capsys):
+@pytest.mark.parametrize('worker_type', ['thread', 'process'])
+def test_pairs_file_writes_jsonl_with_errors(cli, captioner_files, tmp_path, capsys,
+                                             worker_type):
     _write_pair(tmp_path, 'a')
     _write_pair(tmp_path, 'b')
     records = [dict(img1='a_before.png', img2='a_after.jpg', pair_id='a'),
@@ -48,7 +50,8 @@ def test_pairs_file_writes_jsonl_with_errors(cli, captioner_files, tmp_path, cap
     out = tmp_path / 'out' / 'results.jsonl'
     code = cli.main([*captioner_files, '--pairs-file', str(pairs_file),
                      '--data-root', str(tmp_path), '--out', str(out),
-                     '--batch-size', '2', '--device', 'cpu'])
+                     '--batch-size', '2', '--device', 'cpu', '--workers', '2',
+                     '--worker-type', worker_type])
     results = [json.loads(line) for line in out.read_text().splitlines()]
     assert code == 1  # one pair failed
     assert [r['pair_id'] for r in results] == ['a', 'b', '2']
