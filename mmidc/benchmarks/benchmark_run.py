@@ -136,10 +136,12 @@ def targets(result: dict) -> list:
                             f'end to end, {name}', measured=row['pairs_per_s'],
                             met=row['pairs_per_s'] >= 2 * PUBLISHED_E2E_PAIRS_PER_S))
     for row in result.get('cli', []):
-        out.append(dict(target=f'caption_pair.py >= 80% of batched decoding, {row["arch"]}',
+        name = row['arch'] + (f', {row["workers"]} {row["worker_type"]} workers'
+                              if 'worker_type' in row else '')
+        out.append(dict(target=f'caption_pair.py >= 80% of batched decoding, {name}',
                         measured=row['cli_over_model'], met=row['cli_over_model'] >= 0.8))
         if result['machine'].get('gpu'):
-            out.append(dict(target=f'caption_pair.py >= 1,500 pairs/s, {row["arch"]}',
+            out.append(dict(target=f'caption_pair.py >= 1,500 pairs/s, {name}',
                             measured=row['cli_pairs_per_s'],
                             met=row['cli_pairs_per_s'] >= 1500))
     return out
@@ -162,14 +164,15 @@ TABLES = [
       'steady_pairs_per_s', 'steady_pairs_per_s_per_core', 'first_batch_s', 'load']),
     ('tools/train.py end to end', 'e2e',
      ['arch', 'stage', 'source', 'options', 'batch', 'iters', 'iter_s', 'data_share',
-      'pairs_per_s', 'step_pairs_per_s', 'e2e_over_step', 'overhead_share', 'load']),
+      'pairs_per_s', 'step_pairs_per_s', 'e2e_over_step', 'overhead_share', 'wall_s',
+      'outside_loop_s', 'load']),
     ('inference (greedy, 32 tokens)', 'inference',
      ['arch', 'batch', 'cached_s', 'uncached_s', 'uncached_measured',
       'captions_per_s_cached', 'captions_per_s_uncached', 'speedup', 'same_tokens',
       'vision_share', 'caption_encoder_share', 'decoder_share', 'load']),
     ('tools/caption_pair.py --pairs-file vs batched decoding', 'cli',
-     ['arch', 'weights', 'image_size', 'pairs', 'batch', 'model_pairs_per_s',
-      'cli_pairs_per_s', 'cli_over_model', 'prepare_ms_per_pair', 'model_ms_per_pair',
+     ['arch', 'weights', 'image_size', 'pairs', 'batch', 'workers', 'worker_type',
+      'model_pairs_per_s', 'cli_pairs_per_s', 'cli_over_model', 'prepare_ms_per_pair', 'model_ms_per_pair',
       'load']),
     ('targets', 'targets', ['target', 'measured', 'met']),
 ]
@@ -210,8 +213,9 @@ def run_benchmark(args, command: str) -> dict:
     """Measure the sections of ``args`` (see :func:`resolve_settings`).
 
     The results so far are written to ``args.out`` (and into the generated
-    section of ``args.write_docs``) after each section, so that a run cut
-    short keeps what it measured.
+    section of ``args.write_docs``) after each section, and after each row of
+    the long ones (``variants``, ``e2e``), so that a run cut short keeps what
+    it measured.
 
     Args:
         args (argparse.Namespace): The settings.
@@ -237,13 +241,17 @@ def run_benchmark(args, command: str) -> dict:
     peaks_start = measure_peaks(args, 'start')
     needs_data = {'loader', 'e2e', 'cli'} & set(args.sections)
     data_root = prepare_data(args) if needs_data else None
+    def save_so_far():  # after each row of the long sections
+        finish(args, result, started, peaks_start, final=False)
+
     sections = dict(
         train=lambda: result.update(zip(('training', 'profiles'), measure_training(args))),
-        variants=lambda: result.update(
-            variants=measure_variants(args, result.get('training', []))),
+        variants=lambda: measure_variants(args, result.get('training', []),
+                                          result.setdefault('variants', []), save_so_far),
         peer=lambda: result.update(peer=measure_peer(args)),
         loader=lambda: result.update(loader=measure_loading(args, data_root)),
-        e2e=lambda: result.update(e2e=measure_e2e(args, data_root)),
+        e2e=lambda: measure_e2e(args, data_root, result.setdefault('e2e', []),
+                                save_so_far),
         inference=lambda: result.update(inference=measure_inference(args)),
         cli=lambda: result.update(cli=measure_cli(args, data_root)),
         vocab=lambda: result.update(vocab=measure_vocab(args)))

@@ -132,10 +132,12 @@ def steady_state(windows: List[dict], batch: int, skip: int = 2) -> Dict:
     iters = sum(n for _, n in used)
     total = sum(w['time'] * n for w, n in used)
     data = sum(w['data_time'] * n for w, n in used)
+    loop = sum(w['time'] * n for w, n in zip(windows, sizes))
     return dict(iters=iters, iter_s=round(total / iters, 4),
                 data_s=round(data / iters, 4), data_share=fraction(data, total),
                 pairs_per_s=round(batch * iters / total, 1),
-                first_window_iter_s=round(windows[0]['time'], 3))
+                first_window_iter_s=round(windows[0]['time'], 3),
+                loop_s=round(loop, 1))
 
 
 def train_throughput(config: str, data_root: str, work_dir: str,
@@ -150,6 +152,9 @@ def train_throughput(config: str, data_root: str, work_dir: str,
                batch=bench['batch'], train_pairs=bench['pairs'],
                repeat=bench['repeat'], load=load_average(), wall_s=run['wall_s'])
     row.update(steady_state(logged_windows(work_dir), bench['batch']))
+    # start-up (imports, building the runner, the data set and the loader's
+    # workers) and shutdown: the run's time outside the logged iterations
+    row['outside_loop_s'] = round(run['wall_s'] - row['loop_s'], 1)
     for line in run['output'].splitlines():
         if 'torch.compile: first iteration' in line:
             row['compile_log'] = line.split('torch.compile: ', 1)[1]

@@ -95,7 +95,7 @@ def model_rate(config: str, checkpoint: str, pairs_file: str, batch_size: int,
 
 def cli_rate(config: str, checkpoint: str, pairs_file: str, batch_size: int,
              device: str, out_file: str, workers: Optional[int] = None,
-             threads: Optional[int] = None) -> Dict:
+             threads: Optional[int] = None, worker_type: str = 'auto') -> Dict:
     """Pairs/s that ``tools/caption_pair.py --pairs-file`` reports for its
     captioning loop (decoding the PNGs, the model, writing JSONL; model
     loading excluded), run as a user runs it."""
@@ -104,6 +104,7 @@ def cli_rate(config: str, checkpoint: str, pairs_file: str, batch_size: int,
            '--batch-size', str(batch_size), '--device', device]
     if workers is not None:
         cmd += ['--workers', str(workers)]
+    cmd += ['--worker-type', worker_type]
     env = dict(os.environ)
     env['PYTHONPATH'] = os.pathsep.join([REPO] + [p for p in [env.get('PYTHONPATH')] if p])
     if threads:

@@ -7,6 +7,7 @@ operators of a :mod:`torch.profiler` trace.
 """
 import os
 import platform
+import re
 import statistics
 import subprocess
 import time
@@ -16,7 +17,7 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 __all__ = ['machine_info', 'load_average', 'synchronize', 'time_call',
-           'matmul_peak', 'count_flops', 'top_ops', 'fraction']
+           'matmul_peak', 'count_flops', 'top_ops', 'short_op_name', 'fraction']
 
 DTYPES = dict(fp32=torch.float32, bf16=torch.bfloat16, fp16=torch.float16)
 
@@ -144,8 +145,34 @@ def top_ops(fn: Callable[[], object], n: int = 10,
             else 'self_cpu_time_total')
     total = sum(getattr(e, attr) for e in events) or 1.0
     rows = sorted(events, key=lambda e: getattr(e, attr), reverse=True)[:n]
-    return [dict(op=e.key, calls=e.count, self_ms=round(getattr(e, attr) / 1e3, 1),
+    return [dict(op=short_op_name(e.key), calls=e.count,
+                 self_ms=round(getattr(e, attr) / 1e3, 1),
                  share=round(getattr(e, attr) / total, 3)) for e in rows]
+
+
+def short_op_name(name: str, limit: int = 90) -> str:
+    """A profiler key fit for a table row.
+
+    ATen operators (``aten::mm``) stay as they are; a CUDA kernel's
+    demangled signature (``void at::native::elementwise_kernel<128, 4,
+    ...MulFunctor<float>...>(int, ...)``, often over 1,000 characters) becomes
+    its function name and the functors or reductions in its template
+    arguments: ``at::native::vectorized_elementwise_kernel
+    [BinaryFunctor, MulFunctor]``.
+    """
+    if len(name) <= limit and '<' not in name:
+        return name
+    body = name[5:] if name.startswith('void ') else name
+    cut = min((i for i in (body.find('<'), body.find('(')) if i >= 0),
+              default=len(body))
+    base = body[:cut].strip()
+    parts = []
+    for word in re.findall(r'[A-Za-z_][A-Za-z0-9_]*', body[cut:]):
+        if re.search(r'(Functor|functor|Op|_kernel|_kernel_cuda|Kernel)$', word) \
+                and word not in parts and word != base.split('::')[-1]:
+            parts.append(word)
+    short = base + (f' [{", ".join(parts[:3])}]' if parts else '')
+    return short if len(short) <= limit else short[:limit - 3] + '...'
 
 
 def fraction(part: float, whole: Optional[float]) -> Optional[float]:

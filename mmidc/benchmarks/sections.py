@@ -14,6 +14,7 @@ import os.path as osp
 import random
 import time
 from functools import lru_cache
+from typing import Callable, Optional
 
 import torch
 from mmengine.logging import print_log
@@ -169,9 +170,9 @@ def measure_training(settings) -> tuple:
 
 
 def clips(arch: str) -> bool:
-    """Gradient clipping as the arch's configs: the tiny ones clip (max norm
-    1), the paper's ViT-B ones do not."""
-    return arch == 'tiny'
+    """Gradient clipping as the arch's configs: all of them clip the global
+    gradient norm to 1 (the ViT-B ones as the published recipe)."""
+    return arch in ARCHS
 
 
 def device_batch(batch: dict, device: str) -> dict:
@@ -182,12 +183,18 @@ def device_batch(batch: dict, device: str) -> dict:
     return batch
 
 
-def measure_variants(settings, train_rows) -> list:
+def measure_variants(settings, train_rows, rows: Optional[list] = None,
+                     on_row: Optional[Callable[[], None]] = None) -> list:
     """The step of the first arch and dtype with PyTorch's fused optimizer
     kernel, dropout switched off (to price it; not a recommendation) and
     ``torch.compile`` (its compilation time apart) -- harness-side only, no
-    model code changed."""
-    arch, dtype, rows = settings.archs[0], settings.dtypes[0], []
+    model code changed.
+
+    ``rows`` (appended to and returned) and ``on_row`` (called after each
+    row) let the caller save each row as it is measured.
+    """
+    arch, dtype = settings.archs[0], settings.dtypes[0]
+    rows = [] if rows is None else rows
     for stage in STAGES:
         batch_n = batch_size(settings, arch, stage)
         base = next((r for r in train_rows if (r['arch'], r['stage'], r['dtype'])
@@ -230,6 +237,8 @@ def measure_variants(settings, train_rows) -> list:
                     base['gflop_per_step'] / timing['wall_s'], 1)
             rows.append(row)
             log(f'variant {arch} {stage} {name}: {row["step_s"]} s/step')
+            if on_row:
+                on_row()
             del model, wrapper, step
     return rows
 
@@ -305,11 +314,16 @@ def _measure_loading(settings, data_root, rows, workers_list) -> None:
                     f'{row["steady_pairs_per_s"]} pairs/s steady')
 
 
-def measure_e2e(settings, data_root) -> list:
+def measure_e2e(settings, data_root, rows: Optional[list] = None,
+                on_row: Optional[Callable[[], None]] = None) -> list:
     """tools/train.py on each arch's real configs, from the PNGs and from the
     cache (--image-cache), against the same config's step on synthetic
-    tensors (the per-iteration overhead)."""
-    rows = []
+    tensors (the per-iteration overhead).
+
+    ``rows`` (appended to and returned) and ``on_row`` (called after each
+    row) let the caller save each run as it finishes.
+    """
+    rows = [] if rows is None else rows
     amp = 'bf16' if (settings.device == 'cuda' and 'bf16' in settings.dtypes) else None
     options = ['--amp', amp] if amp else []
     # the subprocess gets the harness's intra-op threads: the same as its step
@@ -338,7 +352,10 @@ def measure_e2e(settings, data_root) -> list:
                 rows.append(row)
                 log(f'e2e {arch} {stage} {source}: {row["pairs_per_s"]} pairs/s, '
                     f'data {row["data_share"]} of the iteration, step alone '
-                    f'{step["pairs_per_s"]} pairs/s')
+                    f'{step["pairs_per_s"]} pairs/s; {row["wall_s"]} s in all, '
+                    f'{row["outside_loop_s"]} s outside the training loop')
+                if on_row:
+                    on_row()
     return rows
 
 
@@ -453,24 +470,30 @@ def measure_cli(settings, data_root) -> list:
     work = osp.join(osp.dirname(settings.out), 'cli')
     pairs_file = osp.join(work, 'pairs.jsonl')
     num_pairs = inference.write_pairs_file(data_root, pairs_file, settings.cli_pairs)
+    workers = min(16, os.cpu_count() or 1)  # caption_pair.py's default
     for arch in settings.archs:
         config = osp.join(REPO_ROOT, TRAIN_CONFIGS[arch]['captioning'])
         checkpoint = settings.checkpoint or inference.random_captioner_checkpoint(
             config, data_root, osp.join(work, f'{arch}_random.pth'))
         model = inference.model_rate(config, checkpoint, pairs_file, settings.cli_batch,
                                      settings.device, repeats=1 if settings.quick else 2)
-        cli = inference.cli_rate(config, checkpoint, pairs_file, settings.cli_batch,
-                                 settings.device, osp.join(work, f'{arch}_captions.jsonl'),
-                                 threads=torch.get_num_threads())
-        rows.append(dict(arch=arch, weights='trained' if settings.checkpoint else 'random',
-                         image_size=settings.image_size, pairs=num_pairs,
-                         batch=settings.cli_batch,
-                         model_pairs_per_s=model['pairs_per_s'],
-                         cli_pairs_per_s=cli['pairs_per_s'],
-                         prepare_ms_per_pair=model['prepare_ms'],
-                         model_ms_per_pair=model['model_ms'],
-                         cli_over_model=fraction(cli['pairs_per_s'], model['pairs_per_s']),
-                         load=load_average(), command=cli['command']))
-        log(f'cli {arch}: {cli["pairs_per_s"]} pairs/s, the model alone '
-            f'{model["pairs_per_s"]} pairs/s')
+        # decoding on threads (one interpreter lock) and on forked processes
+        for worker_type in ('thread', 'process'):
+            cli = inference.cli_rate(
+                config, checkpoint, pairs_file, settings.cli_batch, settings.device,
+                osp.join(work, f'{arch}_captions.jsonl'), workers=workers,
+                threads=torch.get_num_threads(), worker_type=worker_type)
+            rows.append(dict(arch=arch, weights='trained' if settings.checkpoint else 'random',
+                             image_size=settings.image_size, pairs=num_pairs,
+                             batch=settings.cli_batch, workers=workers,
+                             worker_type=worker_type,
+                             model_pairs_per_s=model['pairs_per_s'],
+                             cli_pairs_per_s=cli['pairs_per_s'],
+                             prepare_ms_per_pair=model['prepare_ms'],
+                             model_ms_per_pair=model['model_ms'],
+                             cli_over_model=fraction(cli['pairs_per_s'],
+                                                     model['pairs_per_s']),
+                             load=load_average(), command=cli['command']))
+            log(f'cli {arch} ({workers} {worker_type} workers): {cli["pairs_per_s"]} '
+                f'pairs/s, the model alone {model["pairs_per_s"]} pairs/s')
     return rows

@@ -101,8 +101,8 @@ def synthetic_batch(model: torch.nn.Module, batch_size: int,
 def build_optim_wrapper(model: torch.nn.Module, dtype: str = 'fp32',
                         lr: float = 1e-4, fused: bool = False,
                         clip_grad: bool = True) -> OptimWrapper:
-    """AdamW, with gradient clipping unless ``clip_grad=False`` (the tiny
-    configs clip, the paper's ViT-B configs do not); bf16 autocast or fp32.
+    """AdamW, with gradient clipping to norm 1 unless ``clip_grad=False``
+    (the configs clip); bf16 autocast or fp32.
 
     ``fused=True`` is PyTorch's fused AdamW kernel (one pass over all
     parameters) instead of the default per-parameter loop on CPU.

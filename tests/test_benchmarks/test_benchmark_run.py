@@ -45,14 +45,15 @@ def test_targets_and_tables():
                data_share=0.05, e2e_over_step=0.7, overhead_share=0.3,
                pairs_per_s=100.0)
     result = dict(machine=dict(gpu=None), e2e=[e2e], cli=[dict(
-        arch='tiny', cli_over_model=0.9, cli_pairs_per_s=50.0, command='c')])
+        arch='tiny', cli_over_model=0.9, cli_pairs_per_s=50.0, command='c',
+        workers=2, worker_type='process')])
     met = {t['target']: t['met'] for t in targets(result)}
     assert met == {
         'data_time < 10% of the iteration, tiny captioning cache, batch 16': True,
         'end to end >= 80% of the step pairs/s, tiny captioning cache, batch 16':
             False,
         'per-iteration overhead <= 25%, tiny captioning cache, batch 16': False,
-        'caption_pair.py >= 80% of batched decoding, tiny': True}
+        'caption_pair.py >= 80% of batched decoding, tiny, 2 process workers': True}
     result['targets'] = targets(result)
     text = tables_text(result)
     assert text.startswith('### tools/train.py end to end\n\n| arch | stage')

@@ -76,7 +76,10 @@ def test_e2e_and_cli_rows(tmp_path):
     subprocesses, one stage."""
     settings = quick_settings(tmp_path, stages=['captioning'])
     data_root = sections.prepare_data(settings)
-    e2e = sections.measure_e2e(settings, data_root)
+    e2e, saved = [], []  # the caller's list, and its length at each save
+    assert sections.measure_e2e(settings, data_root, rows=e2e,
+                                on_row=lambda: saved.append(len(e2e))) is e2e
+    assert saved == [1, 2]  # each run saved as it finished
     assert [r['source'] for r in e2e] == ['png', 'cache']
     for row in e2e:  # the derived columns agree with the timings
         assert_rate(row['pairs_per_s'], row['batch'], row['iter_s'])
@@ -85,9 +88,15 @@ def test_e2e_and_cli_rows(tmp_path):
         assert_rate(row['step_pairs_per_s'], row['batch'], row['step_s'])
         assert row['overhead_share'] == pytest.approx(
             1 - row['step_s'] / row['iter_s'], abs=2e-3)
-    (cli, ) = sections.measure_cli(settings, data_root)
-    assert cli['pairs'] == 8
-    assert cli['cli_over_model'] == pytest.approx(
-        cli['cli_pairs_per_s'] / cli['model_pairs_per_s'], abs=2e-3)
+        assert 0 < row['loop_s'] < row['wall_s']
+        assert row['outside_loop_s'] == pytest.approx(row['wall_s'] - row['loop_s'],
+                                                      abs=0.11)
+    rows = sections.measure_cli(settings, data_root)
+    assert [r['worker_type'] for r in rows] == ['thread', 'process']
+    for cli in rows:
+        assert cli['pairs'] == 8
+        assert f"--worker-type {cli['worker_type']}" in cli['command']
+        assert cli['cli_over_model'] == pytest.approx(
+            cli['cli_pairs_per_s'] / cli['model_pairs_per_s'], abs=2e-3)
     captions = (tmp_path / 'cli' / 'tiny_captions.jsonl').read_text().splitlines()
     assert len(captions) == 8 and all('caption' in json.loads(c) for c in captions)
