@@ -73,7 +73,13 @@ def resolve_worker_type(worker_type: str, workers: int, num_pairs: int) -> str:
 def _prepare_in_forked_worker(call: int, index: int) -> bytes:
     # pickled here by value: tensors then cross as bytes, not as shared-memory
     # handles (one open file each)
-    return pickle.dumps(_prepare_one(*_FORKED_CALLS[call], index))
+    index, item = _prepare_one(*_FORKED_CALLS[call], index)
+    try:
+        return pickle.dumps((index, item))
+    except Exception as err:  # noqa: B902 (an error that cannot be pickled)
+        return pickle.dumps((index, RuntimeError(
+            f'{type(item).__name__}: {item}' if isinstance(item, Exception)
+            else f'the prepared pair cannot be sent between processes: {err}')))
 
 
 class BasePairInferencer(BaseInferencer):
@@ -177,12 +183,12 @@ class BasePairInferencer(BaseInferencer):
         decoding the next batches overlaps the model's work on this one.
         Threads start at once, but Pillow releases the interpreter lock only
         while it decodes and resizes: the rest of a pair's preparation (about
-        a third of it) runs one thread at a time, so more than a few threads
-        add little. Processes (forked: POSIX only) have no such limit but
-        cost a copy of each prepared pair between processes. Each item of a batch is ``(index, sample)``, or
-        ``(index, error)`` for a pair that could not be prepared (usually an
-        :class:`ImageInputError`; any ``Exception``, so that one pair never
-        stops a batch), in input order.
+        a quarter of it) runs one thread at a time, so more than a few
+        threads add little. Processes (forked: POSIX only) have no such limit
+        but cost a copy of each prepared pair between processes. Each item of
+        a batch is ``(index, sample)``, or ``(index, error)`` for a pair that
+        could not be prepared (usually an :class:`ImageInputError`; any
+        ``Exception``, so that one pair never stops a batch), in input order.
 
         Args:
             pairs (Sequence[tuple]): ``(before, after)`` images.

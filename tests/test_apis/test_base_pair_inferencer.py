@@ -62,6 +62,27 @@ def test_parallel_decoding_keeps_order_and_reports_bad_pairs(captioner, tmp_path
         captioner(pairs, batch_size=4, workers=2, worker_type=worker_type)
 
 
+def test_process_workers_send_back_errors_that_cannot_be_pickled(
+        captioner, pair_files, monkeypatch):
+    class LocalError(Exception):  # local to a function: cannot be pickled
+        pass
+
+    real = captioner.prepare_pair
+
+    def prepare(before, after, pair_id=None, names=None):
+        if pair_id == 1:
+            raise LocalError('pair 1 broke')
+        return real(before, after, pair_id, names)
+
+    monkeypatch.setattr(captioner, 'prepare_pair', prepare)
+    (batch, ) = captioner.prepared_batches([tuple(pair_files)] * 5, batch_size=5,
+                                           workers=2, worker_type='process')
+    items = dict(batch)
+    assert isinstance(items[1], RuntimeError)
+    assert 'LocalError: pair 1 broke' in str(items[1])
+    assert all(isinstance(items[i], dict) for i in (0, 2, 3, 4))
+
+
 def test_worker_type_auto_and_bad_names():
     assert resolve_worker_type('auto', workers=16, num_pairs=3000) == 'process'
     assert resolve_worker_type('auto', workers=2, num_pairs=3000) == 'thread'
