@@ -172,8 +172,8 @@ TABLES = [
       'vision_share', 'caption_encoder_share', 'decoder_share', 'load']),
     ('tools/caption_pair.py --pairs-file vs batched decoding', 'cli',
      ['arch', 'weights', 'image_size', 'pairs', 'batch', 'workers', 'worker_type',
-      'model_pairs_per_s', 'cli_pairs_per_s', 'cli_over_model', 'prepare_ms_per_pair', 'model_ms_per_pair',
-      'load']),
+      'model_pairs_per_s', 'cli_pairs_per_s', 'cli_over_model', 'prepare_ms_per_pair',
+      'model_ms_per_pair', 'load']),
     ('targets', 'targets', ['target', 'measured', 'met']),
 ]
 
@@ -241,6 +241,7 @@ def run_benchmark(args, command: str) -> dict:
     peaks_start = measure_peaks(args, 'start')
     needs_data = {'loader', 'e2e', 'cli'} & set(args.sections)
     data_root = prepare_data(args) if needs_data else None
+
     def save_so_far():  # after each row of the long sections
         finish(args, result, started, peaks_start, final=False)
 
