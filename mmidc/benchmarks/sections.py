@@ -478,7 +478,7 @@ def measure_cli(settings, data_root) -> list:
         model = inference.model_rate(config, checkpoint, pairs_file, settings.cli_batch,
                                      settings.device, repeats=1 if settings.quick else 2)
         # decoding on threads (one interpreter lock) and on forked processes
-        for worker_type in ('thread', 'process'):
+        for worker_type in settings.cli_worker_types:
             cli = inference.cli_rate(
                 config, checkpoint, pairs_file, settings.cli_batch, settings.device,
                 osp.join(work, f'{arch}_captions.jsonl'), workers=workers,

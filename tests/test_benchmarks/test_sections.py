@@ -25,7 +25,7 @@ def quick_settings(tmp_path, **options):
                 stages=list(sections.STAGES), e2e_batch=None, steps=None,
                 sections=None, skip=[], variants=None, num_scenes=None,
                 image_size=None, checkpoint=None, cli_pairs=None,
-                cli_batch=None, decode_steps=2, eval=False,
+                cli_batch=None, cli_worker_types=None, decode_steps=2, eval=False,
                 data_dir=str(tmp_path / 'data'),
                 out=str(tmp_path / 'bench.json'), write_docs=None,
                 docs_section=None)
@@ -74,7 +74,8 @@ def test_loader_and_decoding_rows(quick):
 def test_e2e_and_cli_rows(tmp_path):
     """tools/train.py (PNG and --image-cache) and tools/caption_pair.py as
     subprocesses, one stage."""
-    settings = quick_settings(tmp_path, stages=['captioning'])
+    settings = quick_settings(tmp_path, stages=['captioning'],
+                              cli_worker_types=['process'])
     data_root = sections.prepare_data(settings)
     e2e, saved = [], []  # the caller's list, and its length at each save
     assert sections.measure_e2e(settings, data_root, rows=e2e,
@@ -92,7 +93,7 @@ def test_e2e_and_cli_rows(tmp_path):
         assert row['outside_loop_s'] == pytest.approx(row['wall_s'] - row['loop_s'],
                                                       abs=0.11)
     rows = sections.measure_cli(settings, data_root)
-    assert [r['worker_type'] for r in rows] == ['thread', 'process']
+    assert [r['worker_type'] for r in rows] == ['process']
     for cli in rows:
         assert cli['pairs'] == 8
         assert f"--worker-type {cli['worker_type']}" in cli['command']

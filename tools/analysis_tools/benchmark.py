@@ -97,6 +97,9 @@ def parse_args(argv=None):
                         'section (default: random weights)')
     parser.add_argument('--cli-pairs', type=int, default=None)
     parser.add_argument('--cli-batch', type=int, default=None)
+    parser.add_argument('--cli-worker-types', nargs='+', choices=['thread', 'process'],
+                        help="caption_pair.py's decoding workers to measure "
+                        '(default: thread process)')
     parser.add_argument('--decode-steps', type=int, default=31,
                         help="decoding steps after <sot> (31: the paper's 32 tokens)")
     parser.add_argument('--eval', action='store_true',
