@@ -90,6 +90,7 @@ def resolve_settings(args):
     args.cli_pairs = args.cli_pairs or preset.get('cli_pairs') or (8 if args.quick else 120)
     args.cli_batch = args.cli_batch or preset.get('cli_batch') or (4 if args.quick else 64)
     args.cli_worker_types = args.cli_worker_types or ['thread', 'process']
+    args.e2e_sources = args.e2e_sources or ['png', 'cache']
     args.peak_size = 512 if args.quick else preset.get('peak_size', 2048)
     args.loader_archs = preset.get('loader_archs', args.archs)
     args.e2e_iters = 12 if args.quick else preset.get('e2e_iters', 60)

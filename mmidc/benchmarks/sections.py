@@ -340,7 +340,8 @@ def measure_e2e(settings, data_root, rows: Optional[list] = None,
             step_batch = batch_n or Config.fromfile(config).train_dataloader.batch_size
             step = e2e.config_step_time(config, step_batch, settings.device, data_root,
                                         work, steps=settings.steps, amp=amp)
-            for source, extra in (('png', []), ('cache', ['--image-cache'])):
+            for source in settings.e2e_sources:
+                extra = ['--image-cache'] if source == 'cache' else []
                 row = e2e.train_throughput(
                     config, data_root, f'{work}_{source}', options + extra,
                     batch_size=batch_n, min_iters=settings.e2e_iters,

@@ -15,7 +15,7 @@ def parsed(**options):
                 archs=None, dtypes=None, batch=None, e2e_batch=None,
                 steps=None, sections=None, skip=[], variants=None,
                 num_scenes=None, image_size=None, cli_pairs=None,
-                cli_batch=None, cli_worker_types=None)
+                cli_batch=None, cli_worker_types=None, e2e_sources=None)
     args.update(options)
     return Namespace(**args)
 
@@ -34,6 +34,7 @@ def test_batch_per_stage_and_presets():
     assert gpu.device == 'cpu' and gpu.preset == 'gpu'
     assert 'peer' in gpu.sections and gpu.archs == ['vit-b32']
     assert gpu.cli_worker_types == ['thread', 'process']  # caption_pair.py's two kinds
+    assert gpu.e2e_sources == ['png', 'cache']
     cpu = resolve_settings(parsed(cpu_rows=True, skip=['cli']))
     assert cpu.sections == ['train', 'loader', 'e2e']
     assert cpu.loader_archs == ['vit-b32', 'tiny'] and cpu.steps == 5

@@ -25,7 +25,8 @@ def quick_settings(tmp_path, **options):
                 stages=list(sections.STAGES), e2e_batch=None, steps=None,
                 sections=None, skip=[], variants=None, num_scenes=None,
                 image_size=None, checkpoint=None, cli_pairs=None,
-                cli_batch=None, cli_worker_types=None, decode_steps=2, eval=False,
+                cli_batch=None, cli_worker_types=None, e2e_sources=None,
+                decode_steps=2, eval=False,
                 data_dir=str(tmp_path / 'data'),
                 out=str(tmp_path / 'bench.json'), write_docs=None,
                 docs_section=None)
@@ -72,16 +73,18 @@ def test_loader_and_decoding_rows(quick):
 
 
 def test_e2e_and_cli_rows(tmp_path):
-    """tools/train.py (PNG and --image-cache) and tools/caption_pair.py as
-    subprocesses, one stage."""
-    settings = quick_settings(tmp_path, stages=['captioning'],
+    """tools/train.py (--image-cache; the PNG run differs only in that
+    option) and tools/caption_pair.py (process workers) as subprocesses, one
+    stage."""
+    settings = quick_settings(tmp_path, stages=['captioning'], e2e_sources=['cache'],
                               cli_worker_types=['process'])
     data_root = sections.prepare_data(settings)
     e2e, saved = [], []  # the caller's list, and its length at each save
     assert sections.measure_e2e(settings, data_root, rows=e2e,
                                 on_row=lambda: saved.append(len(e2e))) is e2e
-    assert saved == [1, 2]  # each run saved as it finished
-    assert [r['source'] for r in e2e] == ['png', 'cache']
+    assert saved == [1]  # each run saved as it finished
+    assert [r['source'] for r in e2e] == ['cache']
+    assert e2e[0]['options'] == '--image-cache'
     for row in e2e:  # the derived columns agree with the timings
         assert_rate(row['pairs_per_s'], row['batch'], row['iter_s'])
         assert row['data_share'] == pytest.approx(row['data_s'] / row['iter_s'],

@@ -76,6 +76,9 @@ def parse_args(argv=None):
                         'adaptation=128 captioning=64 (default: vit-b32 8, tiny 64)')
     parser.add_argument('--stages', nargs='+', choices=STAGES, default=list(STAGES),
                         help='stages of the e2e rows (default: both)')
+    parser.add_argument('--e2e-sources', nargs='+', choices=['png', 'cache'],
+                        help='images of the end-to-end runs: the PNGs and/or the '
+                        'pre-resized cache (--image-cache) (default: png cache)')
     parser.add_argument('--e2e-batch', nargs='+', metavar='[STAGE=]N',
                         help="batch of the end-to-end runs (default: the config's)")
     parser.add_argument('--steps', type=int, default=None,
