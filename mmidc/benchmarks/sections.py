@@ -137,10 +137,10 @@ def measure_training(settings) -> tuple:
             model = build(arch, stage, settings.device).train()
             batch = device_batch(synthetic_batch(model, batch_n), settings.device)
             flops = count_flops(lambda: model.train_step(
-                batch, build_optim_wrapper(model, 'fp32', clip_grad=clips(arch))))
+                batch, build_optim_wrapper(model, 'fp32')))
             flops_by_op = {k: round(v / 1e9, 2) for k, v in flops['by_op'].items()}
             for dtype in settings.dtypes:
-                wrapper = build_optim_wrapper(model, dtype, clip_grad=clips(arch))
+                wrapper = build_optim_wrapper(model, dtype)
                 timing = time_call(lambda: model.train_step(batch, wrapper),
                                    steps=settings.steps, warmup=1, device=settings.device)
                 achieved = flops['total'] / timing['wall_s'] / 1e9
@@ -167,12 +167,6 @@ def measure_training(settings) -> tuple:
                         lambda: model.train_step(batch, wrapper), device=settings.device))
             del model
     return rows, profiles
-
-
-def clips(arch: str) -> bool:
-    """Gradient clipping as the arch's configs: all of them clip the global
-    gradient norm to 1 (the ViT-B ones as the published recipe)."""
-    return arch in ARCHS
 
 
 def device_batch(batch: dict, device: str) -> dict:
@@ -206,8 +200,7 @@ def measure_variants(settings, train_rows, rows: Optional[list] = None,
             batch = device_batch(synthetic_batch(model, batch_n), settings.device)
             if name == 'no-dropout':
                 disable_dropout(model)
-            wrapper = build_optim_wrapper(model, dtype, fused='fused' in name,
-                                          clip_grad=clips(arch))
+            wrapper = build_optim_wrapper(model, dtype, fused='fused' in name)
             step = model.train_step
             row = dict(arch=arch, stage=stage, dtype=dtype, batch=batch_n, variant=name)
             if 'compile' in name:

@@ -49,9 +49,9 @@ class BertAdam(Optimizer):
             ``torch._foreach_*`` ops (fewer kernel launches) or one tensor at a
             time. Defaults to None: foreach when every tensor is on a GPU.
             Groups whose hyperparameters are equal are updated together:
-            MMEngine's ``paramwise_cfg`` makes one group per parameter (about
-            200 for a ViT-B/32), which would otherwise cost a dozen kernel
-            launches per parameter.
+            MMEngine's ``paramwise_cfg`` makes one group per parameter (299
+            for the ViT-B/32 adaptation config), which would otherwise cost a
+            dozen kernel launches per parameter.
     """
 
     def __init__(self,
