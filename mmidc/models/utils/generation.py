@@ -20,7 +20,11 @@ A decoder that derives from it provides:
   positions from them and appends the newest.
 
 A ``logit_bias`` ``[B, V]`` given to the search (e.g. an auxiliary head's
-word prior) is added to the scores of every step.
+word prior) is added to the scores of every step. A counted bias
+``[B, K, V]`` holds one row per number of times a word was already
+generated: word ``w`` gets ``bias[:, min(c_w, K - 1), w]`` when the sequence
+holds it ``c_w`` times (:func:`counted_bias`; teacher forcing uses
+:func:`prefix_word_counts`), so a prior can say "once, not twice".
 
 A layer's cache is a dict of batch-first tensors (self-attention keys and
 values ``k``, ``v`` ``[N, h, T, C/h]``); :func:`extend_cache` appends a
@@ -39,7 +43,8 @@ import torch
 from mmidc.text import CaptionVocab, build_vocab_from_cfg
 
 __all__ = ['CaptionDecodeOutput', 'CaptionGenerator', 'check_decode_cfg',
-           'generate', 'extend_cache', 'DECODE_KEYS']
+           'generate', 'extend_cache', 'counted_bias', 'prefix_word_counts',
+           'DECODE_KEYS']
 
 #: The keys of a captioner's ``decode_cfg``.
 DECODE_KEYS = {'strategy', 'beam_size', 'length_penalty', 'max_length'}
@@ -53,6 +58,48 @@ def extend_cache(cache: dict, k: torch.Tensor, v: torch.Tensor):
         v = torch.cat([cache['v'], v], dim=2)
     cache['k'], cache['v'] = k, v
     return k, v
+
+
+def prefix_word_counts(tokens: torch.Tensor, num_words: int) -> torch.Tensor:
+    """How often each word occurs in each prefix of ``tokens``.
+
+    Args:
+        tokens (Tensor): compact ids ``[N, t]``, the start token first.
+        num_words (int): the vocabulary size ``V``.
+
+    Returns:
+        Tensor: ``[N, t, V]``; row ``i`` counts the words of
+        ``tokens[:, 1:i + 1]`` (the start token is not a word), what the
+        decoder has written when it predicts position ``i + 1``.
+    """
+    N, t = tokens.shape
+    hot = tokens.new_zeros(N, t, num_words)  # [N, t, V]
+    hot[:, 1:].scatter_(2, tokens[:, 1:, None], 1)  # one-hot of each word
+    return hot.cumsum(1)  # [N, t, V]
+
+
+def counted_bias(bias: torch.Tensor, counts: torch.Tensor) -> torch.Tensor:
+    """The bias each word gets given how often it was written.
+
+    Args:
+        bias (Tensor): ``[N, V]`` (returned as it is, broadcast over the
+            positions of ``counts``) or counted, ``[N, K, V]``.
+        counts (Tensor): ``[N, V]`` or ``[N, t, V]`` word counts
+            (:func:`prefix_word_counts`).
+
+    Returns:
+        Tensor: the bias of ``counts``' shape: ``bias[n, min(c, K - 1), w]``
+        for a word ``w`` written ``c`` times.
+    """
+    if bias.dim() == 2:
+        return bias if counts.dim() == 2 else bias[:, None]  # [N, (1,) V]
+    if bias.dim() != 3:
+        raise ValueError('logit_bias must be [N, V] or counted [N, K, V], '
+                         f'got shape {tuple(bias.shape)}')
+    level = counts.clamp(max=bias.shape[1] - 1)
+    if counts.dim() == 2:  # one step: [N, V] -> [N, 1, V]
+        return bias.gather(1, level[:, None])[:, 0]  # [N, V]
+    return bias.gather(1, level)  # [N, t, V]
 
 
 @dataclass
@@ -114,6 +161,22 @@ class CaptionGenerator:
         logits[:, banned] = float('-inf')
         return logits.log_softmax(-1)
 
+    def _start_counts(self, bias: Optional[torch.Tensor],
+                      n: int) -> Optional[torch.Tensor]:
+        """Zero word counts ``[n, V]`` for a counted ``bias``, else None."""
+        if bias is None or bias.dim() == 2:
+            return None
+        return torch.zeros(n, bias.shape[-1], dtype=torch.long, device=bias.device)
+
+    @staticmethod
+    def _step_bias(bias: Optional[torch.Tensor],
+                   counts: Optional[torch.Tensor]) -> Optional[torch.Tensor]:
+        """This step's bias ``[N, V]``: ``bias`` itself, or its rows for
+        the words' ``counts`` when it is counted."""
+        if counts is None:
+            return bias
+        return counted_bias(bias, counts)
+
     @torch.no_grad()
     def greedy_decode(self, memory: torch.Tensor, max_length: Optional[int] = None,
                       use_cache: bool = True,
@@ -128,7 +191,7 @@ class CaptionGenerator:
                 decoder's.
             use_cache (bool): key/value cache; ``False`` recomputes the prefix.
             logit_bias (Tensor, optional): ``[B, V]`` added to every step's
-                scores.
+                scores, or counted ``[B, K, V]`` (:func:`counted_bias`).
             **inputs: the decoder's further inputs (``start_decoding``'s).
         """
         max_length = min(max_length or self.max_length, self.max_length)
@@ -138,11 +201,14 @@ class CaptionGenerator:
         sum_logprob = memory.new_zeros(B, dtype=torch.float)
         length = torch.zeros(B, dtype=torch.long, device=memory.device)
         done = torch.zeros(B, dtype=torch.bool, device=memory.device)
+        counts = self._start_counts(logit_bias, B)
         for _ in range(max_length - 1):
             log_probs = self._log_probs(self.next_logits(tokens, context, caches),
-                                        logit_bias)
+                                        self._step_bias(logit_bias, counts))
             logprob, word = log_probs.max(-1)  # [B], [B]
             word = word.masked_fill(done, self.vocab.pad_id)
+            if counts is not None:
+                counts.scatter_add_(1, word[:, None], torch.ones_like(word[:, None]))
             sum_logprob += logprob.masked_fill(done, 0.0)
             length += (~done).long()
             tokens = torch.cat([tokens, word[:, None]], dim=1)  # [B, t+1]
@@ -174,8 +240,9 @@ class CaptionGenerator:
                                                       **inputs)  # [B*K, 1]
         prior = None
         if logit_bias is not None:
-            prior = logit_bias.repeat_interleave(K, dim=0)  # [B*K, V]
+            prior = logit_bias.repeat_interleave(K, dim=0)  # [B*K, (K',) V]
         B = memory.shape[0]
+        counts = self._start_counts(prior, B * K)
         device = memory.device
         beam_logprob = torch.full((B, K), float('-inf'), device=device)
         beam_logprob[:, 0] = 0.0  # all beams start equal: keep one
@@ -183,7 +250,7 @@ class CaptionGenerator:
         done = torch.zeros(B, K, dtype=torch.bool, device=device)
         for _ in range(max_length - 1):
             log_probs = self._log_probs(self.next_logits(tokens, context, caches),
-                                        prior)
+                                        self._step_bias(prior, counts))
             V = log_probs.shape[-1]
             log_probs = log_probs.view(B, K, V)  # [B, K, V]
             # a finished beam continues only with pad, at no cost
@@ -196,6 +263,9 @@ class CaptionGenerator:
             flat_parent = (parent + torch.arange(B, device=device)[:, None] * K).view(-1)
             tokens = torch.cat([tokens[flat_parent], word.view(-1, 1)], dim=1)  # [B*K, t+1]
             self.reorder_caches(caches, flat_parent)
+            if counts is not None:  # the parents' counts plus the new word
+                counts = counts[flat_parent].scatter_add_(
+                    1, word.view(-1, 1), torch.ones_like(word.view(-1, 1)))
             was_done = done.gather(1, parent)
             length = length.gather(1, parent) + (~was_done).long()
             done = was_done | (word == self.vocab.eot_id)

@@ -9,6 +9,7 @@ from mmidc.models.heads.base_caption_head import (RETIRED_ARGS,
                                                   BaseCaptionHead)
 from mmidc.models.utils.transformer_layers import (DecoderLayer, EncoderLayer,
                                                    bert_init_)
+from mmidc.models.utils.generation import counted_bias, prefix_word_counts
 from mmidc.models.utils.retired_args import rejects_retired_args
 from mmidc.registry import MODELS
 
@@ -34,7 +35,9 @@ class TransformerCaptionHead(BaseCaptionHead):
       embedding (``num_extra_tokens = E``);
     - ``logit_bias`` ``[B, V]`` (e.g. an auxiliary head's word prior) is added
       to the next-word logits at every position (in decoding, the search
-      adds it).
+      adds it); a counted one ``[B, K, V]`` gives each word the row of the
+      number of times the caption already holds it (``counted_bias`` in
+      :mod:`mmidc.models.utils.generation`).
 
     Args:
         memory_dim (int): width of the backbone tokens (CLIP4IDC: the
@@ -172,8 +175,13 @@ class TransformerCaptionHead(BaseCaptionHead):
                 extra_tokens: Optional[torch.Tensor] = None,
                 logit_bias: Optional[torch.Tensor] = None) -> torch.Tensor:
         """Teacher-forced logits ``[B, L-1, V]`` for CLIP ``text_tokens``
-        ``[B, L]``, ``logit_bias`` ``[B, V]`` added at every position."""
+        ``[B, L]``, ``logit_bias`` ``[B, V]`` added at every position (a
+        counted ``[B, K, V]`` one by the counts of the words before it)."""
         logits = super().forward(memory, text_tokens, extra_tokens=extra_tokens)
-        if logit_bias is not None:
-            logits = logits + logit_bias[:, None].to(logits.dtype)  # [B, 1, V] over L-1
-        return logits
+        if logit_bias is None:
+            return logits
+        if logit_bias.dim() == 2:
+            return logits + logit_bias[:, None].to(logits.dtype)  # [B, 1, V] over L-1
+        tokens = self.vocab.to_compact(text_tokens[:, :-1])  # [B, L-1]
+        counts = prefix_word_counts(tokens, logits.shape[-1])  # [B, L-1, V]
+        return logits + counted_bias(logit_bias, counts).to(logits.dtype)

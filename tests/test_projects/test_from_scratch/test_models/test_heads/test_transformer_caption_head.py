@@ -189,3 +189,33 @@ def test_logit_bias_is_added_at_every_step():
     bias = bias.requires_grad_(True)
     head.loss(memory, tokens, logit_bias=bias)['loss_caption'].backward()
     assert bias.grad.abs().sum() > 0
+
+
+def test_counted_logit_bias_follows_the_words_before_each_position():
+    """Teacher forcing adds each position's row of the counted bias (by the
+    counts of the words before it), as decoding does: the greedy caption is
+    the argmax of the teacher-forced logits on itself."""
+    vocab = build_caption_vocab(CAPTIONS)
+    head = tiny_head(vocab=vocab).eval()
+    memory, tokens = torch.randn(B, T, D), tokens_of(CAPTIONS)
+    V = len(head.vocab)
+    bias = torch.randn(B, 3, V) * 3
+    compact = head.vocab.to_compact(tokens)[:, :-1]  # [B, L-1]
+    plain = head.decode_step(compact, head.cross_kv(head.encode(memory)))
+    expected = plain.clone()
+    for b in range(B):
+        for i in range(compact.shape[1]):
+            for w in range(V):
+                c = int((compact[b, 1:i + 1] == w).sum())
+                expected[b, i, w] += bias[b, min(c, 2), w]
+    torch.testing.assert_close(head(memory, tokens, logit_bias=bias), expected)
+    out = head.greedy_decode(memory, logit_bias=bias)
+    assert torch.equal(out.tokens, head.greedy_decode(
+        memory, use_cache=False, logit_bias=bias).tokens)
+    for b in range(B):
+        ids = out.tokens[b][out.tokens[b] != 0]  # up to end-of-text
+        forced = head(memory[b:b + 1], torch.cat([tokens[:1, :1], ids[None]], 1),
+                      logit_bias=bias[b:b + 1])  # [1, n, V]
+        banned = [head.vocab.pad_id, head.vocab.sot_id, head.vocab.unk_id]
+        forced[..., [i for i in banned if i is not None]] = float('-inf')  # never decoded
+        assert torch.equal(head.vocab.to_clip(forced.argmax(-1))[0], ids)
