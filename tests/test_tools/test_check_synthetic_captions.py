@@ -56,3 +56,23 @@ def test_a_wrong_data_root_names_the_missing_scene(tmp_path):
     with pytest.raises(FileNotFoundError, match='CLEVR_default_000001.json'):
         load_tool('tools/analysis_tools/check_synthetic_captions.py').main(
             [str(path), '--data-root', str(tmp_path)])
+
+
+def test_last_value_word_tells_a_named_value_from_a_new_one():
+    tool = load_tool('tools/analysis_tools/check_synthetic_captions.py')
+    records = [
+        dict(prediction='the red cube turned red', change_type='color'),
+        dict(prediction='the red cube turned blue', change_type='color'),
+        dict(prediction='the red rubber cube turned matte', change_type='color'),
+        dict(prediction='the matte cube changed to rubber', change_type='material'),
+        dict(prediction='the metal cube changed to rubber', change_type='material'),
+        dict(prediction='there is no change', change_type='material'),
+        dict(prediction='the red cube turned red', change_type='add'),
+    ]
+    ends = [tool.last_value_word(r['prediction']) for r in records[:6]]
+    assert ends == ['colour named before', 'another colour',
+                    'material named before', 'material named before',
+                    'another material', 'neither']
+    table = tool.value_word_table(records).splitlines()
+    assert re.fullmatch(r'color +3 +1 +1 +1 +0 +0', table[1])
+    assert re.fullmatch(r'material +3 +0 +0 +1 +1 +1', table[2])

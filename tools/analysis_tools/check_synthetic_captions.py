@@ -8,7 +8,10 @@ colour and material changes, the right new value. No-change pairs are right
 with a no-change sentence. Prints, per change type, the share of entirely true
 captions and of each partial check (right type, right object, right value),
 the same numbers as ``CaptionTruthMetric`` logs, and a few false captions with
-what is wrong.
+what is wrong. For colour and material changes it also counts what the
+caption's last word is: a colour or material the caption had already named
+(a material by any of its words: "the matte cube turned rubber"), another
+one, or neither.
 
 Example::
 
@@ -19,10 +22,44 @@ Example::
 import argparse
 import json
 import sys
+from collections import Counter
 
 from mmidc.evaluation.metrics.caption_truth import (format_truth_table,
                                                     grade_records,
                                                     subset_sizes, truth_scores)
+from mmidc.synthetic.properties import COLOR_WORDS, MATERIAL_WORDS
+
+#: word -> (attribute, value) for the words a new value is named by
+VALUE_WORDS = {word: (attribute, value)
+               for attribute, table in (('colour', COLOR_WORDS),
+                                        ('material', MATERIAL_WORDS))
+               for value, words in table.items() for word in words}
+ENDINGS = ('colour named before', 'another colour', 'material named before',
+           'another material', 'neither')
+
+
+def last_value_word(caption: str) -> str:
+    """What the caption's last word names: one of :data:`ENDINGS`."""
+    words = caption.split()
+    if not words or words[-1] not in VALUE_WORDS:
+        return 'neither'
+    attribute, value = VALUE_WORDS[words[-1]]
+    before = {VALUE_WORDS[w] for w in words[:-1] if w in VALUE_WORDS}
+    if (attribute, value) in before:
+        return f'{attribute} named before'
+    return f'another {attribute}'
+
+
+def value_word_table(records: list) -> str:
+    """Per colour / material change: how many captions end on each of
+    :data:`ENDINGS`."""
+    rows = ['subset    pairs  ' + '  '.join(ENDINGS)]
+    for kind in ('color', 'material'):
+        ends = Counter(last_value_word(r['prediction']) for r in records
+                       if r['change_type'] == kind)
+        rows.append(f'{kind:<8} {sum(ends.values()):>6}  ' + '  '.join(
+            f'{ends[e]:>{len(e)}}' for e in ENDINGS))
+    return '\n'.join(rows)
 
 
 def parse_args(argv=None):
@@ -47,6 +84,8 @@ def main(argv=None):
     scores = truth_scores(records, verdicts)
     print(f'Caption truth of {args.predictions} (% of captions):')
     print(format_truth_table(scores, subset_sizes(records)))
+    print('The last word of colour and material change captions (captions):')
+    print(value_word_table(records))
     shown = {}
     for record, verdict in zip(records, verdicts):
         kind = record['change_type']
