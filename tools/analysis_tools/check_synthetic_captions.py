@@ -27,13 +27,11 @@ from collections import Counter
 from mmidc.evaluation.metrics.caption_truth import (format_truth_table,
                                                     grade_records,
                                                     subset_sizes, truth_scores)
-from mmidc.synthetic.properties import COLOR_WORDS, MATERIAL_WORDS
+from mmidc.synthetic.properties import WORD_TO_COLOR, WORD_TO_MATERIAL
 
 #: word -> (attribute, value) for the words a new value is named by
-VALUE_WORDS = {word: (attribute, value)
-               for attribute, table in (('colour', COLOR_WORDS),
-                                        ('material', MATERIAL_WORDS))
-               for value, words in table.items() for word in words}
+VALUE_WORDS = {**{w: ('colour', v) for w, v in WORD_TO_COLOR.items()},
+               **{w: ('material', v) for w, v in WORD_TO_MATERIAL.items()}}
 ENDINGS = ('colour named before', 'another colour', 'material named before',
            'another material', 'neither')
 

@@ -68,10 +68,7 @@ class BagOfWordCountsHead(BagOfWordsHead):
         levels = torch.arange(1, self.max_count + 1)  # [K]
         rows = []
         for tokens in references:
-            words = tokens[:, 1:]  # [R, L-1]
-            counts = words.new_zeros(words.shape[0], self.num_classes)  # [R, V]
-            counts.scatter_add_(1, words, torch.ones_like(words))
-            counts[:, self.pad_id] = 0
+            counts = self.word_counts(tokens)  # [R, V]
             at_least = counts[:, None, :] >= levels.to(counts)[None, :, None]  # [R, K, V]
             rows.append(at_least.float().mean(0))  # [K, V]
         return torch.stack(rows)  # [B, K, V]

@@ -81,14 +81,25 @@ class BagOfWordsHead(BaseModule):
             Tensor: per pair, the fraction of its references containing each
             word (end-of-text included, padding not).
         """
-        rows = []
-        for tokens in references:
-            hot = tokens.new_zeros(tokens.shape[0], self.num_classes,
-                                   dtype=torch.float)  # [K, V]
-            hot.scatter_(1, tokens[:, 1:], 1.0)  # words after the start token
-            hot[:, self.pad_id] = 0.0
-            rows.append(hot.mean(0))  # [V]
+        rows = [(self.word_counts(tokens) > 0).float().mean(0)  # [V]
+                for tokens in references]
         return torch.stack(rows)  # [B, V]
+
+    def word_counts(self, tokens: torch.Tensor) -> torch.Tensor:
+        """How often each word occurs in each of a pair's references.
+
+        Args:
+            tokens (Tensor): compact ids ``[K, L]`` (start token first).
+
+        Returns:
+            Tensor: ``[K, V]`` counts of the words after the start token
+            (end-of-text included, padding never).
+        """
+        words = tokens[:, 1:]  # [K, L-1]
+        counts = words.new_zeros(words.shape[0], self.num_classes)  # [K, V]
+        counts.scatter_add_(1, words, torch.ones_like(words))
+        counts[:, self.pad_id] = 0
+        return counts
 
     def loss(self, logits: torch.Tensor,
              references: List[torch.Tensor]) -> Dict[str, torch.Tensor]:
