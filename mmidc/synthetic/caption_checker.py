@@ -19,7 +19,7 @@ import json
 import os.path as osp
 import re
 from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from mmidc.text.caption_words import normalize_caption
 
@@ -139,11 +139,18 @@ class CaptionVerdict:
             exactly the changed object. None for no-change pairs.
         right_value (bool, optional): Colour and material changes: the
             caption names the object's new value. None otherwise.
+        named_attributes (dict, optional): Change pairs whose caption
+            parses: each attribute (``size``, ``color``, ``material``,
+            ``shape``) the referring expression's target names (not its
+            anchor's) -> ``(named value, the changed object's value)``
+            (before the change; for ``add``, the added object's). None
+            otherwise.
     """
     problems: List[str] = field(default_factory=list)
     right_type: bool = False
     right_object: Optional[bool] = None
     right_value: Optional[bool] = None
+    named_attributes: Optional[Dict[str, Tuple[str, str]]] = None
 
     @property
     def true(self) -> bool:
@@ -181,10 +188,13 @@ def judge_change_caption(caption: str, scene: dict) -> CaptionVerdict:
                         f', the change is {change["type"]!r}')
     image = 'semantic' if change['type'] == 'add' else 'default'
     ref = parsed[0][1].group('ref')
+    objects = _objects(scene, image)
+    changed = next((o for o in objects if o.id == change['object_id']), None)
+    if changed is not None:
+        verdict.named_attributes = _named_attributes(ref, changed)
     verdict.right_object = False
     try:
-        referred = resolve_reference(ref, _objects(scene, image),
-                                     _directions(scene))
+        referred = resolve_reference(ref, objects, _directions(scene))
         if referred.id != change['object_id']:
             problems.append(f'{caption!r}: refers to object {referred.id},'
                             f' the changed object is {change["object_id"]}')
@@ -193,6 +203,19 @@ def judge_change_caption(caption: str, scene: dict) -> CaptionVerdict:
     except ValueError as error:
         problems.append(f'{caption!r}: {error}')
     return verdict
+
+
+def _named_attributes(
+        ref: str, changed: SceneObject) -> Optional[Dict[str, Tuple[str, str]]]:
+    """Each attribute the target of ``ref`` names -> ``(named value,
+    changed's value)``; None if the target phrase does not parse."""
+    relation = _RELATION.match(ref)
+    try:
+        named = parse_phrase(relation.group('target') if relation else ref)
+    except ValueError:
+        return None
+    return {attribute: (value, getattr(changed, attribute))
+            for attribute, value in named.items()}
 
 
 def check_change_caption(caption: str, scene: dict) -> List[str]:

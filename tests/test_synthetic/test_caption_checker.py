@@ -9,6 +9,7 @@ from mmidc.synthetic import (check_change_caption, check_dataset,
                              check_no_change_caption, check_scene_graph,
                              resolve_reference)
 from mmidc.synthetic.camera import Camera
+from mmidc.synthetic.caption_checker import judge_change_caption
 from mmidc.synthetic.scene import SceneObject
 from tests.helpers.pair_trees import read_json, synthetic_scene
 
@@ -91,3 +92,34 @@ def test_relations_disambiguate_twins():
     with pytest.raises(ValueError, match='anchor'):
         resolve_reference('cylinder behind the red cube', objects,
                           directions)
+
+
+def test_the_verdict_says_which_attributes_of_the_changed_object_are_named(
+        synthetic_root):
+    scene = _first_scene_of(synthetic_root, 'color')
+    change = scene['change']
+    target = next(o for o in scene['images']['default']['objects']
+                  if o['id'] == change['object_id'])
+    other = next(c for c in ('red', 'blue') if c != target['color'])
+    shape = next(s for s in ('cube', 'sphere', 'cylinder')
+                 if s != target['shape'])
+    named = judge_change_caption(
+        f'the {_full_name(target)} turned {change["to"]}',
+        scene).named_attributes
+    assert named == {a: (target[a], target[a])
+                     for a in ('size', 'color', 'material', 'shape')}
+    # wrong words are named with the object's own values beside them; a
+    # generic noun names no shape; an anchor's words are not the target's
+    named = judge_change_caption(
+        f'the {other} {shape} behind the big red thing turned blue',
+        scene).named_attributes
+    assert named == dict(color=(other, target['color']),
+                         shape=(shape, target['shape']))
+    assert judge_change_caption(f'the {target["color"]} thing turned blue',
+                                scene).named_attributes == dict(
+        color=(target['color'], target['color']))
+    # nothing is named where the form or the phrase does not parse
+    assert judge_change_caption('the cube exploded',
+                                scene).named_attributes is None
+    assert judge_change_caption('the pyramid turned blue',
+                                scene).named_attributes is None

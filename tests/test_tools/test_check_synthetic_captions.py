@@ -32,6 +32,8 @@ def test_references_are_true_and_wrong_captions_are_caught(tmp_path, capsys):
     out = capsys.readouterr().out
     assert re.search(r'\ntotal +12 +100\.0 +100\.0 +- +-\n', out)
     assert re.search(r'\ncolor +1( +100\.0){4}\n', out)
+    # every reference names the changed object rightly
+    assert re.search(r'\nshape +[0-9.]+ +100\.0 +33\.3 ', out)
 
     records = []
     for pair_id, change_type, refs in pairs:
@@ -47,6 +49,27 @@ def test_references_are_true_and_wrong_captions_are_caught(tmp_path, capsys):
     out = capsys.readouterr().out
     assert 'no known sentence form' in out
     assert 'not one of the no-change sentences' in out
+
+
+def test_references_grades_every_reference(tmp_path, capsys):
+    root = str(tmp_path / 'synth')
+    pairs = make_synthetic_change_pairs(root, 4, seed=7)
+    records = [dict(pair_id=pair_id, change_type=change_type,
+                    prediction='nothing has changed', references=refs)
+               for pair_id, change_type, refs in pairs]
+    path = tmp_path / 'predictions.json'
+    path.write_text(json.dumps(records))
+    tool = load_tool('tools/analysis_tools/check_synthetic_captions.py')
+    assert tool.main([str(path), '--data-root', root])['total'] == 0.0
+    scores = tool.main([str(path), '--data-root', root, '--references'])
+    assert scores['total'] == 100.0
+    out = capsys.readouterr().out
+    assert re.search(rf'\ntotal +{sum(len(refs) for *_, refs in pairs)} '
+                     r'+100\.0 ', out)
+    assert '(its references)' in out
+    path.write_text(json.dumps([dict(records[0], references=None)]))
+    with pytest.raises(KeyError, match='record 0 has no list of references'):
+        tool.main([str(path), '--data-root', root, '--references'])
 
 
 def test_a_wrong_data_root_names_the_missing_scene(tmp_path):
@@ -76,3 +99,33 @@ def test_last_value_word_tells_a_named_value_from_a_new_one():
     table = tool.value_word_table(records).splitlines()
     assert re.fullmatch(r'color +3 +1 +1 +1 +0 +0', table[1])
     assert re.fullmatch(r'material +3 +0 +0 +1 +1 +1', table[2])
+
+
+def test_several_files_are_each_checked_then_averaged(tmp_path, capsys):
+    root = str(tmp_path / 'synth')
+    pairs = make_synthetic_change_pairs(root, 4, seed=6)
+    paths = []
+    for i, caption in enumerate(('refs', 'the gray cylinder is gone')):
+        records = [dict(pair_id=pair_id, change_type=change_type,
+                        prediction=refs[0] if caption == 'refs' else caption)
+                   for pair_id, change_type, refs in pairs]
+        paths.append(tmp_path / f'predictions_{i}.json')
+        paths[-1].write_text(json.dumps(records))
+    tool = load_tool('tools/analysis_tools/check_synthetic_captions.py')
+    scores = tool.main([str(p) for p in paths] + ['--data-root', root])
+    assert [s['total'] for s in scores] == [100.0, 0.0]
+    out = capsys.readouterr().out
+    assert out.count('Caption truth of') == 2
+    assert 'Mean over the 2 files: How change captions' in out
+
+
+def test_mean_object_word_rows():
+    tool = load_tool('tools/analysis_tools/check_synthetic_captions.py')
+    shape = dict(attribute='shape', pairs=10, chance=100 / 3)
+    tables = [[dict(shape, named=20.0, right=50.0, most_named=('cylinder', 100.0))],
+              [dict(shape, named=10.0, right=None, most_named=None)],
+              [dict(shape, named=30.0, right=40.0, most_named=('cylinder', 80.0))]]
+    row, = tool.mean_object_word_rows(tables)
+    assert row['pairs'] == 30 and row['named'] == 20.0
+    assert row['right'] == 45.0  # over the files that name a shape
+    assert row['most_named'] == ('cylinder', 90.0)

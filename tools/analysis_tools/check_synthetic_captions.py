@@ -11,7 +11,10 @@ the same numbers as ``CaptionTruthMetric`` logs, and a few false captions with
 what is wrong. For colour and material changes it also counts what the
 caption's last word is: a colour or material the caption had already named
 (a material by any of its words: "the matte cube turned rubber"), another
-one, or neither.
+one, or neither; and, per attribute of the changed object (size, colour,
+material, shape), how often the captions name it, how often rightly (against
+a uniform draw) and which value they name most: where a model does not see an
+attribute, its captions name one value or the chance share.
 
 Example::
 
@@ -23,15 +26,21 @@ import argparse
 import json
 import sys
 from collections import Counter
+from statistics import mean
 
-from mmidc.evaluation.metrics.caption_truth import (format_truth_table,
+from mmidc.evaluation.metrics.caption_truth import (format_object_word_table,
+                                                    format_truth_table,
                                                     grade_records,
+                                                    object_word_rows,
                                                     subset_sizes, truth_scores)
 from mmidc.synthetic.properties import WORD_TO_COLOR, WORD_TO_MATERIAL
 
 #: word -> (attribute, value) for the words a new value is named by
 VALUE_WORDS = {**{w: ('colour', v) for w, v in WORD_TO_COLOR.items()},
                **{w: ('material', v) for w, v in WORD_TO_MATERIAL.items()}}
+OBJECT_WORDS_TITLE = (
+    'How change captions describe the changed object (% of change captions '
+    'naming each attribute; % of those naming its value):')
 ENDINGS = ('colour named before', 'another colour', 'material named before',
            'another material', 'neither')
 
@@ -64,34 +73,92 @@ def parse_args(argv=None):
     parser = argparse.ArgumentParser(
         description='Check predicted captions against the synthetic scene '
         'graphs')
-    parser.add_argument('predictions', help='predictions JSON from IDCMetric')
+    parser.add_argument('predictions', nargs='+',
+                        help='predictions JSON from IDCMetric (several: each '
+                        'checked, then the mean of their object word tables)')
     parser.add_argument('--data-root', default='data/synthetic_clevr_change',
                         help='the generated data set (its scenes/*.json)')
     parser.add_argument('--show', type=int, default=3,
                         help='false captions to print per change type')
+    parser.add_argument('--references', action='store_true',
+                        help='grade each pair\'s reference captions (the '
+                        'file\'s `references`) instead of its predictions: '
+                        'every one should be true, and the object word table '
+                        'says how the references describe the changed object')
     return parser.parse_args(argv)
 
 
-def main(argv=None):
-    """Print the table and examples; returns the scores (``truth_scores``'
-    keys, x100)."""
-    args = parse_args(argv)
-    with open(args.predictions) as f:
+def reference_records(records: list, path: str) -> list:
+    """One record per reference caption of each record, as its
+    prediction."""
+    for i, record in enumerate(records):
+        if not isinstance(record.get('references'), list):
+            raise KeyError(f'{path}: record {i} has no list of references '
+                           f'(keys: {sorted(record)})')
+    return [dict(record, prediction=caption) for record in records
+            for caption in record['references']]
+
+
+def check_file(path: str, data_root: str, show: int,
+               references: bool = False):
+    """Print the tables and examples of one predictions file (of its
+    references with ``references``); returns its scores (``truth_scores``'
+    keys, x100) and :func:`object_word_rows`."""
+    with open(path) as f:
         records = json.load(f)
-    verdicts = grade_records(records, args.data_root)
+    if references:
+        records = reference_records(records, path)
+    verdicts = grade_records(records, data_root)
     scores = truth_scores(records, verdicts)
-    print(f'Caption truth of {args.predictions} (% of captions):')
+    print(f'Caption truth of {path}{" (its references)" if references else ""}'
+          ' (% of captions):')
     print(format_truth_table(scores, subset_sizes(records)))
     print('The last word of colour and material change captions (captions):')
     print(value_word_table(records))
+    rows = object_word_rows(records, verdicts)
+    print(OBJECT_WORDS_TITLE)
+    print(format_object_word_table(rows))
     shown = {}
     for record, verdict in zip(records, verdicts):
         kind = record['change_type']
-        if verdict.problems and shown.get(kind, 0) < args.show:
+        if verdict.problems and shown.get(kind, 0) < show:
             shown[kind] = shown.get(kind, 0) + 1
             print(f'[{kind}] {record["pair_id"]}: '
                   + '; '.join(verdict.problems))
-    return scores
+    return scores, rows
+
+
+def mean_object_word_rows(tables: list) -> list:
+    """The mean over files of each attribute's ``named`` and ``right``
+    (``right`` over the files that name it); ``most_named``: the value most
+    often the most named, with its mean share where it is."""
+    rows = []
+    for per_file in zip(*tables):
+        row = dict(per_file[0], pairs=sum(r['pairs'] for r in per_file),
+                   named=mean(r['named'] for r in per_file))
+        rights = [r['right'] for r in per_file if r['right'] is not None]
+        row['right'] = mean(rights) if rights else None
+        most = [r['most_named'] for r in per_file if r['most_named']]
+        row['most_named'] = None
+        if most:
+            value = Counter(v for v, _ in most).most_common(1)[0][0]
+            row['most_named'] = (value, mean(s for v, s in most if v == value))
+        rows.append(row)
+    return rows
+
+
+def main(argv=None):
+    """Print the tables and examples; returns the scores (``truth_scores``'
+    keys, x100), a list of them, one per file, when there are several."""
+    args = parse_args(argv)
+    results = [check_file(path, args.data_root, args.show, args.references)
+               for path in args.predictions]
+    if len(results) == 1:
+        return results[0][0]
+    print(f'Mean over the {len(results)} files: ' + OBJECT_WORDS_TITLE)
+    print(format_object_word_table(
+        mean_object_word_rows([rows for _, rows in results])))
+    return [scores for scores, _ in results]
 
 
 if __name__ == '__main__':

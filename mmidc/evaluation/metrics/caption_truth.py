@@ -11,14 +11,19 @@ pairs) and right new value (colour and material changes).
 """
 import json
 import os.path as osp
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from typing import Dict, List, Optional, Sequence
 
 from mmidc.synthetic.caption_checker import (CaptionVerdict,
                                              judge_change_caption,
                                              judge_no_change_caption,
                                              scene_graph_file)
+from mmidc.synthetic.properties import COLORS, MATERIALS, SHAPES, SIZES
 from .caption_scorer import NO_CHANGE_TYPE, change_type_subsets
+
+#: The attributes a referring expression names, and how many values each has.
+OBJECT_ATTRIBUTES = OrderedDict(size=len(SIZES), color=len(COLORS),
+                                material=len(MATERIALS), shape=len(SHAPES))
 
 #: The partial checks, in report order (key infix, verdict attribute).
 PARTIAL_CHECKS = (('type', 'right_type'), ('object', 'right_object'),
@@ -120,7 +125,55 @@ def format_truth_table(scores: Dict[str, float],
             value = scores.get(f'{infix}/{row}')
             line.append('-' if value is None else f'{value:.1f}')
         lines.append(line)
-    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    return _plain_table(lines)
+
+
+def _plain_table(lines: List[List[str]]) -> str:
+    """Rows of cells, the first column left-aligned, the rest right."""
+    widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
     return '\n'.join('  '.join(cell.rjust(w) if i else cell.ljust(w)
                                for i, (cell, w) in enumerate(zip(line, widths)))
                      for line in lines)
+
+
+def object_word_rows(records: Sequence[dict],
+                     verdicts: Sequence[CaptionVerdict]) -> List[dict]:
+    """How the change captions describe the changed object, per attribute.
+
+    Over the change pairs (no-change pairs left out): for each of
+    :data:`OBJECT_ATTRIBUTES`, ``named`` the share (x100) of captions whose
+    referring expression names it, ``right`` the share of those naming the
+    changed object's value, ``chance`` the share one value of a uniform draw
+    gets (``100 / number of values``), and ``most_named`` the value named
+    most with its share of the naming captions. A caption that does not
+    parse names nothing. ``right`` and ``most_named`` are None where no
+    caption names the attribute.
+    """
+    named = [v.named_attributes or {} for r, v in zip(records, verdicts)
+             if r['change_type'] != NO_CHANGE_TYPE]
+    rows = []
+    for attribute, num_values in OBJECT_ATTRIBUTES.items():
+        pairs = [n[attribute] for n in named if attribute in n]  # (named, true)
+        row = dict(attribute=attribute, pairs=len(named),
+                   named=100.0 * len(pairs) / max(len(named), 1),
+                   chance=100.0 / num_values, right=None, most_named=None)
+        if pairs:
+            row['right'] = 100.0 * sum(a == b for a, b in pairs) / len(pairs)
+            value, count = Counter(a for a, _ in pairs).most_common(1)[0]
+            row['most_named'] = (value, 100.0 * count / len(pairs))
+        rows.append(row)
+    return rows
+
+
+def format_object_word_table(rows: Sequence[dict]) -> str:
+    """A plain-text table of :func:`object_word_rows`."""
+    lines = [['attribute', 'named', 'right when named', 'chance',
+              'most named']]
+    for row in rows:
+        most = row['most_named']
+        lines.append([
+            row['attribute'], f'{row["named"]:.1f}',
+            '-' if row['right'] is None else f'{row["right"]:.1f}',
+            f'{row["chance"]:.1f}',
+            '-' if most is None else f'{most[0]} ({most[1]:.1f})'])
+    return _plain_table(lines)

@@ -5,9 +5,11 @@ import json
 
 import pytest
 
-from mmidc.evaluation.metrics.caption_truth import (format_truth_table,
+from mmidc.evaluation.metrics.caption_truth import (format_object_word_table,
+                                                    format_truth_table,
                                                     grade_records,
                                                     load_scene_graph,
+                                                    object_word_rows,
                                                     subset_sizes, truth_scores)
 from mmidc.synthetic.caption_checker import CaptionVerdict
 
@@ -50,3 +52,27 @@ def test_shares_and_table():
                                 'object', 'right', 'value']
     assert table[1].split() == ['total', '3', '66.7', '100.0', '-', '-']
     assert table[2].split() == ['color', '2', '50.0', '100.0', '100.0', '50.0']
+
+
+def test_object_word_rows_count_the_named_attributes_of_change_pairs():
+    records = [dict(change_type=t) for t in ('color', 'drop', 'add', 'none')]
+    verdicts = [
+        CaptionVerdict(named_attributes=dict(
+            shape=('cylinder', 'cube'), color=('red', 'red'))),
+        CaptionVerdict(named_attributes=dict(shape=('cylinder', 'cylinder'))),
+        CaptionVerdict(),  # did not parse: names nothing
+        CaptionVerdict(named_attributes=dict(shape=('cube', 'cube'))),  # no-change: left out
+    ]
+    rows = {r['attribute']: r for r in object_word_rows(records, verdicts)}
+    assert list(rows) == ['size', 'color', 'material', 'shape']
+    assert rows['shape']['pairs'] == 3
+    assert rows['shape']['named'] == pytest.approx(200 / 3)
+    assert rows['shape']['right'] == 50.0
+    assert rows['shape']['chance'] == pytest.approx(100 / 3)
+    assert rows['shape']['most_named'] == ('cylinder', 100.0)
+    assert rows['color']['right'] == 100.0 and rows['color']['chance'] == 12.5
+    assert rows['size']['named'] == 0 and rows['size']['right'] is None
+    table = format_object_word_table(rows.values()).splitlines()
+    assert table[1].split() == ['size', '0.0', '-', '50.0', '-']
+    assert table[4].split() == ['shape', '66.7', '50.0', '33.3', 'cylinder',
+                                '(100.0)']
