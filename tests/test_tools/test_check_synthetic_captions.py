@@ -117,6 +117,10 @@ def test_several_files_are_each_checked_then_averaged(tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.count('Caption truth of') == 2
     assert 'Mean over the 2 files: How change captions' in out
+    summed = out.split('Over the 2 files: ')[1].splitlines()
+    kinds = [change_type for _, change_type, _ in pairs]
+    for line, kind in zip(summed[2:4], ('color', 'material')):
+        assert line.split()[:2] == [kind, str(2 * kinds.count(kind))]
 
 
 def test_mean_object_word_rows():
@@ -129,3 +133,37 @@ def test_mean_object_word_rows():
     assert row['pairs'] == 30 and row['named'] == 20.0
     assert row['right'] == 45.0  # over the files that name a shape
     assert row['most_named'] == ('cylinder', 90.0)
+
+
+def test_object_value_role_tells_the_value_before_from_after():
+    from mmidc.synthetic.caption_checker import CaptionVerdict
+    tool = load_tool('tools/analysis_tools/check_synthetic_captions.py')
+    change = dict(type='color', **{'from': 'red', 'to': 'blue'})
+
+    def role(named):
+        return tool.object_value_role(
+            CaptionVerdict(named_attributes=named), change)
+
+    assert role(dict(color=('red', 'red'))) == 'its value before'
+    assert role(dict(color=('blue', 'red'))) == 'its value after'
+    assert role(dict(color=('gray', 'red'))) == 'another'
+    assert role(dict(shape=('cube', 'cube'))) == 'not named'
+    assert role(None) == 'not named'
+
+
+def test_references_describe_the_object_by_its_value_before(tmp_path, capsys):
+    root = str(tmp_path / 'synth')
+    pairs = make_synthetic_change_pairs(root, 6, seed=4)
+    records = [dict(pair_id=pair_id, change_type=change_type,
+                    prediction='x', references=refs)
+               for pair_id, change_type, refs in pairs]
+    kinds = {change_type for _, change_type, _ in pairs}
+    assert {'color', 'material'} <= kinds
+    path = tmp_path / 'predictions.json'
+    path.write_text(json.dumps(records))
+    load_tool('tools/analysis_tools/check_synthetic_captions.py').main(
+        [str(path), '--data-root', root, '--references', '--show', '0'])
+    out = capsys.readouterr().out
+    table = out.split('(captions):\n')[2].splitlines()
+    for line in table[1:3]:  # color, material: nothing after or another
+        assert re.fullmatch(r'\w+ +[1-9]\d* +\d+ +0 +0 +\d+', line), line

@@ -11,7 +11,9 @@ the same numbers as ``CaptionTruthMetric`` logs, and a few false captions with
 what is wrong. For colour and material changes it also counts what the
 caption's last word is: a colour or material the caption had already named
 (a material by any of its words: "the matte cube turned rubber"), another
-one, or neither; and, per attribute of the changed object (size, colour,
+one, or neither; which colour (material) the caption describes the object
+by: its value before the change (right), after it, another or none; and, per
+attribute of the changed object (size, colour,
 material, shape), how often the captions name it, how often rightly (against
 a uniform draw) and which value they name most: where a model does not see an
 attribute, its captions name one value or the chance share.
@@ -31,6 +33,7 @@ from statistics import mean
 from mmidc.evaluation.metrics.caption_truth import (format_object_word_table,
                                                     format_truth_table,
                                                     grade_records,
+                                                    load_scene_graph,
                                                     object_word_rows,
                                                     subset_sizes, truth_scores)
 from mmidc.synthetic.properties import WORD_TO_COLOR, WORD_TO_MATERIAL
@@ -41,6 +44,8 @@ VALUE_WORDS = {**{w: ('colour', v) for w, v in WORD_TO_COLOR.items()},
 OBJECT_WORDS_TITLE = (
     'How change captions describe the changed object (% of change captions '
     'naming each attribute; % of those naming its value):')
+ROLES_TITLE = ('The changed attribute in the description of the object of '
+               'colour and material changes (captions):')
 ENDINGS = ('colour named before', 'another colour', 'material named before',
            'another material', 'neither')
 
@@ -69,13 +74,51 @@ def value_word_table(records: list) -> str:
     return '\n'.join(rows)
 
 
+ROLES = ('its value before', 'its value after', 'another', 'not named')
+
+
+def object_value_role(verdict, change: dict) -> str:
+    """Which of :data:`ROLES` the changed attribute of a colour / material
+    change has in the caption's description of the object (which should
+    name the value before the change, if any)."""
+    named = (verdict.named_attributes or {}).get(change['type'])
+    if named is None:
+        return 'not named'
+    value, before = named
+    if value == before:
+        return 'its value before'
+    return 'its value after' if value == change['to'] else 'another'
+
+
+def object_value_counts(records: list, verdicts: list,
+                        data_root: str) -> dict:
+    """Per colour / material change type: a Counter of
+    :func:`object_value_role` over its captions."""
+    return {kind: Counter(
+        object_value_role(v, load_scene_graph(data_root, r['pair_id'])
+                          ['change'])
+        for r, v in zip(records, verdicts) if r['change_type'] == kind)
+        for kind in ('color', 'material')}
+
+
+def object_value_table(counts: dict) -> str:
+    """:func:`object_value_counts` as a table: per colour / material
+    change, how many captions describe the changed object by each of
+    :data:`ROLES` of the changed attribute."""
+    rows = ['subset    pairs  ' + '  '.join(ROLES)]
+    for kind, roles in counts.items():
+        rows.append(f'{kind:<8} {sum(roles.values()):>6}  ' + '  '.join(
+            f'{roles[e]:>{len(e)}}' for e in ROLES))
+    return '\n'.join(rows)
+
+
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(
         description='Check predicted captions against the synthetic scene '
         'graphs')
     parser.add_argument('predictions', nargs='+',
                         help='predictions JSON from IDCMetric (several: each '
-                        'checked, then the mean of their object word tables)')
+                        'checked, then their object tables summed / averaged)')
     parser.add_argument('--data-root', default='data/synthetic_clevr_change',
                         help='the generated data set (its scenes/*.json)')
     parser.add_argument('--show', type=int, default=3,
@@ -103,7 +146,7 @@ def check_file(path: str, data_root: str, show: int,
                references: bool = False):
     """Print the tables and examples of one predictions file (of its
     references with ``references``); returns its scores (``truth_scores``'
-    keys, x100) and :func:`object_word_rows`."""
+    keys, x100), :func:`object_word_rows` and :func:`object_value_counts`."""
     with open(path) as f:
         records = json.load(f)
     if references:
@@ -115,6 +158,9 @@ def check_file(path: str, data_root: str, show: int,
     print(format_truth_table(scores, subset_sizes(records)))
     print('The last word of colour and material change captions (captions):')
     print(value_word_table(records))
+    roles = object_value_counts(records, verdicts, data_root)
+    print(ROLES_TITLE)
+    print(object_value_table(roles))
     rows = object_word_rows(records, verdicts)
     print(OBJECT_WORDS_TITLE)
     print(format_object_word_table(rows))
@@ -125,7 +171,7 @@ def check_file(path: str, data_root: str, show: int,
             shown[kind] = shown.get(kind, 0) + 1
             print(f'[{kind}] {record["pair_id"]}: '
                   + '; '.join(verdict.problems))
-    return scores, rows
+    return scores, rows, roles
 
 
 def mean_object_word_rows(tables: list) -> list:
@@ -155,10 +201,14 @@ def main(argv=None):
                for path in args.predictions]
     if len(results) == 1:
         return results[0][0]
+    print(f'Over the {len(results)} files: ' + ROLES_TITLE)
+    print(object_value_table({kind: sum((r[2][kind] for r in results),
+                                        Counter())
+                              for kind in results[0][2]}))
     print(f'Mean over the {len(results)} files: ' + OBJECT_WORDS_TITLE)
     print(format_object_word_table(
-        mean_object_word_rows([rows for _, rows in results])))
-    return [scores for scores, _ in results]
+        mean_object_word_rows([rows for _, rows, _ in results])))
+    return [scores for scores, _, _ in results]
 
 
 if __name__ == '__main__':
