@@ -3,6 +3,7 @@
 test_metrics/test_caption_truth_metric.py)."""
 import json
 import re
+from collections import Counter
 
 import pytest
 
@@ -167,3 +168,29 @@ def test_references_describe_the_object_by_its_value_before(tmp_path, capsys):
     table = out.split('(captions):\n')[2].splitlines()
     for line in table[1:3]:  # color, material: nothing after or another
         assert re.fullmatch(r'\w+ +[1-9]\d* +\d+ +0 +0 +\d+', line), line
+
+
+def test_ending_value_and_the_table_by_description_and_ending():
+    from mmidc.synthetic.caption_checker import CaptionVerdict
+    tool = load_tool('tools/analysis_tools/check_synthetic_captions.py')
+    color = dict(type='color', **{'from': 'red', 'to': 'blue'})
+    material = dict(type='material', **{'from': 'rubber', 'to': 'metal'})
+    assert tool.ending_value('the red cube turned blue', color) == 'the new'
+    assert tool.ending_value('the blue cube turned red', color) == 'the old'
+    assert tool.ending_value('the blue cube turned gray', color) == 'another'
+    assert tool.ending_value('the red cube is gone', color) == 'no value'
+    assert tool.ending_value('', color) == 'no value'
+    assert tool.ending_value('the matte cube turned shiny', material) == 'the new'
+    assert tool.ending_value('the cube turned matte', material) == 'the old'
+    assert tool.ending_value('the cube turned blue', material) == 'no value'
+    verdict = CaptionVerdict(named_attributes=dict(color=('blue', 'red')))
+    counts = {'color': Counter({(tool.object_value_role(verdict, color),
+                                 tool.ending_value('the blue cube turned red',
+                                                   color)): 2})}
+    table = tool.ending_table(counts).splitlines()
+    assert table[0].endswith('ends on the new  ends on the old  ends on another'
+                             '  ends on no value')
+    assert table[2].split() == ['color', 'its', 'value', 'after', '2', '0', '2',
+                                '0', '0']
+    assert tool.object_value_table(counts).splitlines()[1].split() == [
+        'color', '2', '0', '2', '0', '0']

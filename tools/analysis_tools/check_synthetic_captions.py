@@ -11,12 +11,15 @@ the same numbers as ``CaptionTruthMetric`` logs, and a few false captions with
 what is wrong. For colour and material changes it also counts what the
 caption's last word is: a colour or material the caption had already named
 (a material by any of its words: "the matte cube turned rubber"), another
-one, or neither; which colour (material) the caption describes the object
-by: its value before the change (right), after it, another or none; and, per
-attribute of the changed object (size, colour,
-material, shape), how often the captions name it, how often rightly (against
-a uniform draw) and which value they name most: where a model does not see an
-attribute, its captions name one value or the chance share.
+one, or neither; which value of the changed attribute the caption describes
+the object by (before the change, which is right; after it; another; none)
+and, for each, what the caption ends on (the new value, the old, another,
+none). Per attribute of the changed object (size, colour, material, shape) it
+says how often the change captions name it, how often rightly (against a
+uniform draw) and which value they name most: where a model does not see an
+attribute, its captions name one value or the chance share. Several files:
+each, then these object tables summed or averaged; ``--references`` grades
+the references instead.
 
 Example::
 
@@ -46,6 +49,8 @@ OBJECT_WORDS_TITLE = (
     'naming each attribute; % of those naming its value):')
 ROLES_TITLE = ('The changed attribute in the description of the object of '
                'colour and material changes (captions):')
+ENDS_TITLE = ('The same captions by the value in the description and the '
+              'value they end on (captions):')
 ENDINGS = ('colour named before', 'another colour', 'material named before',
            'another material', 'neither')
 
@@ -75,6 +80,7 @@ def value_word_table(records: list) -> str:
 
 
 ROLES = ('its value before', 'its value after', 'another', 'not named')
+ENDS = ('the new', 'the old', 'another', 'no value')
 
 
 def object_value_role(verdict, change: dict) -> str:
@@ -90,15 +96,30 @@ def object_value_role(verdict, change: dict) -> str:
     return 'its value after' if value == change['to'] else 'another'
 
 
+def ending_value(caption: str, change: dict) -> str:
+    """What a colour / material change caption's last word names of the
+    changed attribute: one of :data:`ENDS`."""
+    lookup = WORD_TO_COLOR if change['type'] == 'color' else WORD_TO_MATERIAL
+    value = lookup.get(caption.split()[-1] if caption.split() else '')
+    if value is None:
+        return 'no value'
+    if value == change['to']:
+        return 'the new'
+    return 'the old' if value == change['from'] else 'another'
+
+
 def object_value_counts(records: list, verdicts: list,
                         data_root: str) -> dict:
     """Per colour / material change type: a Counter of
-    :func:`object_value_role` over its captions."""
-    return {kind: Counter(
-        object_value_role(v, load_scene_graph(data_root, r['pair_id'])
-                          ['change'])
-        for r, v in zip(records, verdicts) if r['change_type'] == kind)
-        for kind in ('color', 'material')}
+    ``(object_value_role, ending_value)`` over its captions."""
+    counts = {'color': Counter(), 'material': Counter()}
+    for record, verdict in zip(records, verdicts):
+        if record['change_type'] in counts:
+            change = load_scene_graph(data_root, record['pair_id'])['change']
+            counts[record['change_type']][(
+                object_value_role(verdict, change),
+                ending_value(record['prediction'], change))] += 1
+    return counts
 
 
 def object_value_table(counts: dict) -> str:
@@ -106,9 +127,26 @@ def object_value_table(counts: dict) -> str:
     change, how many captions describe the changed object by each of
     :data:`ROLES` of the changed attribute."""
     rows = ['subset    pairs  ' + '  '.join(ROLES)]
-    for kind, roles in counts.items():
+    for kind, pairs in counts.items():
+        roles = Counter()
+        for (role, _), n in pairs.items():
+            roles[role] += n
         rows.append(f'{kind:<8} {sum(roles.values()):>6}  ' + '  '.join(
             f'{roles[e]:>{len(e)}}' for e in ROLES))
+    return '\n'.join(rows)
+
+
+def ending_table(counts: dict) -> str:
+    """:func:`object_value_counts` by description and ending: per colour /
+    material change and value in the description (:data:`ROLES`), how many
+    captions end on each of :data:`ENDS`."""
+    head = 'subset    description        captions  '
+    rows = [head + '  '.join(f'ends on {e}' for e in ENDS)]
+    for kind, pairs in counts.items():
+        for role in ROLES:
+            row = [pairs[(role, e)] for e in ENDS]
+            rows.append(f'{kind:<8}  {role:<17}  {sum(row):>8}  ' + '  '.join(
+                f'{n:>{len(e) + 8}}' for n, e in zip(row, ENDS)))
     return '\n'.join(rows)
 
 
@@ -161,6 +199,8 @@ def check_file(path: str, data_root: str, show: int,
     roles = object_value_counts(records, verdicts, data_root)
     print(ROLES_TITLE)
     print(object_value_table(roles))
+    print(ENDS_TITLE)
+    print(ending_table(roles))
     rows = object_word_rows(records, verdicts)
     print(OBJECT_WORDS_TITLE)
     print(format_object_word_table(rows))
@@ -202,9 +242,11 @@ def main(argv=None):
     if len(results) == 1:
         return results[0][0]
     print(f'Over the {len(results)} files: ' + ROLES_TITLE)
-    print(object_value_table({kind: sum((r[2][kind] for r in results),
-                                        Counter())
-                              for kind in results[0][2]}))
+    summed = {kind: sum((r[2][kind] for r in results), Counter())
+              for kind in results[0][2]}
+    print(object_value_table(summed))
+    print(f'Over the {len(results)} files: ' + ENDS_TITLE)
+    print(ending_table(summed))
     print(f'Mean over the {len(results)} files: ' + OBJECT_WORDS_TITLE)
     print(format_object_word_table(
         mean_object_word_rows([rows for _, rows, _ in results])))
