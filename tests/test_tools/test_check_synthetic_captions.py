@@ -52,14 +52,22 @@ def test_references_are_true_and_wrong_captions_are_caught(tmp_path, capsys):
     assert 'not one of the no-change sentences' in out
 
 
-def test_references_grades_every_reference(tmp_path, capsys):
+def _predictions_with_references(tmp_path, num_pairs, seed, prediction):
+    """A generated set and a predictions file of ``prediction`` for each
+    of its change pairs, with the pairs' references."""
     root = str(tmp_path / 'synth')
-    pairs = make_synthetic_change_pairs(root, 4, seed=7)
+    pairs = make_synthetic_change_pairs(root, num_pairs, seed=seed)
     records = [dict(pair_id=pair_id, change_type=change_type,
-                    prediction='nothing has changed', references=refs)
+                    prediction=prediction, references=refs)
                for pair_id, change_type, refs in pairs]
     path = tmp_path / 'predictions.json'
     path.write_text(json.dumps(records))
+    return root, pairs, records, path
+
+
+def test_references_grades_every_reference(tmp_path, capsys):
+    root, pairs, records, path = _predictions_with_references(
+        tmp_path, 4, 7, 'nothing has changed')
     tool = load_tool('tools/analysis_tools/check_synthetic_captions.py')
     assert tool.main([str(path), '--data-root', root])['total'] == 0.0
     scores = tool.main([str(path), '--data-root', root, '--references'])
@@ -153,15 +161,8 @@ def test_object_value_role_tells_the_value_before_from_after():
 
 
 def test_references_describe_the_object_by_its_value_before(tmp_path, capsys):
-    root = str(tmp_path / 'synth')
-    pairs = make_synthetic_change_pairs(root, 6, seed=4)
-    records = [dict(pair_id=pair_id, change_type=change_type,
-                    prediction='x', references=refs)
-               for pair_id, change_type, refs in pairs]
-    kinds = {change_type for _, change_type, _ in pairs}
-    assert {'color', 'material'} <= kinds
-    path = tmp_path / 'predictions.json'
-    path.write_text(json.dumps(records))
+    root, pairs, _, path = _predictions_with_references(tmp_path, 6, 4, 'x')
+    assert {'color', 'material'} <= {change_type for _, change_type, _ in pairs}
     load_tool('tools/analysis_tools/check_synthetic_captions.py').main(
         [str(path), '--data-root', root, '--references', '--show', '0'])
     out = capsys.readouterr().out
