@@ -181,6 +181,7 @@ def test_ending_value_and_the_table_by_description_and_ending():
     assert tool.ending_value('the blue cube turned gray', color) == 'another'
     assert tool.ending_value('the red cube is gone', color) == 'no value'
     assert tool.ending_value('', color) == 'no value'
+    assert tool.ending_value('The red cube turned Blue.', color) == 'the new'
     assert tool.ending_value('the matte cube turned shiny', material) == 'the new'
     assert tool.ending_value('the cube turned matte', material) == 'the old'
     assert tool.ending_value('the cube turned blue', material) == 'no value'

@@ -40,6 +40,7 @@ from mmidc.evaluation.metrics.caption_truth import (format_object_word_table,
                                                     object_word_rows,
                                                     subset_sizes, truth_scores)
 from mmidc.synthetic.properties import WORD_TO_COLOR, WORD_TO_MATERIAL
+from mmidc.text.caption_words import normalize_caption
 
 #: word -> (attribute, value) for the words a new value is named by
 VALUE_WORDS = {**{w: ('colour', v) for w, v in WORD_TO_COLOR.items()},
@@ -51,13 +52,17 @@ ROLES_TITLE = ('The changed attribute in the description of the object of '
                'colour and material changes (captions):')
 ENDS_TITLE = ('The same captions by the value in the description and the '
               'value they end on (captions):')
+#: what the description of the object names of the changed attribute
+ROLES = ('its value before', 'its value after', 'another', 'not named')
+#: what the caption ends on, of the changed attribute
+ENDS = ('the new', 'the old', 'another', 'no value')
 ENDINGS = ('colour named before', 'another colour', 'material named before',
            'another material', 'neither')
 
 
 def last_value_word(caption: str) -> str:
     """What the caption's last word names: one of :data:`ENDINGS`."""
-    words = caption.split()
+    words = normalize_caption(caption).split()
     if not words or words[-1] not in VALUE_WORDS:
         return 'neither'
     attribute, value = VALUE_WORDS[words[-1]]
@@ -79,10 +84,6 @@ def value_word_table(records: list) -> str:
     return '\n'.join(rows)
 
 
-ROLES = ('its value before', 'its value after', 'another', 'not named')
-ENDS = ('the new', 'the old', 'another', 'no value')
-
-
 def object_value_role(verdict, change: dict) -> str:
     """Which of :data:`ROLES` the changed attribute of a colour / material
     change has in the caption's description of the object (which should
@@ -100,7 +101,8 @@ def ending_value(caption: str, change: dict) -> str:
     """What a colour / material change caption's last word names of the
     changed attribute: one of :data:`ENDS`."""
     lookup = WORD_TO_COLOR if change['type'] == 'color' else WORD_TO_MATERIAL
-    value = lookup.get(caption.split()[-1] if caption.split() else '')
+    words = normalize_caption(caption).split()
+    value = lookup.get(words[-1]) if words else None
     if value is None:
         return 'no value'
     if value == change['to']:
