@@ -167,7 +167,7 @@ TABLES = [
     ('tools/train.py end to end', 'e2e',
      ['arch', 'stage', 'source', 'options', 'batch', 'iters', 'iter_s', 'data_share',
       'pairs_per_s', 'step_pairs_per_s', 'e2e_over_step', 'overhead_share', 'wall_s',
-      'outside_loop_s', 'load']),
+      'outside_loop_s', 'startup_s', 'to_first_log_s', 'shutdown_s', 'load']),
     ('inference (greedy, 32 tokens)', 'inference',
      ['arch', 'batch', 'cached_s', 'uncached_s', 'uncached_measured',
       'captions_per_s_cached', 'captions_per_s_uncached', 'speedup', 'same_tokens',

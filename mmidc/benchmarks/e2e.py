@@ -89,19 +89,57 @@ def benchmark_config(config: str, data_root: str, work_dir: str,
 
 def run_train(config: str, work_dir: str, options: Sequence[str] = (),
               env: Optional[dict] = None, timeout: float = 1800) -> Dict:
-    """``tools/train.py CONFIG --work-dir W OPTIONS`` in a subprocess."""
+    """``tools/train.py CONFIG --work-dir W OPTIONS`` in a subprocess.
+
+    Each output line is stamped with the seconds since the start (written to
+    ``W/train_output.log``), which gives the run's phases: ``startup_s``
+    (interpreter, imports and the runner, up to MMEngine's "Checkpoints will
+    be saved" line), ``to_first_log_s`` (from there to the first logged
+    training window: the loader's workers and the first iterations) and
+    ``shutdown_s`` (from the last training line to the exit).
+    """
     cmd = [sys.executable, osp.join(REPO, 'tools', 'train.py'), config,
            '--work-dir', work_dir, *options]
     full_env = dict(os.environ, **(env or {}))
     full_env['PYTHONPATH'] = os.pathsep.join(
         [REPO] + [p for p in [full_env.get('PYTHONPATH')] if p])
     start = time.perf_counter()
-    result = subprocess.run(cmd, cwd=REPO, env=full_env, capture_output=True,
-                            text=True, timeout=timeout)
+    stamped = []
+    proc = subprocess.Popen(cmd, cwd=REPO, env=full_env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    try:
+        for line in proc.stdout:
+            stamped.append((time.perf_counter() - start, line.rstrip('\n')))
+            if time.perf_counter() - start > timeout:
+                raise subprocess.TimeoutExpired(cmd, timeout)
+        proc.wait(timeout=max(1.0, timeout - (time.perf_counter() - start)))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
     wall = time.perf_counter() - start
-    if result.returncode != 0:
-        raise RuntimeError(f'{" ".join(cmd)} failed:\n{result.stderr[-4000:]}')
-    return dict(wall_s=round(wall, 1), output=result.stdout + result.stderr)
+    os.makedirs(work_dir, exist_ok=True)
+    with open(osp.join(work_dir, 'train_output.log'), 'w') as f:
+        f.writelines(f'{t:9.2f} {line}\n' for t, line in stamped)
+    output = '\n'.join(line for _, line in stamped)
+    if proc.returncode != 0:
+        raise RuntimeError(f'{" ".join(cmd)} failed:\n{output[-4000:]}')
+    return dict(wall_s=round(wall, 1), output=output, **phases(stamped, wall))
+
+
+def phases(stamped: List[tuple], wall: float) -> Dict:
+    """The phases of a run from its stamped output lines (see
+    :func:`run_train`); a phase whose marker line is missing is left out."""
+    built = next((t for t, line in stamped if 'Checkpoints will be saved' in line), None)
+    iters = [t for t, line in stamped if 'Epoch(train)' in line]
+    out = {}
+    if built is not None:
+        out['startup_s'] = round(built, 1)
+        if iters:
+            out['to_first_log_s'] = round(iters[0] - built, 1)
+    if iters:
+        out['shutdown_s'] = round(wall - iters[-1], 1)
+    return out
 
 
 def logged_windows(work_dir: str) -> List[dict]:
@@ -150,7 +188,9 @@ def train_throughput(config: str, data_root: str, work_dir: str,
     run = run_train(bench['config'], work_dir, options, env)
     row = dict(config=osp.relpath(config, REPO), options=' '.join(options),
                batch=bench['batch'], train_pairs=bench['pairs'],
-               repeat=bench['repeat'], load=load_average(), wall_s=run['wall_s'])
+               repeat=bench['repeat'], load=load_average(), wall_s=run['wall_s'],
+               **{k: run[k] for k in ('startup_s', 'to_first_log_s', 'shutdown_s')
+                  if k in run})
     row.update(steady_state(logged_windows(work_dir), bench['batch']))
     # start-up (imports, building the runner, the data set and the loader's
     # workers) and shutdown: the run's time outside the logged iterations

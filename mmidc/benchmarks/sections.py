@@ -347,7 +347,9 @@ def measure_e2e(settings, data_root, rows: Optional[list] = None,
                 log(f'e2e {arch} {stage} {source}: {row["pairs_per_s"]} pairs/s, '
                     f'data {row["data_share"]} of the iteration, step alone '
                     f'{step["pairs_per_s"]} pairs/s; {row["wall_s"]} s in all, '
-                    f'{row["outside_loop_s"]} s outside the training loop')
+                    f'{row["outside_loop_s"]} s outside the training loop (start-up '
+                    f'{row.get("startup_s")} s, to the first log {row.get("to_first_log_s")} s, '
+                    f'shutdown {row.get("shutdown_s")} s)')
                 if on_row:
                     on_row()
     return rows

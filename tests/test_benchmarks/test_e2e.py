@@ -2,6 +2,7 @@
 computations (the runs themselves: tests/test_tools/test_benchmark.py)."""
 import pytest
 
+from mmidc.benchmarks import e2e
 from mmidc.benchmarks.e2e import steady_state
 
 
@@ -22,3 +23,15 @@ def test_steady_state_arithmetic():
     assert row['first_window_iter_s'] == 9.0
     with pytest.raises(ValueError, match='too few'):
         steady_state(windows[:2], batch=16, skip=2)
+
+
+def test_phases_from_stamped_lines():
+    stamped = [(2.0, 'System environment:'),
+               (5.5, '11/28 - mmengine - INFO - Checkpoints will be saved to /w.'),
+               (9.0, '11/28 - mmengine - INFO - Epoch(train) [1][10/60] time: 0.1'),
+               (20.0, '11/28 - mmengine - INFO - Epoch(train) [1][60/60] time: 0.1'),
+               (20.1, '11/28 - mmengine - INFO - Exp name: x')]
+    assert e2e.phases(stamped, wall=31.0) == dict(
+        startup_s=5.5, to_first_log_s=3.5, shutdown_s=11.0)
+    # a run that logged no window: only the start-up is known
+    assert e2e.phases(stamped[:2], wall=8.0) == dict(startup_s=5.5)
