@@ -19,7 +19,8 @@ says how often the change captions name it, how often rightly (against a
 uniform draw) and which value they name most: where a model does not see an
 attribute, its captions name one value or the chance share. Several files:
 each, then these object tables summed or averaged; ``--references`` grades
-the references instead.
+the references instead. A prediction that is ``null`` (no caption) counts as
+not true, with every partial check wrong, and ends on no value.
 
 Example::
 
@@ -60,9 +61,17 @@ ENDINGS = ('colour named before', 'another colour', 'material named before',
            'another material', 'neither')
 
 
+def caption_words(caption) -> list:
+    """The words of a normalised caption; none for a prediction that is no
+    caption (``None``), which is counted as not true and ending on no
+    value."""
+    return normalize_caption(caption).split() \
+        if isinstance(caption, str) else []
+
+
 def last_value_word(caption: str) -> str:
     """What the caption's last word names: one of :data:`ENDINGS`."""
-    words = normalize_caption(caption).split()
+    words = caption_words(caption)
     if not words or words[-1] not in VALUE_WORDS:
         return 'neither'
     attribute, value = VALUE_WORDS[words[-1]]
@@ -101,7 +110,7 @@ def ending_value(caption: str, change: dict) -> str:
     """What a colour / material change caption's last word names of the
     changed attribute: one of :data:`ENDS`."""
     lookup = WORD_TO_COLOR if change['type'] == 'color' else WORD_TO_MATERIAL
-    words = normalize_caption(caption).split()
+    words = caption_words(caption)
     value = lookup.get(words[-1]) if words else None
     if value is None:
         return 'no value'

@@ -52,6 +52,9 @@ def grade_records(records: Sequence[dict],
 
     A pair of type ``'none'`` is right with a no-change sentence; any other
     type is the change of its scene graph (the record's type must match it).
+    A prediction that is not a string (``None``: the model wrote nothing, or
+    the file holds no caption) is graded as a caption that does not parse:
+    not true, every partial check wrong, with the problem ``no caption``.
 
     Raises:
         KeyError: a record without ``pair_id``, ``prediction`` or
@@ -65,8 +68,11 @@ def grade_records(records: Sequence[dict],
                 raise KeyError(f'caption truth: record {i} has no {key!r} '
                                f'(keys: {sorted(record)})')
         change_type = record['change_type']
+        prediction = record['prediction']
         if change_type == NO_CHANGE_TYPE:
-            verdicts.append(judge_no_change_caption(record['prediction']))
+            verdicts.append(judge_no_change_caption(prediction)
+                            if isinstance(prediction, str) else
+                            no_caption_verdict(prediction, None))
             continue
         scene = load_scene_graph(data_root, record['pair_id'])
         if scene['change']['type'] != change_type:
@@ -74,8 +80,22 @@ def grade_records(records: Sequence[dict],
                 f'caption truth: pair {record["pair_id"]!r} has change type '
                 f'{change_type!r}, its scene graph in {data_root} has '
                 f'{scene["change"]["type"]!r}: another data set?')
-        verdicts.append(judge_change_caption(record['prediction'], scene))
+        verdicts.append(judge_change_caption(prediction, scene)
+                        if isinstance(prediction, str) else
+                        no_caption_verdict(prediction, scene))
     return verdicts
+
+
+def no_caption_verdict(prediction, scene: Optional[dict]) -> CaptionVerdict:
+    """The verdict of a prediction that is no caption (``None`` or not a
+    string): not true; for a change pair (``scene`` given) the partial checks
+    are wrong as for a caption that does not parse."""
+    problems = [f'no caption ({prediction!r})']
+    if scene is None:  # a no-change pair
+        return CaptionVerdict(problems)
+    has_value = scene['change']['type'] in ('color', 'material')
+    return CaptionVerdict(problems, right_type=False, right_object=False,
+                          right_value=False if has_value else None)
 
 
 def truth_scores(records: Sequence[dict],

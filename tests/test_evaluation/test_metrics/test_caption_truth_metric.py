@@ -190,3 +190,31 @@ def test_errors_name_the_file_and_the_key(predictions, tmp_path):
         metric.process(None, [dict(pair_id='1', pred_caption='x')])
     with pytest.raises(ValueError, match='data_root'):
         METRICS.build(dict(type='CaptionTruthMetric', data_root=''))
+
+
+def test_a_none_prediction_is_not_true(predictions, tmp_path, capsys):
+    """A pair with no caption (``None``) is graded as not true, every partial
+    check wrong, by the metric and by the tool alike."""
+    records, expected, root, _ = predictions
+    none_of = {next(r['pair_id'] for r in records if r['change_type'] == k)
+               for k in ('color', 'move', 'none')}
+    records = [dict(r, prediction=None) if r['pair_id'] in none_of else r
+               for r in records]
+    expected = dict(expected)
+    for pair_id in none_of:
+        truth = expected[pair_id]
+        expected[pair_id] = tuple(None if v is None else False for v in truth)
+    hand = _hand_scores(records, expected)
+    metric = METRICS.build(dict(type='CaptionTruthMetric', data_root=root))
+    for r in records:
+        metric.process(None, [dict(pair_id=r['pair_id'],
+                                   pred_caption=r['prediction'],
+                                   change_type=r['change_type'])])
+    result = metric.evaluate(size=len(records))
+    assert result == pytest.approx(hand)
+    path = tmp_path / 'predictions.json'
+    path.write_text(json.dumps(records))
+    scores = load_tool('tools/analysis_tools/check_synthetic_captions.py').main(
+        [str(path), '--data-root', root, '--show', '5'])
+    assert {f'truth/{k}': v for k, v in scores.items()} == pytest.approx(hand)
+    assert 'no caption (None)' in capsys.readouterr().out
