@@ -23,6 +23,9 @@ default_hooks = dict(
     sampler_seed=dict(type='DistSamplerSeedHook'),
     # Stop at a NaN/inf loss; never save a non-finite model.
     nonfinite_loss=dict(type='NonFiniteLossHook'),
+    # Persistent loader workers stopped when the run ends, not at interpreter
+    # exit (where PyTorch waits 5 s per worker with pinned memory).
+    loader_shutdown=dict(type='LoaderShutdownHook'),
 )
 # Same random numbers per epoch in resumed and uninterrupted runs.
 custom_hooks = [dict(type='EpochReseedHook')]

@@ -1,13 +1,15 @@
 """Runner-side pieces: safe checkpoint loading, atomic writes, a checkpoint
 hook safe against kills, a stop at non-finite losses, re-seeding,
 bf16 autocast, logging without a per-step device sync, compile timing, BERT's
-optimizer and schedules, the logit-scale clamp."""
+optimizer and schedules, the logit-scale clamp, the loaders' workers stopped
+at the end of a run."""
 from .atomic_backend import AtomicLocalBackend
 from .autocast_optim_wrapper import AutocastOptimWrapper
 from .checkpoint_hook import SafeCheckpointHook, find_resume_checkpoint
 from .checkpoint_safety import allow_mmengine_checkpoint_globals
 from .compile_timer_hook import CompileTimerHook
 from .deferred_runtime_info_hook import DeferredRuntimeInfoHook
+from .loader_shutdown_hook import LoaderShutdownHook
 from .logit_scale_clamp_hook import LogitScaleClampHook
 from .nonfinite_loss_hook import NonFiniteLossError, NonFiniteLossHook
 from .optimizers import BertAdam, NoDecayOptimWrapperConstructor
@@ -17,7 +19,8 @@ from .schedulers import BertWarmupLR, bert_warmup_factor
 __all__ = [
     'AtomicLocalBackend', 'AutocastOptimWrapper',
     'allow_mmengine_checkpoint_globals', 'CompileTimerHook',
-    'DeferredRuntimeInfoHook', 'EpochReseedHook', 'LogitScaleClampHook',
+    'DeferredRuntimeInfoHook', 'EpochReseedHook', 'LoaderShutdownHook',
+    'LogitScaleClampHook',
     'BertAdam', 'NoDecayOptimWrapperConstructor', 'BertWarmupLR',
     'bert_warmup_factor', 'SafeCheckpointHook', 'find_resume_checkpoint',
     'NonFiniteLossError', 'NonFiniteLossHook',
