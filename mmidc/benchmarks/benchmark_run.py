@@ -104,6 +104,10 @@ def resolve_settings(args):
 #: The published CLIP4IDC code's adaptation loop, end to end on one H100 with
 #: 480x320 PNGs (its loader, 4 workers): pairs/s to double.
 PUBLISHED_E2E_PAIRS_PER_S = 245
+#: Targets: end to end (both stages) against that figure, and the ViT-B/32
+#: adaptation step's MFU.
+TARGET_E2E_SPEEDUP = 3
+TARGET_MFU = 0.25
 
 
 def targets(result: dict) -> list:
@@ -116,9 +120,9 @@ def targets(result: dict) -> list:
                 and r['dtype'] == 'bf16' and r.get('mfu') is not None]
         if rows and stage == 'adaptation':
             best = max(rows, key=lambda r: r['mfu'])
-            out.append(dict(target='MFU >= 0.35, ViT-B/32 adaptation step, bf16',
+            out.append(dict(target=f'MFU >= {TARGET_MFU}, ViT-B/32 adaptation step, bf16',
                             measured=f'{best["mfu"]} ({best.get("variant", "baseline")})',
-                            met=best['mfu'] >= 0.35))
+                            met=best['mfu'] >= TARGET_MFU))
             if peer_mfu is not None:
                 out.append(dict(target="adaptation MFU > open_clip's CLIP step MFU",
                                 measured=f'{best["mfu"]} vs {peer_mfu}',
@@ -133,10 +137,11 @@ def targets(result: dict) -> list:
             out.append(dict(target=f'per-iteration overhead <= 25%, {name}',
                             measured=row['overhead_share'],
                             met=row['overhead_share'] <= 0.25))
-        if row['arch'] == 'vit-b32' and row['stage'] == 'adaptation':
-            out.append(dict(target=f'>= 2 x {PUBLISHED_E2E_PAIRS_PER_S} pairs/s '
-                            f'end to end, {name}', measured=row['pairs_per_s'],
-                            met=row['pairs_per_s'] >= 2 * PUBLISHED_E2E_PAIRS_PER_S))
+        if row['arch'] == 'vit-b32':
+            out.append(dict(target=f'>= {TARGET_E2E_SPEEDUP} x {PUBLISHED_E2E_PAIRS_PER_S} '
+                            f'pairs/s end to end, {name}', measured=row['pairs_per_s'],
+                            met=row['pairs_per_s'] >= TARGET_E2E_SPEEDUP
+                            * PUBLISHED_E2E_PAIRS_PER_S))
     for row in result.get('cli', []):
         name = row['arch'] + (f', {row["workers"]} {row["worker_type"]} workers'
                               if 'worker_type' in row else '')

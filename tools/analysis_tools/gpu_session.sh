@@ -22,7 +22,8 @@
 #       bash tools/analysis_tools/gpu_session.sh bench
 #
 # Results go to $OUT (default work_dirs/gpu_session): session.log,
-# cuda_tests.log, bench.log, bench.json, benchmark.md, nvidia-smi.txt. Copy $OUT/benchmark.md over docs/benchmark.md
+# cuda_tests.log, bench.log, bench.json, benchmark.md, nvidia-smi.txt,
+# e2e_logs.tgz (each end-to-end run's output, stamped). Copy $OUT/benchmark.md over docs/benchmark.md
 # (only its generated GPU section changes) and commit it.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -87,5 +88,9 @@ if wants bench; then
     --gpu-rows --data-dir "$DATA" --out "$OUT/bench.json" --write-docs "$OUT/benchmark.md" \
     ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench.log" | grep "^\[\|^|" | tail -60
   log "benchmark exit status ${PIPESTATUS[0]} (124/130: stopped at the time limit; the sections before are in bench.json)"
+  # the e2e runs' stamped outputs, one file (the device tool returns $OUT's
+  # top two levels only)
+  logs=$(cd "$OUT" && find e2e -name train_output.log 2>/dev/null)
+  [ -n "$logs" ] && (cd "$OUT" && tar czf e2e_logs.tgz $logs)
 fi
 log "done"
