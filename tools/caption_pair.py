@@ -52,9 +52,9 @@ def parse_args(argv=None):
     parser.add_argument('--worker-type', default='auto',
                         choices=['auto', 'thread', 'process'],
                         help='decode on threads or forked processes (default auto: '
-                        'processes for 4 or more workers, where fork exists; '
-                        'threads share one interpreter lock, which caps them at '
-                        'a few times one thread)')
+                        'threads; they share one interpreter lock, which caps them '
+                        'at a few times one thread, yet forked processes measured '
+                        'slower: docs/benchmark.md)')
     parser.add_argument('--device', default=None, help="'cpu', 'cuda', 'cuda:1'...")
     parser.add_argument('--max-pixels', type=float, default=40e6,
                         help='pixel budget per image (default 40e6): larger JPEGs '

@@ -54,9 +54,12 @@ def _init_forked_worker() -> None:
 
 
 def resolve_worker_type(worker_type: str, workers: int, num_pairs: int) -> str:
-    """``'auto'``: processes for 4 or more workers on more pairs than
-    workers, where fork exists; threads otherwise (see
-    :meth:`BasePairInferencer.prepared_batches`)."""
+    """``'auto'``: threads (see :meth:`BasePairInferencer.prepared_batches`).
+
+    On one H200 with 16 cores, 16 threads prepared 292 pairs/s of 480x320
+    PNGs and 16 forked processes 224 (docs/benchmark.md): a process costs a
+    copy of each prepared pair and one task per pair, which outweighs the
+    interpreter lock that caps the threads."""
     if worker_type not in WORKER_TYPES + ('auto', ):
         raise ValueError(f"worker_type must be 'auto' or one of {WORKER_TYPES}, "
                          f'got {worker_type!r}')
@@ -65,8 +68,7 @@ def resolve_worker_type(worker_type: str, workers: int, num_pairs: int) -> str:
         raise ValueError("worker_type='process' needs the 'fork' start method "
                          "(POSIX); use worker_type='thread'")
     if worker_type == 'auto':
-        return 'process' if (can_fork and workers >= 4 and num_pairs > workers) \
-            else 'thread'
+        return 'thread'
     return worker_type
 
 
@@ -200,8 +202,8 @@ class BasePairInferencer(BaseInferencer):
                 this thread.
             prefetch (int): batches decoded ahead. Defaults to 2.
             worker_type (str): ``'thread'``, ``'process'`` or ``'auto'``
-                (default: processes for 4 or more workers and more pairs
-                than workers, where fork exists; threads otherwise).
+                (default: threads, the faster kind where measured; see
+                :func:`resolve_worker_type`).
         """
         if batch_size < 1:
             raise ValueError(f'batch_size must be >= 1, got {batch_size}')
