@@ -125,7 +125,7 @@ def test_the_tiny_clip_path_after_the_from_scratch_one(tmp_path, monkeypatch):
                             lambda msg, logger=None: logged.append(msg))
     work = str(tmp_path / 'work')
 
-    result = quickstart.run_quickstart(work)  # both paths by default
+    result = quickstart.run_quickstart(work, tiny_clip=True)
 
     py = sys.executable
     *scratch, pretrain, caption, test, shifted = tools.calls

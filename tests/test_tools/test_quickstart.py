@@ -20,9 +20,11 @@ def test_options_reach_the_pipeline(tool, monkeypatch):
     monkeypatch.setattr(tool, 'run_quickstart',
                         lambda *args, **kwargs: calls.append((args, kwargs)))
     tool.main(['--work-dir', 'w', '--num-scenes', '10', '--caption-options',
-               'a=1', 'b=2', '--no-shifted', '--show', '0', '--no-tiny-clip'])
+               'a=1', 'b=2', '--no-shifted', '--show', '0'])
     assert os.getcwd() == str(REPO)
-    tool.main([])  # both paths unless told otherwise
+    tool.main([])  # the path val chose, unless told otherwise
+    assert calls.pop()[1]['tiny_clip'] is False
+    tool.main(['--tiny-clip'])
     assert calls.pop()[1]['tiny_clip'] is True
     (args, kwargs), = calls
     assert args == ('w', 10, 2, tool.CAPTION_CFG, [], ['a=1', 'b=2'])
