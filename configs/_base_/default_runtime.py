@@ -26,6 +26,9 @@ default_hooks = dict(
     # Persistent loader workers stopped when the run ends, not at interpreter
     # exit (where PyTorch waits 5 s per worker with pinned memory).
     loader_shutdown=dict(type='LoaderShutdownHook'),
+    # A warning when the run ends before its learning-rate warm-up peaks
+    # (a small data set, docs/new_dataset.md).
+    warmup_peak=dict(type='WarmupPeakHook'),
 )
 # Same random numbers per epoch in resumed and uninterrupted runs.
 custom_hooks = [dict(type='EpochReseedHook')]

@@ -2,7 +2,8 @@
 hook safe against kills, a stop at non-finite losses, re-seeding,
 bf16 autocast, logging without a per-step device sync, compile timing, BERT's
 optimizer and schedules, the logit-scale clamp, the loaders' workers stopped
-at the end of a run."""
+at the end of a run, a warm-up over a share of the run and a warning when a
+run ends before its warm-up peaks."""
 from .atomic_backend import AtomicLocalBackend
 from .autocast_optim_wrapper import AutocastOptimWrapper
 from .checkpoint_hook import SafeCheckpointHook, find_resume_checkpoint
@@ -14,7 +15,8 @@ from .logit_scale_clamp_hook import LogitScaleClampHook
 from .nonfinite_loss_hook import NonFiniteLossError, NonFiniteLossHook
 from .optimizers import BertAdam, NoDecayOptimWrapperConstructor
 from .reseed_hook import EpochReseedHook
-from .schedulers import BertWarmupLR, bert_warmup_factor
+from .schedulers import BertWarmupLR, RunShareWarmupLR, bert_warmup_factor
+from .warmup_peak_hook import WarmupPeakHook
 
 __all__ = [
     'AtomicLocalBackend', 'AutocastOptimWrapper',
@@ -23,5 +25,6 @@ __all__ = [
     'LogitScaleClampHook',
     'BertAdam', 'NoDecayOptimWrapperConstructor', 'BertWarmupLR',
     'bert_warmup_factor', 'SafeCheckpointHook', 'find_resume_checkpoint',
-    'NonFiniteLossError', 'NonFiniteLossHook',
+    'NonFiniteLossError', 'NonFiniteLossHook', 'RunShareWarmupLR',
+    'WarmupPeakHook',
 ]

@@ -12,8 +12,12 @@ optim_wrapper = dict(
     optimizer=dict(type='AdamW', lr=5e-4, weight_decay=0.05, fused=True),
     clip_grad=dict(max_norm=1.0))
 param_scheduler = [
-    dict(type='LinearLR', start_factor=0.02, by_epoch=False, begin=0,
-         end=50),
+    # Warm-up: 50 iterations, at most 5 % of the run, none under 2
+    # iterations (RunShareWarmupLR), so a small data set still trains at
+    # the configured rate; no `end`: the run's (docs/new_dataset.md, "Epochs
+    # for a small data set").
+    dict(type='RunShareWarmupLR', start_factor=0.02, share=0.05,
+         max_steps=50, by_epoch=True, begin=0, convert_to_iter_based=True),
     # No `end`: MMEngine ends it at train_cfg.max_epochs, so a child config
     # that changes max_epochs keeps the whole decay.
     dict(type='CosineAnnealingLR', by_epoch=True, begin=0,
