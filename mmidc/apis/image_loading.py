@@ -9,6 +9,9 @@ at reduced scale (``PIL.Image.draft``) and then shrunk with ``thumbnail``;
 formats that cannot be decoded at reduced scale are refused. Images above
 twice PIL's own ``Image.MAX_IMAGE_PIXELS`` are refused by PIL when opened
 (``DecompressionBombError``); that is reported with the same clear message.
+Photos are read upright: an EXIF orientation (a phone photo stored sideways,
+orientation 6) is applied to files, uploads and PIL images alike
+(:func:`mmidc.datasets.image_io.apply_orientation`, as in training).
 Malformed files (text-chunk bombs, corrupt chunks) are an
 :class:`ImageDecodeError`, images over a budget an :class:`ImageTooLargeError`
 (both :class:`ImageInputError`), so that a server can answer 400 and 413.
@@ -25,6 +28,8 @@ from typing import Optional, Sequence, Tuple, Union
 import numpy as np
 from mmengine.logging import print_log
 from PIL import Image, UnidentifiedImageError
+
+from mmidc.datasets.image_io import apply_orientation, exif_orientation
 
 ImageInput = Union[str, os.PathLike, bytes, Image.Image, np.ndarray]
 
@@ -85,7 +90,8 @@ def load_rgb_image(image: ImageInput,
         name (str, optional): how to call the image in messages.
 
     Returns:
-        np.ndarray: RGB ``uint8`` array ``[H, W, 3]``.
+        np.ndarray: RGB ``uint8`` array ``[H, W, 3]``, upright: the EXIF
+        orientation of a file, upload or PIL image is applied.
 
     Raises:
         ImageInputError: missing file, undecodable or truncated image, bad
@@ -110,10 +116,11 @@ def load_rgb_image(image: ImageInput,
         raise ImageInputError(
             f'{label}: expected a path, bytes, a PIL image or a numpy array')
     try:
-        return np.asarray(pil.convert('RGB'))
+        rgb = np.asarray(pil.convert('RGB'))
     except _DECODE_ERRORS as err:  # truncated or corrupt data
         raise ImageDecodeError(
             f'{label}: cannot decode image ({_short(err)})') from err
+    return apply_orientation(rgb, exif_orientation(pil, label))
 
 
 def check_pair_sizes(size1: Tuple[int, int],

@@ -1,9 +1,17 @@
-"""Image decoding and resizing shared by the transforms and the cache."""
+"""Image decoding and resizing shared by the transforms and the cache.
+
+Images are read upright: a photo stored sideways with an EXIF orientation
+(a phone photo, orientation 6 say) is turned as its orientation says
+(:func:`exif_orientation`, :func:`apply_orientation`), in training, the
+image cache and inference alike.
+"""
 import io
+import logging
 from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
 from mmengine import fileio
+from mmengine.logging import print_log
 from PIL import Image
 
 #: 16/32-bit integer grey modes: PIL's ``convert('RGB')`` clips them, so they
@@ -11,11 +19,66 @@ from PIL import Image
 _WIDE_GREY_MODES = ('I', 'I;16', 'I;16B', 'I;16L', 'I;16N')
 
 
+#: The EXIF tag of the orientation.
+EXIF_ORIENTATION = 0x0112
+
+
+def exif_orientation(img: Image.Image, name: Optional[str] = None) -> int:
+    """The EXIF orientation of an opened image (1 to 8; 1: upright).
+
+    1 when the image has no EXIF data, no orientation tag or a value outside
+    1-8. EXIF data that cannot be parsed is logged (a warning naming the
+    image) and read as 1: the image is used as stored.
+
+    Args:
+        img (PIL.Image.Image): The image, loaded (PNG keeps its EXIF chunk
+            after the pixels).
+        name (str, optional): How to call the image in the warning.
+    """
+    try:
+        value = img.getexif().get(EXIF_ORIENTATION, 1)
+    except Exception as e:  # PIL raises many types for bad EXIF blocks
+        print_log(f'{name or "image"}: unreadable EXIF data ({type(e).__name__}'
+                  f': {e}); its orientation is taken as stored',
+                  logger='current', level=logging.WARNING)
+        return 1
+    return value if isinstance(value, int) and 1 <= value <= 8 else 1
+
+
+def apply_orientation(array: np.ndarray, orientation: int) -> np.ndarray:
+    """Turn an ``[H, W, ...]`` array stored with an EXIF ``orientation`` upright.
+
+    The same pixels as ``PIL.ImageOps.exif_transpose``: 2 mirrors, 3 turns
+    by 180 degrees, 4 flips, 5 transposes, 6 turns clockwise by 90 degrees
+    (a phone held upright), 7 transverses, 8 turns counter-clockwise by 90
+    degrees; 1 (or any other value) leaves the array as it is.
+    """
+    if orientation == 2:
+        array = array[:, ::-1]
+    elif orientation == 3:
+        array = array[::-1, ::-1]
+    elif orientation == 4:
+        array = array[::-1]
+    elif orientation == 5:
+        array = array.swapaxes(0, 1)
+    elif orientation == 6:
+        array = np.rot90(array, k=-1)
+    elif orientation == 7:
+        array = array.swapaxes(0, 1)[::-1, ::-1]
+    elif orientation == 8:
+        array = np.rot90(array, k=1)
+    else:
+        return array
+    return np.ascontiguousarray(array)
+
+
 def read_rgb(path: str, backend_args: Optional[dict] = None) -> np.ndarray:
-    """Decode an image file into an RGB uint8 array ``[H, W, 3]``.
+    """Decode an image file into an upright RGB uint8 array ``[H, W, 3]``.
 
     RGBA / LA lose their alpha (CLEVR's alpha channel is opaque), palette,
-    grey, 16-bit grey and CMYK images are converted to RGB.
+    grey, 16-bit grey and CMYK images are converted to RGB. An EXIF
+    orientation is applied (:func:`apply_orientation`): a photo stored
+    sideways is read upright.
 
     Args:
         path (str): The image: a local path, or any path or URI that
@@ -37,16 +100,19 @@ def read_rgb(path: str, backend_args: Optional[dict] = None) -> np.ndarray:
     try:
         with Image.open(io.BytesIO(data)) as img:
             img.load()
+            orientation = exif_orientation(img, path)
             if img.mode in _WIDE_GREY_MODES:
                 grey = np.asarray(img, dtype=np.float32) / 257.0
                 grey = np.clip(np.rint(grey), 0, 255).astype(np.uint8)
-                return np.repeat(grey[:, :, None], 3, axis=2)
-            if img.mode == 'P' and 'transparency' in img.info:
-                img = img.convert('RGBA')
-            return np.asarray(img.convert('RGB'))
+                rgb = np.repeat(grey[:, :, None], 3, axis=2)
+            else:
+                if img.mode == 'P' and 'transparency' in img.info:
+                    img = img.convert('RGBA')
+                rgb = np.asarray(img.convert('RGB'))
     except Exception as e:  # PIL raises many types for bad files
         raise OSError(f'cannot decode image {path} '
                       f'({type(e).__name__}: {e})') from e
+    return apply_orientation(rgb, orientation)
 
 
 def to_hw(size: Union[int, Sequence[int]], name: str) -> Tuple[int, int]:

@@ -4,6 +4,8 @@ from PIL import Image
 
 from mmidc.apis.image_loading import (ImageInputError, check_pair_sizes,
                                       load_rgb_image)
+from mmidc.datasets.image_io import read_rgb
+from tests.helpers.exif_images import corners, oriented_bytes, upright_picture
 
 
 def _save(path, size=(40, 30), fmt=None, mode='RGB'):
@@ -95,3 +97,24 @@ def test_malformed_pngs_are_decode_errors_naming_the_file(tmp_path):
             load_rgb_image(tmp_path / name)
     with pytest.raises(ImageTooLargeError, match='bomb: refused.*megapixels'):
         load_rgb_image(pixel_bomb_png(50_000, 50_000), name='bomb')
+
+
+def test_sideways_photos_are_read_upright(tmp_path):
+    """A phone photo stored sideways (EXIF orientation 6) is upright from a
+    path, an upload's bytes, a PIL image and when downscaled, as in
+    training (mmidc.datasets.image_io.read_rgb)."""
+    upright = upright_picture(48, 80)
+    png = tmp_path / 'phone.png'
+    png.write_bytes(oriented_bytes(upright, 6))
+    np.testing.assert_array_equal(load_rgb_image(png), upright)
+    np.testing.assert_array_equal(load_rgb_image(png), read_rgb(str(png)))
+    with Image.open(png) as img:
+        np.testing.assert_array_equal(load_rgb_image(img), upright)
+    jpeg = oriented_bytes(upright, 6, 'JPEG')
+    from_upload = load_rgb_image(jpeg, name='upload')
+    assert from_upload.shape == upright.shape
+    assert corners(from_upload) == corners(upright)
+    (tmp_path / 'phone.jpg').write_bytes(jpeg)
+    small = load_rgb_image(tmp_path / 'phone.jpg', max_pixels=1000)
+    assert small.shape[0] < small.shape[1]  # landscape, as upright
+    assert corners(small) == corners(upright)
