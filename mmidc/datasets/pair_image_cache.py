@@ -6,13 +6,20 @@ cache stores every image of a data set already resized (with the same
 ``<cache_dir>/<shard>.npy``, an array ``[N, H, W, 3]`` read by memory
 mapping, and ``<cache_dir>/<shard>.json``::
 
-    {"format": "mmidc-image-cache-v1", "size": [H, W], "array": "<shard>.npy",
+    {"format": "mmidc-image-cache-v2", "size": [H, W], "array": "<shard>.npy",
      "root": "..",                  # data root, relative to the cache folder
      "images": ["images/a.png", ...],     # relative to root, row order
      "stats": [[bytes, mtime_ns], ...]}   # of each source at build time
 
+The images are stored upright (their EXIF orientation applied, as
+``read_rgb`` decodes them); shards of the older ``mmidc-image-cache-v1``
+format, written without it, are not read and are rebuilt.
+
 The index is written last, so a shard without one (an interrupted build) is
-ignored.
+ignored. A damaged shard (an index that does not parse, an array cut short
+or of another shape than its index says) is named in a warning and not
+read: its images are decoded from the originals, and a build
+(``build_pair_image_cache``, ``use_image_cache``) rebuilds it.
 """
 import json
 import multiprocessing
@@ -27,7 +34,9 @@ from mmengine.utils import ProgressBar
 
 from .image_io import read_rgb, resize_rgb, to_hw
 
-FORMAT = 'mmidc-image-cache-v1'
+FORMAT = 'mmidc-image-cache-v2'
+#: The prefix of every version's format name.
+FORMAT_PREFIX = 'mmidc-image-cache-'
 #: ``(H, W)`` of a cache when nothing names one.
 DEFAULT_CACHE_SIZE = (224, 224)
 
@@ -148,19 +157,35 @@ class PairImageCache:
 
     def _open(self) -> Dict[str, tuple]:
         """Map absolute source paths to ``(array, row, stat)``."""
-        rows = {}
+        rows, named = {}, False  # named: a shard was named in a warning
         names = (sorted(os.listdir(self.cache_dir))
                  if osp.isdir(self.cache_dir) else [])
         for name in names:
             if not name.endswith('.json'):
                 continue
-            with open(osp.join(self.cache_dir, name)) as f:
-                index = json.load(f)
-            if (index.get('format') != FORMAT
-                    or tuple(index['size']) != self.size):
+            index_path = osp.join(self.cache_dir, name)
+            index, problem = _read_index(index_path)
+            if problem is None:
+                form = index.get('format')
+                if form != FORMAT:
+                    if isinstance(form, str) and form.startswith(
+                            FORMAT_PREFIX):
+                        self._warn_once(
+                            index_path, f'{index_path} is of the older format '
+                            f'{form!r} (images not turned by their EXIF '
+                            f'orientation), not read; rebuild it')
+                        named = True
+                    continue
+                if tuple(index['size']) != self.size:
+                    continue
+                array, problem = _open_array(self.cache_dir, index)
+            if problem is not None:
+                self._warn_once(index_path, f'damaged shard {index_path}: '
+                                f'{problem}; not read, rebuild it (tools/'
+                                'dataset_converters/build_resized_cache.py, '
+                                'or train with --image-cache)')
+                named = True
                 continue
-            array = np.load(osp.join(self.cache_dir, index['array']),
-                            mmap_mode='r')
             root = osp.abspath(osp.join(self.cache_dir, index['root']))
             for row, (rel, stat) in enumerate(
                     zip(index['images'], index['stats'])):
@@ -169,7 +194,7 @@ class PairImageCache:
             self._warn_once('absent', 'no such folder (build one with '
                             'tools/dataset_converters/build_resized_cache.py)',
                             level=20)
-        elif not rows:
+        elif not rows and not named:
             self._warn_once('absent', f'no cache of size {self.size} found')
         return rows
 
@@ -205,18 +230,71 @@ def _fill_rows(task) -> int:
     return len(paths)
 
 
-def _shard_is_current(index_path: str, array_path: str, index: dict) -> bool:
-    """Whether the shard on disk holds exactly ``index``'s images, at its
-    size, from sources with the recorded sizes and mtimes."""
-    if not (osp.isfile(index_path) and osp.isfile(array_path)):
-        return False
+#: The keys of a shard index, with their types.
+_INDEX_KEYS = dict(format=str, size=list, array=str, root=str, images=list,
+                   stats=list)
+
+
+def _read_index(index_path: str) -> Tuple[Optional[dict], Optional[str]]:
+    """A shard's index and None, or None and what is wrong with it."""
     try:
         with open(index_path) as f:
-            old = json.load(f)
-    except (OSError, ValueError):
-        return False
-    return all(old.get(key) == index[key]
-               for key in ('format', 'size', 'root', 'images', 'stats'))
+            index = json.load(f)
+    except ValueError as e:  # JSONDecodeError, UnicodeDecodeError
+        return None, f'the index does not parse ({e})'
+    except OSError as e:
+        return None, f'the index cannot be read ({e.strerror or e})'
+    if not isinstance(index, dict) or not all(
+            isinstance(index.get(k), t) for k, t in _INDEX_KEYS.items()):
+        return None, (f'the index is not a shard index (keys '
+                      f'{sorted(_INDEX_KEYS)})')
+    if len(index['images']) != len(index['stats']):
+        return None, (f'the index lists {len(index["images"])} images and '
+                      f'{len(index["stats"])} stats')
+    return index, None
+
+
+def _open_array(cache_dir: str, index: dict
+                ) -> Tuple[Optional[np.ndarray], Optional[str]]:
+    """The memmap of a shard's array and None, or None and what is wrong
+    with it (missing, cut short, of another shape than its index says)."""
+    path = osp.join(cache_dir, index['array'])
+    try:
+        array = np.load(path, mmap_mode='r')
+    except FileNotFoundError:
+        return None, f'its array {path} is missing'
+    except (OSError, ValueError, EOFError) as e:  # cut short, not an .npy
+        return None, f'its array {path} does not load ({e})'
+    expected = (len(index['images']), *index['size'], 3)
+    if array.dtype != np.uint8 or array.shape != expected:
+        return None, (f'its array {path} is {array.dtype} {array.shape}, the '
+                      f'index says uint8 {expected}')
+    return array, None
+
+
+def _shard_problem(index_path: str, array_path: str,
+                   index: dict) -> Optional[str]:
+    """Why the shard on disk is not exactly ``index``'s images at its size
+    from sources with the recorded sizes and mtimes (``'absent'``, damaged,
+    stale), or None when it is current."""
+    if not osp.isfile(index_path):
+        return 'absent'
+    old, problem = _read_index(index_path)
+    if problem is not None:
+        return f'damaged: {problem}'
+    if not all(old.get(key) == index[key]
+               for key in ('format', 'size', 'root', 'images', 'stats')):
+        return 'stale (other images, size, format or source files)'
+    _, problem = _open_array(osp.dirname(index_path),
+                             dict(old, array=osp.basename(array_path)))
+    return None if problem is None else f'damaged: {problem}'
+
+
+def _shard_is_current(index_path: str, array_path: str, index: dict) -> bool:
+    """Whether the shard on disk holds exactly ``index``'s images, at its
+    size, from sources with the recorded sizes and mtimes, and its array
+    loads with the shape its index says."""
+    return _shard_problem(index_path, array_path, index) is None
 
 
 def _shard_index(image_paths: Sequence[str], data_root: str, cache_dir: str,
@@ -282,10 +360,14 @@ def build_pair_image_cache(image_paths: Sequence[str],
     # to finish replaces the shard with the same content.
     tag = uuid.uuid4().hex[:12]
     partial_path = osp.join(cache_dir, f'{shard}.partial-{tag}.npy')
-    if not rebuild and _shard_is_current(index_path, array_path, index):
+    problem = _shard_problem(index_path, array_path, index)
+    if not rebuild and problem is None:
         print_log(f'{array_path}: current ({len(paths)} images at '
                   f'{size[0]}x{size[1]}), kept', logger='current')
         return index_path
+    if problem is not None and problem.startswith('damaged'):
+        print_log(f'image cache shard {index_path} is {problem}; rebuilding '
+                  'it', logger='current', level=30)
     if osp.exists(index_path):
         try:
             os.remove(index_path)  # the old shard is invalid from here on

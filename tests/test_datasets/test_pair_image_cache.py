@@ -352,3 +352,89 @@ def test_a_failed_build_leaves_no_partial_file(tmp_path, monkeypatch):
         pair_image_cache.build_pair_image_cache(
             _images(root), root, cache_dir, SIZE, 'train', workers=1)
     assert os.listdir(cache_dir) == []
+
+
+def _clevr_pair(root):
+    return dict(img1_path=osp.join(root, 'images/CLEVR_default_000001.png'),
+                img2_path=osp.join(root, 'images/CLEVR_default_000002.png'))
+
+
+def test_a_damaged_shard_is_named_decoded_around_and_rebuilt(tmp_path,
+                                                             monkeypatch):
+    """A cut array (``mmap length is greater than file size``) or a cut
+    index: the shard is named, the originals decoded, a build rebuilds it
+    (also ``use_image_cache``, which ``tools/train.py --image-cache``
+    calls)."""
+    from mmengine.config import Config
+    from mmidc.runtime.loader_setup import (dataset_image_paths,
+                                            use_image_cache)
+    root = str(tmp_path / 'clevr')
+    make_clevr_change_tree(root)
+    dataset = dict(type='CLEVRChangeDataset', data_root=root, split='train',
+                   pipeline=_pipeline())
+    cfg = Config(dict(train_dataloader=dict(dataset=dataset)))
+    cache_dir = osp.join(root, 'cache_24x20')
+    assert use_image_cache(cfg, workers=1) == [('train_dataloader', cache_dir)]
+    shard = osp.join(cache_dir, 'CLEVRChangeDataset_train')
+    with open(shard + '.npy', 'r+b') as f:  # a copy cut short
+        f.truncate(os.path.getsize(shard + '.npy') // 2)
+    logged = _warnings(monkeypatch)
+    load = TRANSFORMS.build(dict(type='LoadImagePair', cache_dir=cache_dir,
+                                 cache_size=SIZE))
+    pair = _clevr_pair(root)
+    assert load(dict(pair))['img1'].shape == (32, 48, 3)  # decoded
+    assert len(logged) == 1
+    assert f'damaged shard {shard}.json' in logged[0]
+    assert f'{shard}.npy does not load' in logged[0]
+    paths, _ = dataset_image_paths(dataset)
+    assert not pair_image_cache.shard_is_current(
+        paths, root, cache_dir, SIZE, 'CLEVRChangeDataset_train')
+    # the next run's --image-cache rebuilds it
+    assert use_image_cache(cfg, workers=1) == [('train_dataloader', cache_dir)]
+    assert any(f'{shard}.json is damaged' in m and 'rebuilding' in m
+               for m in logged)
+    load = TRANSFORMS.build(dict(type='LoadImagePair', cache_dir=cache_dir,
+                                 cache_size=SIZE))
+    assert load(dict(pair))['img1'].shape == (*SIZE, 3)  # from the cache
+
+    with open(shard + '.json', 'r+b') as f:  # the index cut
+        f.truncate(40)
+    del logged[:]
+    load = TRANSFORMS.build(dict(type='LoadImagePair', cache_dir=cache_dir,
+                                 cache_size=SIZE))
+    assert load(dict(pair))['img1'].shape == (32, 48, 3)
+    assert f'damaged shard {shard}.json: the index does not parse' in logged[0]
+    assert use_image_cache(cfg, workers=1) == [('train_dataloader', cache_dir)]
+    load = TRANSFORMS.build(dict(type='LoadImagePair', cache_dir=cache_dir,
+                                 cache_size=SIZE))
+    assert load(dict(pair))['img1'].shape == (*SIZE, 3)
+
+
+def test_the_cache_stores_photos_upright(tmp_path, monkeypatch):
+    """A photo stored sideways (EXIF orientation 6) is cached upright, the
+    pixels resizing the upright photo gives; a shard of the older format
+    (written without the orientation) is named and not read."""
+    from mmidc.datasets.image_io import resize_rgb
+    from tests.helpers.exif_images import oriented_bytes, upright_picture
+    root = str(tmp_path / 'photos')
+    os.makedirs(osp.join(root, 'images'))
+    upright = upright_picture(48, 80)
+    path = osp.join(root, 'images', 'phone.png')
+    with open(path, 'wb') as f:
+        f.write(oriented_bytes(upright, 6))
+    cache_dir = osp.join(root, 'cache')
+    size = (12, 20)
+    pair_image_cache.build_pair_image_cache([path], root, cache_dir, size,
+                                            'train', workers=1)
+    cache = pair_image_cache.PairImageCache(cache_dir, size)
+    np.testing.assert_array_equal(cache.get(path), resize_rgb(upright, size))
+    index_path = osp.join(cache_dir, 'train.json')
+    with open(index_path) as f:
+        index = json.load(f)
+    with open(index_path, 'w') as f:
+        json.dump(dict(index, format='mmidc-image-cache-v1'), f)
+    logged = _warnings(monkeypatch)
+    assert pair_image_cache.PairImageCache(cache_dir, size).get(path) is None
+    assert "older format 'mmidc-image-cache-v1'" in logged[0]
+    assert not pair_image_cache.shard_is_current([path], root, cache_dir,
+                                                 size, 'train')
