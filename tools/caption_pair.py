@@ -15,9 +15,11 @@ progress bar::
 
 ``pairs.jsonl`` uses ImagePairDataset's format (``{"img1": ..., "img2":
 ..., "pair_id": ...}``, captions optional); a folder pairs
-``NAME_before.EXT`` with ``NAME_after.EXT``, or ``before/NAME.EXT`` with
-``after/NAME.EXT``. A pair whose images cannot be used gets an ``error``
-record instead of a caption; the exit status is 1 if any pair failed.
+``NAME_before.EXT`` with ``NAME_after.EXT``, ``before/NAME.EXT`` with
+``after/NAME.EXT``, or ``A/NAME.EXT`` with ``B/NAME.EXT`` (the
+remote-sensing layout, e.g. LEVIR-CC's ``images/test``). A pair whose
+images cannot be used gets an ``error`` record instead of a caption; the
+exit status is 1 if any pair failed.
 """
 import argparse
 import json
@@ -40,7 +42,8 @@ def parse_args(argv=None):
     parser.add_argument('--pairs-file', help='JSONL/JSON list of pairs')
     parser.add_argument('--data-root', default='',
                         help='folder that --pairs-file image paths are relative to')
-    parser.add_argument('--folder', help='folder of NAME_before/NAME_after images')
+    parser.add_argument('--folder', help='folder of NAME_before/NAME_after images, '
+                        'or of before/ + after/ or A/ + B/ subfolders')
     parser.add_argument('--out', help='JSONL results file (batch forms)')
     parser.add_argument('--beam', type=int, default=None, metavar='N',
                         help='beam search with N beams (1: greedy; default: config)')

@@ -5,7 +5,10 @@ Folder naming scheme (:func:`pairs_from_folder`), either of:
 - ``NAME_before.EXT`` + ``NAME_after.EXT`` in one folder (also ``-before``
   / ``-after``), or
 - ``before/NAME.EXT`` + ``after/NAME.EXT`` (same file name in two
-  subfolders).
+  subfolders), or
+- ``A/NAME.EXT`` + ``B/NAME.EXT``, the remote-sensing layout (LEVIR-CC's
+  ``images/test/``: ``A`` before, ``B`` after; other subfolders such as
+  ``label/`` are ignored).
 
 ``EXT`` is any of ``.png .jpg .jpeg .bmp .webp .tif .tiff`` (case-insensitive,
 may differ between the two images); the pair id is ``NAME``.
@@ -22,6 +25,8 @@ from mmengine.logging import print_log
 from mmidc.datasets.image_pair_dataset import read_pair_records
 
 IMAGE_EXTENSIONS = ('.png', '.jpg', '.jpeg', '.bmp', '.webp', '.tif', '.tiff')
+#: Subfolder pairs (before, after) :func:`pairs_from_folder` reads, in order.
+SUBFOLDERS = (('before', 'after'), ('A', 'B'))
 _SIDE = re.compile(r'^(?P<name>.+)[_-](?P<side>before|after)$', re.IGNORECASE)
 
 
@@ -62,9 +67,11 @@ def pairs_from_folder(folder: str) -> List[PairRecord]:
     root = Path(folder)
     if not root.is_dir():
         raise NotADirectoryError(f'not a folder: {folder}')
-    if (root / 'before').is_dir() and (root / 'after').is_dir():
-        befores = _images_by_stem((root / 'before').iterdir())
-        afters = _images_by_stem((root / 'after').iterdir())
+    subfolders = next(((b, a) for b, a in SUBFOLDERS
+                       if (root / b).is_dir() and (root / a).is_dir()), None)
+    if subfolders:
+        befores = _images_by_stem((root / subfolders[0]).iterdir())
+        afters = _images_by_stem((root / subfolders[1]).iterdir())
     else:
         befores, afters = {}, {}
         for path in root.iterdir():
@@ -81,7 +88,8 @@ def pairs_from_folder(folder: str) -> List[PairRecord]:
     if not names:
         raise ValueError(
             f'{folder}: no pairs found; name them NAME_before.png + '
-            f'NAME_after.png, or put them in before/ and after/ subfolders')
+            f'NAME_after.png, or put them in before/ and after/ (or A/ and '
+            f'B/) subfolders')
     return [PairRecord(n, str(befores[n]), str(afters[n])) for n in names]
 
 

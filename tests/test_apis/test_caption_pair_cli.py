@@ -19,9 +19,10 @@ def _write_pair(folder: Path, name: str, scheme='suffix'):
     if scheme == 'suffix':
         paths = folder / f'{name}_before.png', folder / f'{name}_after.jpg'
     else:
-        (folder / 'before').mkdir(exist_ok=True)
-        (folder / 'after').mkdir(exist_ok=True)
-        paths = folder / 'before' / f'{name}.png', folder / 'after' / f'{name}.png'
+        sides = ('A', 'B') if scheme == 'A/B' else ('before', 'after')
+        for side in sides:
+            (folder / side).mkdir(exist_ok=True)
+        paths = folder / sides[0] / f'{name}.png', folder / sides[1] / f'{name}.png'
     Image.fromarray(before).save(paths[0])
     Image.fromarray(after).save(paths[1])
     return paths
@@ -61,7 +62,7 @@ def test_pairs_file_writes_jsonl_with_errors(cli, captioner_files, tmp_path, cap
     assert '2 of 3 pairs captioned' in capsys.readouterr().out
 
 
-@pytest.mark.parametrize('scheme', ['suffix', 'subfolders'])
+@pytest.mark.parametrize('scheme', ['suffix', 'subfolders', 'A/B'])
 def test_folder_naming_schemes(cli, captioner_files, tmp_path, scheme):
     images = tmp_path / 'pairs'
     images.mkdir()

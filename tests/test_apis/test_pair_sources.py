@@ -2,6 +2,7 @@
 file, or whatever a demo folder holds (the JSONL parser shared with
 ImagePairDataset: tests/test_datasets/test_image_pair_dataset.py)."""
 import json
+from pathlib import Path
 
 import pytest
 
@@ -31,6 +32,17 @@ def test_folder_naming_schemes(tmp_path):
         pairs_from_folder(str(tmp_path / 'split' / 'before'))
     with pytest.raises(NotADirectoryError):
         pairs_from_folder(str(tmp_path / 'missing'))
+
+
+def test_folder_remote_sensing_layout(tmp_path):
+    """A/ before, B/ after (LEVIR-CC's images/<split>/); label/ ignored."""
+    rs = tmp_path / 'test'
+    _touch(rs, 'A/test_000001.png', 'B/test_000001.png', 'A/test_000002.png',
+           'B/test_000002.png', 'A/test_000003.png', 'label/test_000001.png')
+    pairs = pairs_from_folder(str(rs))
+    assert [(p.pair_id, Path(p.img1).parent.name, Path(p.img2).parent.name)
+            for p in pairs] == [('test_000001', 'A', 'B'),
+                                ('test_000002', 'A', 'B')]
 
 
 def test_jsonl_and_example_folders(tmp_path):
