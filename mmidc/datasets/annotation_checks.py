@@ -106,6 +106,16 @@ def caption_list(value: Any, where: str, key: str) -> List[str]:
     return list(value)
 
 
+def has_words(caption: str) -> bool:
+    """Whether a caption has a word: a letter or a digit, in any script.
+
+    A caption of spaces, punctuation or emoji only (``"!!!"``, ``"..."``,
+    ``"🙂"``) is empty once the caption metrics tokenise it: no word to
+    train on or to match.
+    """
+    return any(ch.isalnum() for ch in caption)
+
+
 def check_not_empty(data_list: Sequence, source: str) -> None:
     """Raise a ``ValueError`` naming ``source`` if a split has no pair."""
     if not data_list:

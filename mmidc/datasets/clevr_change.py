@@ -3,7 +3,7 @@ import os.path as osp
 from typing import Dict, List
 
 from mmidc.registry import DATASETS
-from .annotation_checks import caption_list, load_json
+from .annotation_checks import caption_list, has_words, load_json
 from .image_pair_dataset import ImagePairDataset, check_images_exist
 
 #: The semantic change types named in ``type_mapping.json``.
@@ -36,7 +36,8 @@ class CLEVRChangeDataset(ImagePairDataset):
     are then checked at build time too.
 
     Errors raised at build time, each naming the file and key: an unknown
-    split, a scene index with no caption entry or an empty caption list, a
+    split, a scene index with no caption entry, an empty caption list or a
+    caption with no word (``"!!!"``: no letter or digit), a
     ``type_mapping.json`` entry that is malformed, not in any split or in two
     types, a scene of the split in no type, and a missing image.
 
@@ -138,6 +139,11 @@ class CLEVRChangeDataset(ImagePairDataset):
         sentences = caption_list(captions[key], file, key)
         if not sentences:
             raise ValueError(f'{file}: key "{key}" has an empty caption list')
+        for k, sentence in enumerate(sentences):
+            if not has_words(sentence):
+                raise ValueError(f'{file}: key "{key}" caption {k} '
+                                 f'({sentence!r}) is empty or has no word (no '
+                                 'letter or digit)')
         return sentences
 
     @staticmethod

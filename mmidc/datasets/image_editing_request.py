@@ -5,8 +5,8 @@ from typing import List, Optional
 from mmengine.logging import print_log
 
 from mmidc.registry import DATASETS
-from .annotation_checks import (caption_list, check_record, load_json,
-                                str_field)
+from .annotation_checks import (caption_list, check_record, has_words,
+                                load_json, str_field)
 from .image_pair_dataset import ImagePairDataset
 
 
@@ -23,8 +23,8 @@ class ImageEditingRequestDataset(ImagePairDataset):
 
     ``pair_id`` is the ``uid``, ``change_type`` is ``unknown``. The two
     images of a pair may differ in size and format: ``ResizePair`` brings
-    both to one size. Empty strings inside ``sents`` are dropped (count
-    logged); a record whose ``sents`` has no non-empty sentence raises.
+    both to one size. Empty strings inside ``sents`` (or with no letter or
+    digit: ``"..."``) are dropped (count logged); a record whose ``sents`` has no non-empty sentence raises.
 
     Args:
         data_root (str): The IER root folder.
@@ -69,7 +69,7 @@ class ImageEditingRequestDataset(ImagePairDataset):
                           for key in ('img0', 'img1'))
             uid = str_field(record['uid'], where, 'uid', allow_int=True)
             given = caption_list(record['sents'], where, 'sents')
-            sentences = [s for s in given if s.strip()]
+            sentences = [s for s in given if has_words(s)]
             num_empty += len(given) - len(sentences)
             if not sentences:
                 raise ValueError(f'{where} (uid "{uid}") has no non-empty '
@@ -82,6 +82,7 @@ class ImageEditingRequestDataset(ImagePairDataset):
                     pair_id=uid,
                     change_type='unknown'))
         if num_empty:
-            print_log(f'{self.ann_file}: dropped {num_empty} empty sentences',
+            print_log(f'{self.ann_file}: dropped {num_empty} empty sentences '
+                      '(blank or with no letter or digit)',
                       logger='current')
         return data_list

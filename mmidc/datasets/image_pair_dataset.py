@@ -11,7 +11,7 @@ from PIL import Image
 
 from mmidc.registry import DATASETS
 from .annotation_checks import (caption_list, check_not_empty, check_record,
-                                load_json, read_text, str_field)
+                                has_words, load_json, read_text, str_field)
 
 __all__ = ['CHANGE_TYPES', 'ImagePairDataset', 'read_pair_records',
            'load_json', 'check_images_exist', 'verify_images']
@@ -42,9 +42,11 @@ class ImagePairDataset(BaseDataset):
 
     The annotations are validated when the data set is built (``full_init``),
     not mid-epoch: every image must exist (and decode, with
-    ``verify_images=True``), caption lists must be non-empty with no empty
-    string, pair ids unique and change types in :data:`CHANGE_TYPES`; an
-    empty split, a file that is not UTF-8 and a field of the wrong type
+    ``verify_images=True``), caption lists must be non-empty with no caption
+    that is empty or has no word (``"!!!"``, ``"🙂"``: no letter or digit,
+    :func:`~mmidc.datasets.annotation_checks.has_words`), pair ids unique
+    and change types in :data:`CHANGE_TYPES`; an empty split, a file that
+    is not UTF-8 and a field of the wrong type
     (:mod:`~mmidc.datasets.annotation_checks`) are errors too. Each error
     names the file and the key or record index.
 
@@ -139,9 +141,10 @@ class ImagePairDataset(BaseDataset):
             if not captions:
                 raise ValueError(f'{where} has an empty caption list')
             for k, caption in enumerate(captions):
-                if not isinstance(caption, str) or not caption.strip():
-                    raise ValueError(f'{where}: caption {k} is empty or not a '
-                                     f'string ({caption!r})')
+                if not isinstance(caption, str) or not has_words(caption):
+                    raise ValueError(
+                        f'{where}: caption {k} is empty, has no word (no '
+                        f'letter or digit) or is not a string ({caption!r})')
             if entry['change_type'] not in CHANGE_TYPES:
                 raise ValueError(f'{where} has change_type '
                                  f'"{entry["change_type"]}", not one of '

@@ -5,8 +5,8 @@ from typing import List
 from mmengine.logging import print_log
 
 from mmidc.registry import DATASETS
-from .annotation_checks import (caption_list, check_record, load_json,
-                                str_field)
+from .annotation_checks import (caption_list, check_record, has_words,
+                                load_json, str_field)
 from .image_pair_dataset import ImagePairDataset
 
 
@@ -22,8 +22,8 @@ class SpotTheDiffDataset(ImagePairDataset):
         resized_images/<img_id>_2.png   after
 
     ``pair_id`` is the ``img_id`` (as a string); ``change_type`` is
-    ``unknown``. Some records hold empty sentences (``""``): they are dropped
-    and their count is logged. A pair left with no sentence at all is
+    ``unknown``. Some records hold empty sentences (``""``, or with no letter
+    or digit: ``"..."``): they are dropped and their count is logged. A pair left with no sentence at all is
     **dropped** and its ``img_id`` logged as a warning (never silently kept
     or dropped); a split left with no pair raises. Missing images raise at
     build time.
@@ -61,7 +61,7 @@ class SpotTheDiffDataset(ImagePairDataset):
             img_id = str_field(record['img_id'], where, 'img_id',
                                allow_int=True)
             given = caption_list(record['sentences'], where, 'sentences')
-            sentences = [s for s in given if s.strip()]
+            sentences = [s for s in given if has_words(s)]
             num_empty += len(given) - len(sentences)
             if not sentences:
                 no_sentence.append(img_id)
@@ -74,7 +74,8 @@ class SpotTheDiffDataset(ImagePairDataset):
                     pair_id=img_id,
                     change_type='unknown'))
         if num_empty:
-            print_log(f'{self.ann_file}: dropped {num_empty} empty sentences',
+            print_log(f'{self.ann_file}: dropped {num_empty} empty sentences '
+                      '(blank or with no letter or digit)',
                       logger='current')
         if no_sentence:
             print_log(f'{self.ann_file}: dropped {len(no_sentence)} pairs '

@@ -175,6 +175,59 @@ def test_a_split_emptied_by_dropped_records(tmp_path):
             osp.join(root, 'annotations', 'val.json'), 'no pairs')
 
 
+# -- captions with no word ----------------------------------------------------
+#: Caption lists that are empty once tokenised: no letter or digit.
+WORDLESS = [['!!!'], ['\U0001f642'], ['...', '?'], ['the cube moved', '!!!']]
+
+
+def _first_wordless(captions):
+    return next(c for c in captions if c != 'the cube moved')
+
+
+@pytest.mark.parametrize('captions', WORDLESS, ids=repr)
+def test_a_caption_with_no_word_is_refused_at_build_time(captions, tmp_path):
+    """As a blank caption is: the metrics would find no reference to score
+    after the first epoch."""
+    root = str(tmp_path)
+    pair_trees.make_clevr_change_tree(root)
+    _edit_json(osp.join(root, 'change_captions.json'),
+               lambda c: c.update({'CLEVR_default_000001.png': captions}))
+    message = _raises(lambda r: CLEVRChangeDataset(r, 'train'), root,
+                      osp.join(root, 'change_captions.json'),
+                      '"CLEVR_default_000001.png"', 'no word')
+    assert repr(_first_wordless(captions)) in message
+
+
+@pytest.mark.parametrize('captions', WORDLESS, ids=repr)
+@pytest.mark.parametrize('ann', ['pairs.json', 'pairs.jsonl'])
+def test_own_pairs_caption_with_no_word_is_refused(captions, ann, tmp_path):
+    root = str(tmp_path)
+    pair_trees.make_generic_tree(root, ann_name=ann)
+    _edit_records(osp.join(root, ann),
+                  lambda r: r[1].update(captions=captions))
+    _raises(lambda r: _generic(r, ann), root, osp.join(root, ann),
+            '(entry 1)', 'no word', repr(_first_wordless(captions)))
+
+
+def test_sentences_with_no_word_are_dropped_like_empty_ones(tmp_path):
+    """Spot-the-Diff and Image Editing Request drop empty sentences (and a
+    Spot-the-Diff pair left with none): a wordless one is empty too."""
+    root = str(tmp_path / 'std')
+    pair_trees.make_spot_the_diff_tree(root)
+    pair_trees.write_json(osp.join(root, 'annotations', 'val.json'), [
+        dict(img_id='21', sentences=['a van arrived', '...']),
+        dict(img_id='8', sentences=['\U0001f642', '?'])])
+    data = SpotTheDiffDataset(root, 'val')
+    assert [data.get_data_info(i)['gt_captions'] for i in range(len(data))] \
+        == [['a van arrived']]
+    root = str(tmp_path / 'ier')
+    pair_trees.make_ier_tree(root)
+    _edit_json(osp.join(root, 'train.json'),
+               lambda r: r[0].update(sents=['!!!', '...']))
+    _raises(lambda r: ImageEditingRequestDataset(r, 'train'), root,
+            osp.join(root, 'train.json'), 'record 0', 'no non-empty')
+
+
 # -- not UTF-8 ----------------------------------------------------------------
 def test_a_file_not_in_utf8_is_named(data_set):
     root, build, ann = data_set
