@@ -21,6 +21,7 @@ from mmidc.apis.model_loading import (check_checkpoint_fits,
                                       prepare_model_cfg_for_checkpoint)
 from mmidc.runtime.cfg_options import CfgOptionsAction
 from mmidc.runtime.config_check import apply_launch_args, check_config
+from mmidc.runtime.data_root import apply_data_root
 
 
 def parse_args():
@@ -61,6 +62,7 @@ def main():
     cfg = Config.fromfile(args.config)
     if args.cfg_options is not None:
         cfg.merge_from_dict(args.cfg_options)
+    apply_data_root(cfg, args.config)  # a child's data_root holds
     apply_launch_args(cfg, args.config, args.launcher, args.work_dir)
     cfg.load_from = args.checkpoint
     # The checkpoint holds every weight and the caption vocabulary: no

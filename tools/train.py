@@ -18,6 +18,7 @@ from mmengine.runner import Runner
 import mmidc  # noqa: F401  (registers components, safe checkpoint loading)
 from mmidc.runtime.cfg_options import CfgOptionsAction
 from mmidc.runtime.config_check import apply_launch_args, check_config
+from mmidc.runtime.data_root import apply_data_root
 
 
 def parse_args():
@@ -103,6 +104,7 @@ def main():
     cfg = Config.fromfile(args.config)
     if args.cfg_options is not None:
         cfg.merge_from_dict(args.cfg_options)
+    apply_data_root(cfg, args.config)  # a child's data_root holds
     cfg = merge_args(cfg, args)
     check_config(cfg)
     if 'runner_type' in cfg:

@@ -5,12 +5,39 @@
 #
 # Captioning-stage loaders; the adaptation configs switch the pipelines to the
 # retrieval ones (and, for CLEVR-Change, drop the no-change pairs).
+#
+# How a data-set base is written (every file in this folder; a child config
+# then sets only `data_root`, docs/new_dataset.md):
+#   _base_ = ['./image_pair.py']
+#   data_root = 'data/<name>'                  # the distributed layout's root
+#   vocab_file = data_root + '/caption_vocab_train.json'
+#   derived_from = dict(data_root=data_root, vocab_file=vocab_file)
+#   train_dataloader = dict(dataset=dict(
+#       _delete_=True, type='<Reader>Dataset', data_root=data_root,
+#       split='train', pipeline={{_base_.train_pipeline}}))
+#   val_dataloader / test_dataloader: the same with split='val' / 'test'
+#     and {{_base_.test_pipeline}}; evaluators that read files take
+#     data_root=data_root.
+# - Paths are written from data_root (data_root + '/...'), never as a second
+#   literal of the same folder, and the cache as '{data_root}/cache_HxW'
+#   (each loader's own root, filled in by LoadImagePair).
+# - `derived_from` records the roots the paths were derived from when this
+#   file was read. MMEngine binds values at parse time, so a child's
+#   `data_root` alone would not reach the loaders; tools/train.py,
+#   tools/test.py and the data tools (mmidc.runtime.data_root) move every
+#   path under a recorded root that a child changed (data_root, vocab_file,
+#   adapt_work_dir, any `*_root`), and stop, naming the settings, when a
+#   loader or evaluator reads a folder that is neither data_root nor another
+#   top-level `*_root` (a second folder, e.g. `shifted_root`, is declared
+#   that way and recorded in derived_from too).
 data_root = 'data/my_pairs'
 # The caption vocabulary of the training split (the tokens a captioner
 # predicts; captioning configs pass it as the decoder's vocab), written once:
 #   python tools/dataset_converters/build_vocab.py CONFIG
 # Each data-set base names its own under its data_root.
 vocab_file = data_root + '/caption_vocab_train.json'
+# The roots the paths below were derived from (see the top of this file).
+derived_from = dict(data_root=data_root, vocab_file=vocab_file)
 image_size = (224, 224)
 context_length = 32
 # The pre-resized cache under a data root (<data_root>/cache_<H>x<W>), read

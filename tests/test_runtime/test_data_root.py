@@ -1,0 +1,179 @@
+"""A config's data_root means what it says: a child that sets only
+``data_root`` (or ``vocab_file``, ``adapt_work_dir``, a ``*_root``) moves
+every path derived from it, and a data set or evaluator left on another
+folder stops the run naming the settings (mmidc.runtime.data_root)."""
+import os.path as osp
+import re
+import subprocess
+import sys
+
+import pytest
+from mmengine.config import Config
+
+from mmidc.runtime.data_root import apply_data_root
+from tests.helpers import CONFIG_FILES, REPO
+from tests.helpers.pair_trees import make_my_pairs_tree
+from tests.helpers.tiny_run import tool_env
+
+BASES = REPO / 'configs' / '_base_' / 'datasets'
+MY_PAIRS_CAPTION = REPO / 'configs' / 'clip4idc' / 'clip4idc-caption_vit-b32_my-pairs.py'
+TINY_ADAPT = (REPO / 'projects' / 'from_scratch' / 'configs' /
+              'clip4idc-adapt_tiny_my-pairs.py')
+SHIFTED = BASES / 'synthetic_clevr_change_shifted_96x144.py'
+LOADERS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
+
+
+def write_config(path, text: str) -> str:
+    path.write_text(text)
+    return str(path)
+
+
+def loader_roots(cfg):
+    return [cfg[key].dataset.data_root for key in LOADERS]
+
+
+def test_child_that_sets_only_data_root_moves_every_derived_path(tmp_path):
+    child = write_config(tmp_path / 'child.py', (
+        f'_base_ = [{str(MY_PAIRS_CAPTION)!r}]\n'
+        "data_root = 'data/levir_cc'\n"
+        "adapt_work_dir = 'work_dirs/my_adapt'\n"))
+    cfg = Config.fromfile(child)
+    # what MMEngine alone gives: the base's folder, bound when it was read
+    assert loader_roots(cfg) == ['data/my_pairs'] * 3
+    changes = apply_data_root(cfg, child)
+    assert loader_roots(cfg) == ['data/levir_cc'] * 3
+    assert cfg.vocab_file == 'data/levir_cc/caption_vocab_train.json'
+    assert cfg.model.init_backbone_from == 'work_dirs/my_adapt/best_rsum_*.pth'
+    assert cfg.model.head.pretrained == 'work_dirs/my_adapt/best_rsum_*.pth'
+    moved = {where for where, _, _ in changes}
+    assert 'train_dataloader.dataset.data_root' in moved
+    assert 'model.init_backbone_from' in moved
+    # the cache stays the loader's own: '{data_root}' is filled per sample
+    assert cfg.train_dataloader.dataset.pipeline[0].cache_dir == \
+        '{data_root}/cache_224x224'
+    # applied twice: nothing more to move
+    assert apply_data_root(cfg, child) == []
+
+
+def test_vocab_file_and_data_root_together(tmp_path):
+    child = write_config(tmp_path / 'child.py', (
+        f"_base_ = [{str(BASES / 'image_pair.py')!r}]\n"
+        "data_root = 'data/new'\n"
+        "vocab_file = 'data/shared/vocab.json'\n"
+        'model = dict(head=dict(vocab={{_base_.vocab_file}}))\n'))
+    cfg = Config.fromfile(child)
+    assert cfg.model.head.vocab == 'data/my_pairs/caption_vocab_train.json'
+    apply_data_root(cfg)
+    # the longest recorded root wins: the vocabulary follows vocab_file
+    assert cfg.model.head.vocab == 'data/shared/vocab.json'
+    assert loader_roots(cfg) == ['data/new'] * 3
+
+
+def test_loaders_moved_by_cfg_options_take_data_root_along(tmp_path):
+    cfg = Config.fromfile(str(BASES / 'synthetic_clevr_change.py'))
+    cfg.merge_from_dict({f'{key}.dataset.data_root': '/tmp/x'
+                         for key in LOADERS})
+    apply_data_root(cfg)
+    assert cfg.data_root == '/tmp/x'
+    assert cfg.vocab_file == '/tmp/x/caption_vocab_train.json'
+    # the caption-truth metric grades against the scenes actually read
+    assert cfg.val_evaluator[1].data_root == '/tmp/x'
+
+
+def test_a_declared_second_root_stays(tmp_path):
+    child = write_config(tmp_path / 'child.py', (
+        f'_base_ = [{str(SHIFTED)!r}]\n'
+        "data_root = 'data/other_synthetic'\n"))
+    cfg = Config.fromfile(child)
+    apply_data_root(cfg, child)
+    assert loader_roots(cfg) == ['data/other_synthetic'] * 2 + [
+        'data/synthetic_clevr_change_shifted']
+    assert cfg.test_evaluator[1].data_root == \
+        'data/synthetic_clevr_change_shifted'
+    # and moves when the child sets it
+    cfg = Config.fromfile(child, )
+    cfg.merge_from_dict({'shifted_root': 'data/s2'})
+    apply_data_root(cfg, child)
+    assert cfg.test_dataloader.dataset.data_root == 'data/s2'
+    assert cfg.test_dataloader.dataset.pipeline[0].cache_dir == \
+        'data/s2/cache_96x144'
+    assert cfg.test_evaluator[1].data_root == 'data/s2'
+
+
+def test_a_loader_on_another_folder_stops_naming_it(tmp_path):
+    # no derived_from record: nothing can be re-derived, so it is checked
+    config = write_config(tmp_path / 'own.py', (
+        "data_root = 'data/new'\n"
+        "train_dataloader = dict(dataset=dict(type='ImagePairDataset',"
+        " data_root='data/old', ann_file='train.jsonl'))\n"
+        "val_dataloader = dict(dataset=dict(type='ImagePairDataset',"
+        " data_root='data/new', ann_file='val.jsonl'))\n"
+        "val_evaluator = [dict(type='IDCMetric'), "
+        "dict(type='CaptionTruthMetric', data_root='data/old')]\n"))
+    cfg = Config.fromfile(config)
+    with pytest.raises(ValueError) as error:
+        apply_data_root(cfg, config)
+    message = str(error.value)
+    assert config in message
+    assert "data_root is 'data/new'" in message
+    assert "train_dataloader.dataset.data_root = 'data/old'" in message
+    assert "val_evaluator[1].data_root = 'data/old'" in message
+    assert 'val_dataloader' not in message
+    assert 'Fix:' in message and '_root' in message
+
+
+def test_loaders_that_disagree_among_themselves_stop(tmp_path):
+    cfg = Config.fromfile(str(BASES / 'image_pair.py'))
+    cfg.merge_from_dict({'train_dataloader.dataset.data_root': 'data/a'})
+    with pytest.raises(ValueError, match='train_dataloader.dataset.data_root'):
+        apply_data_root(cfg)
+
+
+def test_every_shipped_config_is_consistent():
+    for path in CONFIG_FILES:
+        cfg = Config.fromfile(str(path))
+        apply_data_root(cfg, str(path))  # no error
+        assert apply_data_root(cfg, str(path)) == [], path
+
+
+def _run_tool(tool: str, cwd, *args: str) -> str:
+    result = subprocess.run(
+        [sys.executable, str(REPO / 'tools' / tool), *args], cwd=str(cwd),
+        env=tool_env(), capture_output=True, text=True, timeout=600)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output[-3000:]
+    return output
+
+
+def test_grandchild_trains_and_tests_on_its_data_root(tmp_path):
+    """Two folders on disk: the shipped config's default ``data/my_pairs``
+    (8/4/4 pairs) and ``data/levir_cc`` (12/4/6); the grandchild of the
+    shipped tiny config sets only ``data_root``."""
+    make_my_pairs_tree(str(tmp_path / 'data' / 'my_pairs'))
+    make_my_pairs_tree(str(tmp_path / 'data' / 'levir_cc'),
+                       {'train': 12, 'val': 4, 'test': 6})
+    write_config(tmp_path / 'child.py', (
+        f'_base_ = [{str(TINY_ADAPT)!r}]\n'
+        'train_dataloader = dict(batch_size=4, num_workers=0,'
+        ' persistent_workers=False)\n'
+        'val_dataloader = dict(num_workers=0, persistent_workers=False)\n'
+        'test_dataloader = dict(batch_size=1, num_workers=0,'
+        ' persistent_workers=False)\n'
+        'train_cfg = dict(max_epochs=1)\n'
+        'randomness = dict(seed=0)\n'
+        'default_hooks = dict(logger=dict(interval=1))\n'))
+    grandchild = write_config(tmp_path / 'grandchild.py', (
+        "_base_ = ['./child.py']\n"
+        "data_root = 'data/levir_cc'\n"))
+    work_dir = str(tmp_path / 'work')
+    output = _run_tool('train.py', tmp_path, grandchild, '--work-dir',
+                       work_dir)
+    # 12 training pairs in batches of 4: 3 steps (the old folder: 2)
+    assert re.search(r'Epoch\(train\)\s+\[1\]\[3/3\]', output), output[-3000:]
+    dumped = Config.fromfile(osp.join(work_dir, 'grandchild.py'))
+    assert loader_roots(dumped) == ['data/levir_cc'] * 3
+    checkpoint = osp.join(work_dir, 'epoch_1.pth')
+    output = _run_tool('test.py', tmp_path, grandchild, checkpoint,
+                       '--work-dir', str(tmp_path / 'test'))
+    # 6 test pairs, one a step (the old folder: 4)
+    assert re.search(r'Epoch\(test\)\s+\[6/6\]', output), output[-3000:]
