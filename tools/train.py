@@ -112,6 +112,9 @@ def main():
         runner = RUNNERS.build(cfg)
     else:
         runner = Runner.from_cfg(cfg)
+    # the global batch logged; a warning when it is not the config's base
+    from mmidc.runtime.global_batch import log_global_batch
+    log_global_batch(runner.cfg, runner.world_size)
     runner.train()
     # Leave the process group before the interpreter exits: a rank whose
     # communication threads still run at exit can abort (std::terminate)

@@ -20,6 +20,8 @@ data_root = 'data/clevr_change'
 train_dataloader = dict(
     batch_size=32, drop_last=True,
     sampler=dict(type='PairedSceneSampler', shuffle=True))
+# MMEngine's auto_scale_lr counts pairs per step: the base batch is 32.
+auto_scale_lr = dict(base_batch_size=32)
 # The adaptation run (tools/train.py's default work dir for its config).
 adapt_work_dir = 'work_dirs/clip4idc-adapt_vit-b32_clevr-change'
 derived_from = dict(adapt_work_dir=adapt_work_dir)  # a child may move it
