@@ -40,6 +40,7 @@ retrieval_test_pipeline = [
 train_dataloader = dict(
     batch_size=64, num_workers=1,
     dataset=dict(data_root=data_root, pipeline=train_pipeline))
+auto_scale_lr = dict(base_batch_size=64)  # the batch its rates were chosen at
 val_dataloader = dict(
     batch_size=128, num_workers=1,
     dataset=dict(data_root=data_root, pipeline=retrieval_test_pipeline))
