@@ -115,6 +115,30 @@ def read_rgb(path: str, backend_args: Optional[dict] = None) -> np.ndarray:
     return apply_orientation(rgb, orientation)
 
 
+def image_decode_problem(path: str) -> Optional[str]:
+    """What stops an image file from decoding, or None.
+
+    PIL's ``verify`` (the file's structure; the chunk CRCs of a PNG), then a
+    full decode with :func:`read_rgb`, as the data pipeline decodes it:
+    ``verify`` alone passes a JPEG whose markers are intact but whose scan
+    data is damaged (zeroed), which then fails when decoded.
+
+    Args:
+        path (str): A local image file.
+
+    Returns:
+        str | None: What is wrong (``'does not decode (...)'``), or None.
+    """
+    try:
+        with Image.open(path) as img:
+            img.verify()
+        read_rgb(path)
+    except Exception as e:  # PIL raises many types for bad files
+        cause = e.__cause__ if isinstance(e.__cause__, Exception) else e
+        return f'does not decode ({type(cause).__name__}: {cause})'
+    return None
+
+
 def to_hw(size: Union[int, Sequence[int]], name: str) -> Tuple[int, int]:
     """Normalise an int or ``(H, W)`` option, naming it in errors."""
     if isinstance(size, int):

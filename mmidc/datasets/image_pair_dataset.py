@@ -7,11 +7,10 @@ from typing import List, Optional, Sequence, Tuple
 
 from mmengine.dataset import BaseDataset
 from mmengine.logging import print_log
-from PIL import Image
-
 from mmidc.registry import DATASETS
 from .annotation_checks import (caption_list, check_not_empty, check_record,
                                 has_words, load_json, read_text, str_field)
+from .image_io import image_decode_problem
 
 __all__ = ['CHANGE_TYPES', 'ImagePairDataset', 'read_pair_records',
            'load_json', 'check_images_exist', 'verify_images']
@@ -57,9 +56,9 @@ class ImagePairDataset(BaseDataset):
         data_root (str): Root folder of the data set. Defaults to ''.
         data_prefix (dict): ``img_path``: folder of the images, relative to
             ``data_root``. Defaults to ``dict(img_path='')``.
-        verify_images (bool): Also open every image with PIL and ``verify()``
-            it at build time (slow on large sets: off by default; existence
-            is always checked). Defaults to False.
+        verify_images (bool): Also decode every image in full at build time,
+            as the pipeline decodes it (slow on large sets: off by default;
+            existence is always checked). Defaults to False.
         **kwargs: Other arguments of :class:`mmengine.dataset.BaseDataset`
             (``pipeline``, ``lazy_init``, ``indices``, ``test_mode``, ...).
     """
@@ -227,16 +226,15 @@ def check_images_exist(paths: Sequence[str], source: str) -> None:
 
 
 def verify_images(paths: Sequence[str]) -> None:
-    """Open every image with PIL and ``verify()`` it (slow; with progress)."""
+    """Check that every image decodes: PIL's ``verify()`` and a full decode
+    as the pipeline's (:func:`~mmidc.datasets.image_io.image_decode_problem`;
+    slow; with progress)."""
     unique = sorted(set(paths))
     print_log(f'verifying {len(unique)} images', logger='current')
     for i, path in enumerate(unique):
-        try:
-            with Image.open(path) as img:
-                img.verify()
-        except Exception as e:  # PIL raises many types for bad files
-            raise OSError(f'corrupt or unreadable image: {path} '
-                          f'({type(e).__name__}: {e})') from e
+        problem = image_decode_problem(path)
+        if problem is not None:
+            raise OSError(f'corrupt or unreadable image: {path} ({problem})')
         if (i + 1) % 10000 == 0:
             print_log(f'verified {i + 1}/{len(unique)} images',
                       logger='current')

@@ -49,3 +49,19 @@ def malformed_pngs(size: int = 16) -> Dict[str, bytes]:
         'cut_off.png': png[:50],
         'corrupt_idat.png': png[:45] + bytes(20) + png[65:],
     }
+
+
+def zeroed_scan_jpeg(height: int = 64, width: int = 96) -> bytes:
+    """A progressive JPEG whose markers are intact but whose first scan's
+    data is zeroed: PIL's ``verify`` and the end-marker check pass, the
+    decode (``load``) fails (``broken data stream``)."""
+    noise = np.random.default_rng(0).integers(0, 256, (height, width, 3),
+                                              np.uint8)
+    buffer = io.BytesIO()
+    Image.fromarray(noise).save(buffer, format='JPEG', progressive=True)
+    data = bytearray(buffer.getvalue())
+    sos = data.find(b'\xff\xda')
+    start = sos + 2 + int.from_bytes(data[sos + 2:sos + 4], 'big')
+    end = data.find(b'\xff\xda', start)  # the next scan
+    data[start:end] = bytes(end - start)
+    return bytes(data)

@@ -129,3 +129,20 @@ def test_one_parser_for_the_data_set_and_the_inference_tools(tmp_path):
                  lambda: pairs_from_jsonl(str(tmp_path / 'dict.json'))):
         with pytest.raises(ValueError, match='expected a JSON list'):
             read()
+
+
+def test_verify_images_decodes_a_jpeg_with_zeroed_scan_data(tmp_path):
+    """Markers intact, scan data zeroed: PIL's verify() passes it, the
+    pipeline's decode fails; verify_images decodes fully and names it."""
+    from mmidc.datasets.image_io import read_rgb
+    from tests.helpers.hostile_images import zeroed_scan_jpeg
+    cfg = _write_bad(tmp_path, lambda r: r[1].update(img2='after/1.jpg'))
+    (tmp_path / 'imgs/after/1.jpg').write_bytes(zeroed_scan_jpeg())
+    ImagePairDataset(**cfg)  # existence only: builds
+    with Image.open(tmp_path / 'imgs/after/1.jpg') as img:
+        img.verify()  # the structure is intact
+    with pytest.raises(OSError, match='cannot decode image'):
+        read_rgb(str(tmp_path / 'imgs/after/1.jpg'))  # mid-epoch
+    with pytest.raises(OSError, match=r'corrupt or unreadable image: .*1\.jpg'
+                       r' \(does not decode \(OSError: broken data stream'):
+        ImagePairDataset(**cfg, verify_images=True)
