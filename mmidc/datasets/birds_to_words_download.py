@@ -10,10 +10,16 @@ output folder is then a ``data_root`` for the loader.
 - Resumable: an image already there that passes the check below is not
   fetched again; each file is written to ``<name>.part`` and renamed when
   it is complete and valid, so an interrupted run leaves no half image.
-- Each download is checked: size, first bytes and end marker, then decoded
-  by PIL (``verify``). A failed fetch is retried (``retries`` more times,
+- Each download is checked: size, first bytes and end marker, then PIL's
+  ``verify`` and a full decode (as training decodes it). A failed fetch is retried (``retries`` more times,
   waiting ``backoff * 2**k`` seconds), except for HTTP 4xx answers other
   than 408 and 429 (a deleted photo stays deleted).
+- Each attempt at a file is bounded in all (``timeout`` seconds for the
+  connection, the headers and the body together), so a server that sends a
+  byte a second fails the attempt instead of holding a worker for hours.
+- Any failure of one URL (an HTTP error, a bad status line, a header line
+  over http.client's limit, a URL with a space or control character, a time
+  out) is that URL's row in the report; the run goes on with the others.
 - ``download_failures.tsv``: each URL that could not be fetched, with its
   file, the number of attempts and the last error; ``missing_pairs.tsv``:
   each pair (TSV, split, both URLs) with a missing image and the missing
@@ -21,9 +27,13 @@ output folder is then a ``data_root`` for the loader.
 """
 import csv
 import glob
+import http.client
 import os
 import os.path as osp
+import re
 import shutil
+import socket
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -32,10 +42,9 @@ from typing import Dict, List, Optional, Tuple
 
 from mmengine.logging import print_log
 from mmengine.utils import ProgressBar
-from PIL import Image
-
 from .birds_to_words import (DEFAULT_IMAGE_NAME, BirdsToWordsDataset,
                              image_file_problem, map_image_files)
+from .image_io import image_decode_problem
 
 __all__ = ['download_birds_to_words', 'image_problem', 'read_tsvs',
            'tsv_files']
@@ -44,6 +53,9 @@ USER_AGENT = 'mmidc-birds-to-words-download'
 #: HTTP statuses worth another attempt (time-outs, rate limits, server errors)
 RETRY_STATUSES = {408, 429}
 MAX_IMAGE_BYTES = 64 << 20
+#: What http.client refuses in a URL (controls and the space): such a URL
+#: cannot be requested as it is.
+_BAD_URL_CHARS = re.compile('[\x00-\x20\x7f]')
 
 
 def tsv_files(tsv_dir: str) -> List[str]:
@@ -79,33 +91,134 @@ def read_tsvs(paths: List[str], image_name: str
 
 
 def image_problem(path: str) -> Optional[str]:
-    """What is wrong with an image file (cheap check, then PIL's
-    ``verify``), or None."""
-    problem = image_file_problem(path)
-    if problem:
-        return problem
-    try:
-        with Image.open(path) as img:
-            img.verify()
-    except Exception as e:  # PIL raises many types for bad files
-        return f'does not decode ({type(e).__name__}: {e})'
-    return None
+    """What is wrong with an image file (cheap check, then PIL's ``verify``
+    and a full decode as the data pipeline decodes it), or None."""
+    return image_file_problem(path) or image_decode_problem(path)
+
+
+class TransferDeadline:
+    """Ends one attempt's connections when its time is up.
+
+    A timer shuts down every socket the attempt opened (a duplicate of each,
+    held until :meth:`cancel`, so no other connection can be hit): the read
+    blocked on it returns, and the attempt fails with :attr:`expired` set.
+    Socket time-outs alone bound each read, not the transfer.
+
+    Args:
+        seconds (float): The time the whole attempt may take.
+    """
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.expired = False
+        self._done = False
+        self._socks = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _expire(self) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self.expired = True
+            for sock in self._socks:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def track(self, sock: socket.socket) -> socket.socket:
+        """Watch a socket of the attempt (returned as it is)."""
+        with self._lock:
+            if self._done:
+                return sock
+            dup = sock.dup()
+            self._socks.append(dup)
+            if self.expired:
+                dup.shutdown(socket.SHUT_RDWR)
+        return sock
+
+    def cancel(self) -> None:
+        """The attempt is over: stop the timer, release the sockets."""
+        with self._lock:
+            self._done = True
+            self._timer.cancel()
+            for sock in self._socks:
+                sock.close()
+            self._socks = []
+
+    def connection(self, connection_class):
+        """A factory of ``connection_class`` whose sockets are watched."""
+        def make(host, **kwargs):
+            connection = connection_class(host, **kwargs)
+            create = connection._create_connection
+
+            def create_tracked(*args, **kw):
+                return self.track(create(*args, **kw))
+
+            connection._create_connection = create_tracked
+            return connection
+        return make
+
+
+class _DeadlineHTTPHandler(urllib.request.HTTPHandler):
+
+    def __init__(self, deadline: TransferDeadline):
+        super().__init__()
+        self._deadline = deadline
+
+    def http_open(self, req):
+        return self.do_open(
+            self._deadline.connection(http.client.HTTPConnection), req)
+
+
+class _DeadlineHTTPSHandler(urllib.request.HTTPSHandler):
+
+    def __init__(self, deadline: TransferDeadline):
+        super().__init__()
+        self._deadline = deadline
+
+    def https_open(self, req):
+        return self.do_open(
+            self._deadline.connection(http.client.HTTPSConnection), req,
+            context=self._context)
 
 
 def fetch_once(url: str, part: str, timeout: float) -> None:
-    """Write the body of ``url`` to ``part``; raises on any failure."""
+    """Write the body of ``url`` to ``part``; raises on any failure.
+
+    The attempt takes at most ``timeout`` seconds in all (also each socket
+    operation): past that it raises ``TimeoutError``.
+    """
     request = urllib.request.Request(url, headers={'User-Agent': USER_AGENT})
-    with urllib.request.urlopen(request, timeout=timeout) as response, \
-            open(part, 'wb') as f:
-        size = 0
-        while True:
-            chunk = response.read(1 << 16)
-            if not chunk:
-                break
-            size += len(chunk)
-            if size > MAX_IMAGE_BYTES:
-                raise ValueError(f'larger than {MAX_IMAGE_BYTES >> 20} MiB')
-            f.write(chunk)
+    deadline = TransferDeadline(timeout)
+    opener = urllib.request.build_opener(_DeadlineHTTPHandler(deadline),
+                                         _DeadlineHTTPSHandler(deadline))
+    try:
+        with opener.open(request, timeout=timeout) as response, \
+                open(part, 'wb') as f:
+            size = 0
+            while True:
+                chunk = response.read(1 << 16)
+                if not chunk:
+                    break
+                size += len(chunk)
+                if size > MAX_IMAGE_BYTES:
+                    raise ValueError(
+                        f'larger than {MAX_IMAGE_BYTES >> 20} MiB')
+                f.write(chunk)
+                if deadline.expired:
+                    break
+    except Exception:
+        if not deadline.expired:
+            raise
+    finally:
+        deadline.cancel()
+    if deadline.expired:
+        raise TimeoutError(f'the transfer took more than {timeout:g} s '
+                           '(--timeout bounds each attempt in all)')
 
 
 def download(url: str, dest: str, retries: int, backoff: float,
@@ -117,6 +230,10 @@ def download(url: str, dest: str, retries: int, backoff: float,
     """
     if not url.lower().startswith(('http://', 'https://')):
         return 'not an http(s) URL', 0
+    bad = _BAD_URL_CHARS.search(url)
+    if bad:
+        return (f'invalid URL: it contains {bad.group()!r} at '
+                f'{bad.start()} (a space or control character)'), 0
     part = dest + '.part'
     error, attempt = None, 0
     for attempt in range(1, retries + 2):
@@ -133,11 +250,23 @@ def download(url: str, dest: str, retries: int, backoff: float,
             error = f'HTTP {e.code} {e.reason}'
             if 400 <= e.code < 500 and e.code not in RETRY_STATUSES:
                 break  # the photo is gone: no retry
-        except (urllib.error.URLError, OSError, ValueError) as e:
-            error = f'{type(e).__name__}: {getattr(e, "reason", e)}'
+        except http.client.InvalidURL as e:
+            error = f'invalid URL: {e}'
+            break  # the same URL fails the same way
+        except (urllib.error.URLError, OSError, ValueError,
+                http.client.HTTPException) as e:
+            # HTTPException: a bad status line, a header line over
+            # http.client's limit, too many headers, a cut-off body
+            error = f'{type(e).__name__}: {_short(getattr(e, "reason", e))}'
     if osp.exists(part):
         os.remove(part)
     return error, attempt
+
+
+def _short(text, limit: int = 200) -> str:
+    """``text`` on one line, at most ``limit`` characters."""
+    text = ' '.join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 3] + '...'
 
 
 def write_tsv(path: str, header: List[str], rows: List[List]) -> None:
@@ -163,7 +292,8 @@ def download_birds_to_words(tsv_dir: str, out_dir: str,
         retries (int): Further attempts after a failed one.
         backoff (float): Seconds before the first retry, doubled for each
             further one.
-        timeout (float): Seconds a connection may stall.
+        timeout (float): Seconds one attempt at a file may take in all
+            (connection, headers and body).
 
     Returns:
         dict: ``images``, ``pairs``, ``tsvs`` (counts), ``image_dir``,
@@ -206,7 +336,11 @@ def download_birds_to_words(tsv_dir: str, out_dir: str,
                                  timeout)] = (name, url)
             for job in as_completed(jobs):
                 name, url = jobs[job]
-                error, attempts = job.result()
+                try:
+                    error, attempts = job.result()
+                except Exception as e:  # one URL never ends the run
+                    error = f'{type(e).__name__}: {_short(e)}'
+                    attempts = 1
                 if error is not None:
                     failures.append([url, name, attempts, error])
                 bar.update()

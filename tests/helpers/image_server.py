@@ -1,10 +1,14 @@
 """A local HTTP server on 127.0.0.1 that serves Birds-to-Words-style photos
-(``/photos/<photo id>/medium.jpg``, any query) for the download tests."""
+(``/photos/<photo id>/medium.jpg``, any query) for the download tests, and
+raw servers that break HTTP (:func:`raw_http_server` with
+:func:`bad_status_line`, :func:`long_header_line`,
+:func:`one_byte_at_a_time`)."""
+import socket
 import threading
 from collections import Counter
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Dict, Iterator, Tuple
+from typing import Callable, Dict, Iterator, Tuple
 from urllib.parse import urlparse
 
 from tests.helpers.pair_trees import bird_photo, jpeg_bytes
@@ -76,3 +80,91 @@ def image_server() -> Iterator[ImageServer]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+def _read_request(conn, limit: int = 1 << 16) -> None:
+    """Read a request's head (up to the blank line, at most ``limit``)."""
+    data = b''
+    while b'\r\n\r\n' not in data and len(data) < limit:
+        chunk = conn.recv(4096)
+        if not chunk:
+            return
+        data += chunk
+
+
+def bad_status_line(conn, stop) -> None:
+    """Answer with a status line that is not HTTP."""
+    _read_request(conn)
+    conn.sendall(b'HELLO THERE\r\n\r\n')
+
+
+def long_header_line(conn, stop) -> None:
+    """Answer 200 with a 70 KB header line (over http.client's 64 KiB)."""
+    _read_request(conn)
+    conn.sendall(b'HTTP/1.1 200 OK\r\nX-Padding: ' + b'a' * 70_000 +
+                 b'\r\nContent-Length: 0\r\n\r\n')
+
+
+def one_byte_at_a_time(interval: float = 0.2):
+    """A responder that announces a 100 KB JPEG and sends one byte per
+    ``interval`` seconds (until the client goes or the server stops)."""
+    def respond(conn, stop):
+        _read_request(conn)
+        conn.sendall(b'HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\n'
+                     b'Content-Length: 100000\r\n\r\n')
+        body = b'\xff\xd8\xff' + bytes(99_997)
+        for byte in body:
+            if stop.wait(interval):
+                return
+            conn.sendall(bytes([byte]))
+    return respond
+
+
+@contextmanager
+def raw_http_server(respond: Callable, lifetime: float = 20.0
+                    ) -> Iterator[str]:
+    """A TCP server on 127.0.0.1 (a free port) that hands each connection
+    to ``respond(conn, stop)`` on a thread, for servers that break HTTP.
+
+    Self-stopping: ``stop`` (a ``threading.Event``) is set when the
+    ``with`` block ends or ``lifetime`` seconds after the start, whichever
+    comes first; each responder returns then (or within its connection's
+    5 s time-out) and closes its connection. Yields its base URL.
+    """
+    stop = threading.Event()
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(('127.0.0.1', 0))
+    listener.listen(16)
+    listener.settimeout(0.05)
+
+    def handle(conn):
+        try:
+            conn.settimeout(5)
+            respond(conn, stop)
+        except OSError:  # the client went away
+            pass
+        finally:
+            conn.close()
+
+    def serve():
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                break
+            threading.Thread(target=handle, args=(conn,), daemon=True).start()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    timer = threading.Timer(lifetime, stop.set)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield f'http://127.0.0.1:{listener.getsockname()[1]}'
+    finally:
+        stop.set()
+        timer.cancel()
+        thread.join(timeout=5)
+        listener.close()

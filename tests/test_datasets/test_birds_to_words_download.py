@@ -6,6 +6,7 @@ import csv
 import glob
 import os
 import os.path as osp
+import time
 
 import pytest
 
@@ -13,7 +14,10 @@ from mmidc.datasets import BirdsToWordsDataset
 from mmidc.datasets import birds_to_words_download as tool
 from mmidc.datasets.birds_to_words import image_file_name
 from tests.helpers.progress import RecordingBar
-from tests.helpers.image_server import image_server
+from tests.helpers.hostile_images import zeroed_scan_jpeg
+from tests.helpers.image_server import (bad_status_line, image_server,
+                                        long_header_line, one_byte_at_a_time,
+                                        raw_http_server)
 from tests.helpers.pair_trees import (bird_photo, birds_to_words_url,
                                       jpeg_bytes, make_birds_to_words_tree)
 
@@ -144,3 +148,82 @@ def test_bad_tsvs_are_named(tmp_path):
     with pytest.raises(ValueError, match="both map to the file 'medium.jpg'"):
         tool.download_birds_to_words(tsv_dir, str(tmp_path / 'out'),
                                      image_name='{basename}')
+
+
+
+def _download_with(server, tmp_path, broken, served=None, timeout=5.0):
+    """A 4-pair TSV of ``server``'s photos with the URLs of ``broken``
+    (photo -> URL) replaced; photos served by ``server`` (``served``:
+    photo -> body, else the generated JPEG). Downloads with one retry;
+    returns the failures (URL -> (attempts, error)), the fetched files and
+    the seconds the run took."""
+    tsv_dir, out = str(tmp_path / 'tsv'), str(tmp_path / 'birds')
+    rows = make_birds_to_words_tree(tsv_dir, num_pairs=4,
+                                    url_style='inaturalist',
+                                    base_url=server.url, write_images=False)
+    for photo in range(1001, 1009):
+        server.serve_photo(photo, (served or {}).get(photo))
+    text = '\n'.join('\t'.join(r) for r in rows) + '\n'
+    for photo, new in broken.items():
+        text = text.replace(url(server, photo), new)
+    with open(osp.join(tsv_dir, 'birds-to-words-v1.0.tsv'), 'w') as f:
+        f.write(text)
+    start = time.monotonic()
+    tool.download_birds_to_words(tsv_dir, out, workers=2, retries=1,
+                                 backoff=0, timeout=timeout)
+    took = time.monotonic() - start
+    failures = read_report(osp.join(out, 'download_failures.tsv'))[1:]
+    return ({r[0]: (r[2], r[3]) for r in failures},
+            sorted(os.listdir(osp.join(out, 'images'))), took)
+
+
+def _files(server, photos):
+    return sorted(image_file_name(url(server, p)) for p in photos)
+
+
+def test_broken_servers_and_urls_are_failures_per_url(tmp_path):
+    """A bad status line, a 70 KB header line and a URL with a space: each
+    is its URL's row in the report, named; the run goes on."""
+    with image_server() as server, \
+            raw_http_server(bad_status_line) as bad_status, \
+            raw_http_server(long_header_line) as long_header:
+        broken = {1001: birds_to_words_url(1001, 'inaturalist', bad_status),
+                  1003: birds_to_words_url(1003, 'inaturalist', long_header),
+                  1005: f'{server.url}/photos/1005/medium photo.jpg'}
+        error, fetched, _ = _download_with(server, tmp_path, broken)
+    assert set(error) == set(broken.values())
+    assert error[broken[1001]] == ('2', 'BadStatusLine: HELLO THERE')
+    assert error[broken[1003]][1].startswith(
+        'LineTooLong: got more than 65536 bytes')
+    assert error[broken[1005]] == (
+        '0', "invalid URL: it contains ' ' at "
+        f'{broken[1005].index(" ")} (a space or control character)')
+    assert fetched == _files(server, (1002, 1004, 1006, 1007, 1008))
+
+
+def test_timeout_bounds_the_whole_transfer(tmp_path):
+    """A server that sends a byte every 0.2 s (each read well within the
+    socket time-out; 100 KB would take 5.5 h) is cut at --timeout per
+    attempt."""
+    with image_server() as server, \
+            raw_http_server(one_byte_at_a_time(0.2)) as slow:
+        broken = {1006: birds_to_words_url(1006, 'inaturalist', slow)}
+        error, fetched, took = _download_with(server, tmp_path, broken,
+                                              timeout=1.5)
+    assert took < 10, took  # 2 attempts of 1.5 s
+    assert error == {broken[1006]: (
+        '2', 'TimeoutError: the transfer took more than 1.5 s (--timeout '
+        'bounds each attempt in all)')}
+    assert len(fetched) == 7
+
+
+def test_a_jpeg_with_zeroed_scan_data_is_a_corrupt_download(tmp_path):
+    """Markers intact, scan data zeroed: PIL's verify() passes it, the full
+    decode does not."""
+    with image_server() as server:
+        error, fetched, _ = _download_with(server, tmp_path, {},
+                                           served={1008: zeroed_scan_jpeg()})
+    assert error == {url(server, 1008): (
+        '2', 'corrupt download: does not decode (OSError: broken data stream '
+        'when reading image file)')}
+    assert fetched == _files(server, range(1001, 1008))

@@ -13,10 +13,16 @@ BirdsToWordsDataset's naming (``--image-name``, the loader's
 - Resumable: an image already there that passes the check below is not
   fetched again; each file is written to ``<name>.part`` and renamed when
   it is complete and valid, so an interrupted run leaves no half image.
-- Each download is checked: size, first bytes and end marker, then decoded
-  by PIL (``verify``). A failed fetch is retried (``--retries`` more times,
-  waiting ``--backoff * 2**k`` seconds), except for HTTP 4xx answers other
-  than 408 and 429 (a deleted photo stays deleted).
+- Each download is checked: size, first bytes and end marker, then PIL's
+  ``verify`` and a full decode, as training decodes it. A failed fetch is
+  retried (``--retries`` more times, waiting ``--backoff * 2**k`` seconds),
+  except for HTTP 4xx answers other than 408 and 429 (a deleted photo stays
+  deleted).
+- ``--timeout`` bounds each attempt at a file in all (connection, headers
+  and body), so a server that sends a byte at a time cannot hold a worker.
+- A URL that fails in any way (an HTTP error, a server that breaks HTTP, a
+  URL with a space, a time-out) is a row of the failure report; the run
+  goes on with the other URLs.
 - ``OUT_DIR/download_failures.tsv``: each URL that could not be fetched,
   with its file, the number of attempts and the last error.
 - ``OUT_DIR/missing_pairs.tsv``: each pair (TSV, split, both URLs) with a
@@ -54,7 +60,9 @@ def parse_args(argv=None):
                         help='seconds before the first retry, doubled for '
                         'each further one')
     parser.add_argument('--timeout', type=float, default=30.0,
-                        help='seconds a connection may stall')
+                        help='seconds one attempt at a file may take in all '
+                        '(connection, headers and body; default: '
+                        '%(default)s)')
     args = parser.parse_args(argv)
     try:
         check_image_name(args.image_name)
@@ -62,6 +70,8 @@ def parse_args(argv=None):
         parser.error(f'--image-name: {e}')
     if args.workers < 1 or args.retries < 0 or args.backoff < 0:
         parser.error('--workers must be >= 1, --retries and --backoff >= 0')
+    if not args.timeout > 0:
+        parser.error(f'--timeout must be > 0, got {args.timeout}')
     return args
 
 
