@@ -14,7 +14,6 @@ data_root = 'data/synthetic_clevr_change'
 vocab_file = data_root + '/caption_vocab_train.json'
 image_size = (96, 144)
 adapt_work_dir = 'work_dirs/clip4idc-adapt_tiny-clip_synthetic-clevr-change'
-derived_from = dict(adapt_work_dir=adapt_work_dir)  # a child may move it
 model = dict(
     backbone=dict(arch='mmidc-tiny-clip', img_size=None, num_inter_layers=1),
     init_backbone_from=adapt_work_dir + '/best_rsum_*.pth',

@@ -5,7 +5,6 @@
 _base_ = ['./clip4idc-caption_vit-b32_clevr-change.py']
 clip_arch = 'ViT-B-16-quickgelu'
 adapt_work_dir = 'work_dirs/clip4idc-adapt_vit-b16_clevr-change'
-derived_from = dict(adapt_work_dir=adapt_work_dir)  # a child may move it
 model = dict(
     backbone=dict(arch=clip_arch),
     init_backbone_from=adapt_work_dir + '/best_rsum_*.pth',

@@ -13,7 +13,6 @@ data_root = 'data/image_editing_request'
 train_dataloader = dict(batch_size=16, drop_last=True)
 # The adaptation run (tools/train.py's default work dir for its config).
 adapt_work_dir = 'work_dirs/clip4idc-adapt_vit-b32_image-editing-request'
-derived_from = dict(adapt_work_dir=adapt_work_dir)  # a child may move it
 model = dict(
     # Stage 1's best checkpoint. MMEngine names it after its epoch
     # (best_rsum_epoch_N.pth), so this is a glob: the newest match is loaded

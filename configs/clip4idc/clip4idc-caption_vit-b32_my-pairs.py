@@ -12,7 +12,6 @@ train_dataloader = dict(dataset=dict(data_root=data_root))
 val_dataloader = dict(dataset=dict(data_root=data_root))
 test_dataloader = dict(dataset=dict(data_root=data_root))
 adapt_work_dir = 'work_dirs/clip4idc-adapt_vit-b32_my-pairs'
-derived_from = dict(adapt_work_dir=adapt_work_dir)  # a child may move it
 best_adapted = adapt_work_dir + '/best_rsum_*.pth'  # newest match
 model = dict(
     init_backbone_from=best_adapted,

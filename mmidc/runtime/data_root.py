@@ -5,26 +5,19 @@ MMEngine reads a config file by running it, so a base that writes
 ``dataset=dict(data_root=data_root)`` or ``vocab_file = data_root + '/...'``
 stores the *value* ``data_root`` had in that base; a child that sets only
 ``data_root`` would leave every loader, the vocabulary, the image cache and
-the caption-truth root on the base's folder. The data-set bases
-(``configs/_base_/datasets/``) therefore record the roots they derived their
-paths from::
+the caption-truth root on the base's folder. :func:`apply_data_root`
+(``tools/train.py`` and ``tools/test.py`` call it before anything is built;
+the data-preparation tools call :func:`rebind_derived_paths`) re-derives:
 
-    data_root = 'data/my_pairs'
-    vocab_file = data_root + '/caption_vocab_train.json'
-    derived_from = dict(data_root=data_root, vocab_file=vocab_file)
-
-and :func:`apply_data_root` (``tools/train.py``, ``tools/test.py`` and the
-data-preparation tools call it before anything is built) re-derives:
-
-1. every root setting named in ``derived_from`` (:data:`ROOT_KEYS`, or
-   any other top-level path such as ``shifted_root``) whose
-   top-level value differs from the recorded one (a child, or
-   ``--cfg-options data_root=...``, changed it): every string of the config
-   that is the recorded root or a path under it is moved to the new root
-   (the longest recorded root that matches wins, so a child that sets both
-   ``data_root`` and ``vocab_file`` gets both);
-2. loaders moved as a whole: when ``data_root`` is unchanged but every
-   loader's data set reads one other folder (``--cfg-options
+1. every root setting (:data:`ROOT_KEYS` and any top-level ``*_root``) that
+   held another value in a file of the config's inheritance chain (a child,
+   or ``--cfg-options data_root=...``, changed it): every string of the
+   config that is one of those earlier values, or a path under one, is moved
+   to the current value (the longest earlier value that matches wins, so a
+   child that sets both ``data_root`` and ``vocab_file`` gets both; a value
+   that another root setting holds now is left alone);
+2. loaders moved as a whole: when ``data_root`` is the config file's own but
+   every loader's data set reads one other folder (``--cfg-options
    train_dataloader.dataset.data_root=... val_... test_...``), that folder
    becomes ``data_root`` and the paths derived from the old one follow;
 3. then every loader's data set (through wrapper data sets) and every
@@ -34,17 +27,18 @@ data-preparation tools call it before anything is built) re-derives:
    ``ValueError`` naming ``data_root``, each setting that disagrees, and the
    fix.
 
-A config without ``derived_from`` gets step 3 only. Building a config with
-``Runner.from_cfg`` yourself: call :func:`apply_data_root` on it first.
+A config given without its file gets steps 2 and 3. Building a config with
+``Runner.from_cfg`` yourself: call ``apply_data_root(cfg, config_file)``
+first.
 """
+import os.path as osp
+import re
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from mmengine.logging import print_log
 
 #: Top-level settings whose derived paths follow them.
 ROOT_KEYS = ('data_root', 'vocab_file', 'adapt_work_dir')
-#: The top-level record of the roots a config's paths were derived from.
-MARKER = 'derived_from'
 LOADERS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
 EVALUATORS = ('val_evaluator', 'test_evaluator')
 
@@ -140,33 +134,99 @@ def _other_roots(cfg) -> Dict[str, str]:
             and isinstance(value, str)}
 
 
-def rebind_derived_paths(cfg) -> List[Tuple[str, str, str]]:
+def _root_keys(cfg) -> List[str]:
+    return [key for key in cfg.keys() if key in ROOT_KEYS
+            or (key.endswith('_root') and isinstance(cfg.get(key), str))]
+
+
+def _chain(filename: str) -> List[str]:
+    """Every file of a config's inheritance tree, the config first."""
+    from mmengine.config import Config
+    files, todo = [], [filename]
+    while todo:
+        path = todo.pop(0)
+        if path in files or not osp.isfile(path):
+            continue
+        files.append(path)
+        try:
+            bases = Config._get_base_files(path)
+        except Exception:  # noqa: BLE001 - a file MMEngine reads itself
+            continue
+        for base in bases:
+            base_path, scope = Config._get_cfg_path(base, path)
+            if scope is None:
+                todo.append(osp.normpath(base_path))
+    return files
+
+
+_ASSIGNS = re.compile(r'^(\w+)\s*=', re.M)
+
+
+def root_history(filename: str) -> Dict[str, List[str]]:
+    """The values each root setting has in the files of a config's
+    inheritance chain (each file read on its own; only the files that
+    assign a root setting are read).
+
+    Args:
+        filename (str): The config file.
+
+    Returns:
+        dict: root setting -> its values, the config file's own first.
+    """
+    from mmengine.config import Config
+    history: Dict[str, List[str]] = {}
+    for path in _chain(filename):
+        with open(path, encoding='utf-8') as f:
+            assigned = {m.group(1) for m in _ASSIGNS.finditer(f.read())}
+        if not any(key in ROOT_KEYS or key.endswith('_root')
+                   for key in assigned):
+            continue
+        cfg = Config.fromfile(path)
+        for key in _root_keys(cfg):
+            value = cfg.get(key)
+            if isinstance(value, str) and value not in history.get(key, []):
+                history.setdefault(key, []).append(value)
+    return history
+
+
+def rebind_derived_paths(cfg, filename: Optional[str] = None
+                         ) -> List[Tuple[str, str, str]]:
     """Steps 1 and 2 of :func:`apply_data_root`: move the paths derived from
     a root that has changed since they were derived.
 
     Args:
-        cfg (Config): The config, changed in place.
+        cfg (Config): The config (after ``--cfg-options``), changed in
+            place.
+        filename (str, optional): Its file; defaults to ``cfg.filename``.
+            Without one, only step 2 applies.
 
     Returns:
         list[tuple]: ``(setting, old value, new value)`` of each moved path.
     """
-    marker = cfg.get(MARKER)
-    if not isinstance(marker, dict):
-        return []
-    rules, changed = {}, set()
-    for key in marker:
-        recorded, current = marker.get(key), cfg.get(key)
-        if isinstance(recorded, str) and isinstance(current, str) \
-                and _norm(recorded) != _norm(current):
-            rules[_norm(recorded)] = _norm(current)
-            changed.add(key)
+    filename = filename or getattr(cfg, 'filename', None)
+    history = root_history(filename) if filename and osp.isfile(
+        filename) else {}
+    current = {key: _norm(cfg.get(key)) for key in _root_keys(cfg)
+               if isinstance(cfg.get(key), str)}
+    held = set(current.values())
+    rules = {}
+    for key, values in history.items():
+        if key not in current:
+            continue
+        for value in values:
+            old = _norm(value)
+            if old != current[key] and old not in held:
+                rules[old] = current[key]
     data_root = cfg.get('data_root')
-    if 'data_root' not in changed and isinstance(data_root, str):
+    own = history.get('data_root', [data_root])[0]
+    if isinstance(data_root, str) and _norm(data_root) == _norm(own or ''):
         # the loaders moved as a whole (--cfg-options on each loader)
         others = set(_other_roots(cfg).values())
         roots = {_norm(v) for _, v in dataset_roots(cfg)
                  if isinstance(v, str) and _norm(v) not in others}
-        if len(roots) == 1 and roots != {_norm(data_root)}:
+        # (a folder that was data_root earlier in the chain is stale: step 1)
+        if len(roots) == 1 and roots != {_norm(data_root)} \
+                and _moved(next(iter(roots)), rules) is None:
             new = roots.pop()
             print_log(f'every loader reads {new!r}: data_root '
                       f'{data_root!r} and the paths derived from it follow',
@@ -176,14 +236,10 @@ def rebind_derived_paths(cfg) -> List[Tuple[str, str, str]]:
         return []
     changes = []
     for key in list(cfg.keys()):
-        if key == MARKER:
-            continue
         cfg[key] = _rebind(cfg[key], rules, key, changes)
-    # the config now holds paths derived from its own roots
-    cfg[MARKER] = {key: cfg.get(key, value) for key, value in marker.items()}
     for where, old, new in changes:
-        print_log(f'{where}: {old!r} -> {new!r} (derived from '
-                  f'{MARKER})', logger='current')
+        print_log(f'{where}: {old!r} -> {new!r} (follows the root set '
+                  'last)', logger='current')
     return changes
 
 
@@ -228,11 +284,12 @@ def apply_data_root(cfg, source: Optional[str] = None
 
     Args:
         cfg (Config): The config (after ``--cfg-options``), changed in place.
-        source (str, optional): The config file, for error messages.
+        source (str, optional): The config file (its inheritance chain
+            says what a root was before); defaults to ``cfg.filename``.
 
     Returns:
         list[tuple]: ``(setting, old value, new value)`` of each moved path.
     """
-    changes = rebind_derived_paths(cfg)
+    changes = rebind_derived_paths(cfg, source)
     check_data_roots(cfg, source)
     return changes

@@ -101,7 +101,7 @@ def test_a_declared_second_root_stays(tmp_path):
 
 
 def test_a_loader_on_another_folder_stops_naming_it(tmp_path):
-    # no derived_from record: nothing can be re-derived, so it is checked
+    # a file of its own: no earlier value of data_root to re-derive from
     config = write_config(tmp_path / 'own.py', (
         "data_root = 'data/new'\n"
         "train_dataloader = dict(dataset=dict(type='ImagePairDataset',"
@@ -177,3 +177,28 @@ def test_grandchild_trains_and_tests_on_its_data_root(tmp_path):
                        '--work-dir', str(tmp_path / 'test'))
     # 6 test pairs, one a step (the old folder: 4)
     assert re.search(r'Epoch\(test\)\s+\[6/6\]', output), output[-3000:]
+
+
+def test_build_vocab_reads_and_writes_under_the_childs_data_root(tmp_path):
+    from tests.helpers import load_tool
+    old, new = tmp_path / 'old', tmp_path / 'new'
+    make_my_pairs_tree(str(old), {'train': 2})
+    make_my_pairs_tree(str(new), {'train': 5})
+    tiny_caption = TINY_ADAPT.parent / 'clip4idc-caption_tiny_my-pairs.py'
+    child = write_config(tmp_path / 'child.py', (
+        f'_base_ = [{str(tiny_caption)!r}]\n'
+        f'data_root = {str(old)!r}\n'
+        'train_dataloader = dict(dataset=dict(data_root=data_root))\n'
+        'val_dataloader = dict(dataset=dict(data_root=data_root))\n'
+        'test_dataloader = dict(dataset=dict(data_root=data_root))\n'))
+    grandchild = write_config(tmp_path / 'grandchild.py', (
+        "_base_ = ['./child.py']\n"
+        f'data_root = {str(new)!r}\n'))
+    load_tool('tools/dataset_converters/build_vocab.py').main([grandchild])
+    # the vocabulary of the new folder's captions, in the new folder
+    assert osp.isfile(new / 'caption_vocab_train.json')
+    assert not osp.exists(old / 'caption_vocab_train.json')
+    # and the captioner reads it from there
+    cfg = Config.fromfile(grandchild)
+    apply_data_root(cfg, grandchild)
+    assert cfg.model.head.vocab == str(new / 'caption_vocab_train.json')

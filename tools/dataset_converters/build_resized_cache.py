@@ -36,6 +36,7 @@ from mmidc.datasets import build_pair_image_cache
 from mmidc.datasets.pair_image_cache import cache_target, pipeline_image_cache
 from mmidc.runtime.loader_setup import dataset_image_paths, loader_dataset
 from mmidc.runtime.cfg_options import CfgOptionsAction
+from mmidc.runtime.data_root import rebind_derived_paths
 
 DATALOADERS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
 
@@ -81,6 +82,7 @@ def dataset_cfgs(args):
     cfg = Config.fromfile(args.config)
     if args.cfg_options:
         cfg.merge_from_dict(args.cfg_options)
+    rebind_derived_paths(cfg)  # a child's data_root holds
     found = []
     for key in DATALOADERS:
         loader = cfg.get(key)

@@ -24,6 +24,7 @@ from mmengine.config import Config
 
 from mmidc.text.vocab_file import caption_datasets, config_vocab_file, write_vocab_file
 from mmidc.runtime.dataset_args import add_dataset_args, check_dataset_args, with_dataset_options
+from mmidc.runtime.data_root import rebind_derived_paths
 
 
 def parse_args(argv=None):
@@ -45,6 +46,7 @@ def main(argv=None):
         cfg = Config.fromfile(args.config)
         if args.cfg_options:
             cfg.merge_from_dict(args.cfg_options)
+        rebind_derived_paths(cfg)  # a child's data_root holds
         datasets = caption_datasets(cfg)
         out = out or config_vocab_file(cfg)
     else:

@@ -30,6 +30,7 @@ import mmidc  # noqa: F401  (registers every component)
 from mmidc.datasets import write_feature_shard
 from mmidc.registry import DATASETS, MODELS, TRANSFORMS
 from mmidc.runtime.cfg_options import CfgOptionsAction
+from mmidc.runtime.data_root import rebind_derived_paths
 
 DATALOADERS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
 IMAGE_STEPS = ('LoadImagePair', 'ResizePair')
@@ -109,6 +110,7 @@ def main(argv=None):
     cfg = Config.fromfile(args.config)
     if args.cfg_options:
         cfg.merge_from_dict(args.cfg_options)
+    rebind_derived_paths(cfg)  # a child's data_root holds
     init_default_scope(cfg.get('default_scope', 'mmidc'))
     encoder, preprocessor = build_encoder(cfg, args.checkpoint, args.device)
     source = (f'{args.config} feature_encoder'

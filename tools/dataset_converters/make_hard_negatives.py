@@ -40,6 +40,7 @@ from mmidc.datasets.hard_negatives import (DEFAULT_ROLE_PAIRS, DEFAULT_SYNONYMS,
 from mmidc.registry import DATASETS
 from mmidc.runtime.dataset_args import (add_dataset_args, check_dataset_args,
                                         with_dataset_options)
+from mmidc.runtime.data_root import rebind_derived_paths
 
 
 def parse_args(argv=None):
@@ -83,6 +84,7 @@ def build_dataset(args):
         cfg = Config.fromfile(args.config)
         if args.cfg_options:
             cfg.merge_from_dict(args.cfg_options)
+        rebind_derived_paths(cfg)  # a child's data_root holds
         dataset_cfg = copy.deepcopy(cfg.train_dataloader.dataset)
         while 'dataset' in dataset_cfg or 'datasets' in dataset_cfg:
             if 'dataset' in dataset_cfg:  # wrappers

@@ -7,7 +7,6 @@
 _base_ = ['./image_pair.py']
 data_root = 'data/birds_to_words'
 vocab_file = data_root + '/caption_vocab_train.json'
-derived_from = dict(data_root=data_root, vocab_file=vocab_file)
 context_length = 80
 train_pipeline = [
     _base_.load_pair,

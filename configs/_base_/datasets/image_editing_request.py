@@ -2,7 +2,6 @@
 _base_ = ['./image_pair.py']
 data_root = 'data/image_editing_request'
 vocab_file = data_root + '/caption_vocab_train.json'
-derived_from = dict(data_root=data_root, vocab_file=vocab_file)
 
 train_dataloader = dict(dataset=dict(
     _delete_=True, type='ImageEditingRequestDataset', data_root=data_root, split='train',

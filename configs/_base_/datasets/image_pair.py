@@ -11,33 +11,31 @@
 #   _base_ = ['./image_pair.py']
 #   data_root = 'data/<name>'                  # the distributed layout's root
 #   vocab_file = data_root + '/caption_vocab_train.json'
-#   derived_from = dict(data_root=data_root, vocab_file=vocab_file)
 #   train_dataloader = dict(dataset=dict(
 #       _delete_=True, type='<Reader>Dataset', data_root=data_root,
 #       split='train', pipeline={{_base_.train_pipeline}}))
 #   val_dataloader / test_dataloader: the same with split='val' / 'test'
-#     and {{_base_.test_pipeline}}; evaluators that read files take
+#     and {{_base_.test_pipeline}}; an evaluator that reads files takes
 #     data_root=data_root.
-# - Paths are written from data_root (data_root + '/...'), never as a second
-#   literal of the same folder, and the cache as '{data_root}/cache_HxW'
-#   (each loader's own root, filled in by LoadImagePair).
-# - `derived_from` records the roots the paths were derived from when this
-#   file was read. MMEngine binds values at parse time, so a child's
-#   `data_root` alone would not reach the loaders; tools/train.py,
-#   tools/test.py and the data tools (mmidc.runtime.data_root) move every
-#   path under a recorded root that a child changed (data_root, vocab_file,
-#   adapt_work_dir, any `*_root`), and stop, naming the settings, when a
-#   loader or evaluator reads a folder that is neither data_root nor another
-#   top-level `*_root` (a second folder, e.g. `shifted_root`, is declared
-#   that way and recorded in derived_from too).
+# - Every path under the data set's folder is written from data_root
+#   (data_root + '/...'), never as a second literal of the folder; the image
+#   cache as '{data_root}/cache_HxW' (each loader's own root, filled in by
+#   LoadImagePair). A second folder (a shifted test set, extra training
+#   data) gets its own top-level setting whose name ends in `_root`
+#   (`shifted_root = 'data/...'`) and its paths are written from it.
+# - MMEngine binds values when it reads a file, so a child's `data_root`
+#   alone would not reach the loaders. tools/train.py, tools/test.py and the
+#   data tools (mmidc.runtime.data_root) move every path derived from an
+#   earlier value of data_root, vocab_file, adapt_work_dir or a `*_root` in
+#   the config's inheritance chain to the value the config ends with, and
+#   stop before the first step, naming the settings, when a loader or
+#   evaluator reads a folder that is neither data_root nor another `*_root`.
 data_root = 'data/my_pairs'
 # The caption vocabulary of the training split (the tokens a captioner
 # predicts; captioning configs pass it as the decoder's vocab), written once:
 #   python tools/dataset_converters/build_vocab.py CONFIG
 # Each data-set base names its own under its data_root.
 vocab_file = data_root + '/caption_vocab_train.json'
-# The roots the paths below were derived from (see the top of this file).
-derived_from = dict(data_root=data_root, vocab_file=vocab_file)
 image_size = (224, 224)
 context_length = 32
 # The pre-resized cache under a data root (<data_root>/cache_<H>x<W>), read

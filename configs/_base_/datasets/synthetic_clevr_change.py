@@ -4,7 +4,6 @@
 _base_ = ['./clevr_change.py']
 data_root = 'data/synthetic_clevr_change'
 vocab_file = data_root + '/caption_vocab_train.json'
-derived_from = dict(data_root=data_root, vocab_file=vocab_file)
 
 train_dataloader = dict(dataset=dict(data_root=data_root))
 val_dataloader = dict(dataset=dict(data_root=data_root))

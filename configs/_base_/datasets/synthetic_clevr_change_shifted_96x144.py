@@ -5,10 +5,9 @@
 # its pre-resized cache. tools/quickstart.py scores its trained captioner
 # with this set's test loader and evaluators.
 _base_ = ['./synthetic_clevr_change_96x144.py']
-# A second folder: a top-level *_root, recorded in derived_from (a child
-# that sets shifted_root moves the test loader, its cache and its truth root).
+# A second folder: a top-level *_root (a child that sets shifted_root moves
+# the test loader, its cache and its truth root).
 shifted_root = 'data/synthetic_clevr_change_shifted'
-derived_from = dict(shifted_root=shifted_root)
 test_dataloader = dict(dataset=dict(
     data_root=shifted_root,
     pipeline=[

@@ -13,7 +13,6 @@ _base_ = ['./clip4idc-caption_tiny_synthetic-clevr-change.py']
 tiny_clip = 'work_dirs/tiny_clip/mmidc-tiny-clip.safetensors'
 adapt_work_dir = ('work_dirs/'
                   'clip4idc-adapt_tiny-clip-diff_synthetic-clevr-change')
-derived_from = dict(adapt_work_dir=adapt_work_dir)  # a child may move it
 model = dict(
     backbone=dict(
         _delete_=True, type='CLIP4IDCBackbone', arch='mmidc-tiny-clip',

@@ -15,7 +15,6 @@ _base_ = [
 # Stage 1 run with tools/train.py's default work dir; a glob, resolved to
 # the newest match when the model is built (no match: an error naming it).
 adapt_work_dir = 'work_dirs/clip4idc-adapt_tiny_synthetic-clevr-change'
-derived_from = dict(adapt_work_dir=adapt_work_dir)  # a child may move it
 model = dict(
     init_backbone_from=adapt_work_dir + '/best_rsum_*.pth',
     backbone={{_base_.scratch_backbone}},
