@@ -1,7 +1,10 @@
 """Catch config mistakes before a run starts."""
 import difflib
+import importlib.util
 import inspect
-from typing import Iterator, Optional, Tuple
+import os.path as osp
+import sys
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from mmengine.config import Config
 from mmengine.runner import Runner
@@ -29,9 +32,13 @@ def check_config(cfg: Config) -> None:
     (``optim_wrapper.optimizer.lr='abc'``), a training length or interval
     that is not a positive integer (``train_cfg.max_epochs=-3``) and a
     pipeline image size that differs from the CLIP4IDC backbone's
-    (:func:`check_image_size`). A learning-rate schedule that ends before
-    or after ``train_cfg.max_epochs`` is logged as a warning
-    (:func:`check_schedule_end`).
+    (:func:`check_image_size`). A component that lost its ``type`` or a
+    loader that lost its data set (a misused ``_delete_``,
+    :func:`check_components`) and a child's ``custom_imports`` that drops
+    an import of its base (:func:`check_custom_imports`) are a
+    ``ValueError`` naming the config key or the import. A learning-rate
+    schedule that ends before or after ``train_cfg.max_epochs`` is logged
+    as a warning (:func:`check_schedule_end`).
     """
     known = runner_keys() | _CONVENTIONAL_KEYS
     for key in cfg.keys():
@@ -41,10 +48,139 @@ def check_config(cfg: Config) -> None:
         if close:
             raise KeyError(f'config key {key!r} is not a Runner setting; '
                            f'did you mean {close[0]!r}?')
+    check_components(cfg)
+    check_custom_imports(cfg)
     _check_paired_scene_batches(cfg)
     _check_numbers(cfg)
     check_image_size(cfg)
     check_schedule_end(cfg)
+
+
+#: Top-level settings MMEngine gives a default ``type`` when they have none.
+_DEFAULT_TYPE_KEYS = {'optim_wrapper', 'train_cfg', 'val_cfg', 'test_cfg',
+                      'log_processor', 'model_wrapper_cfg'}
+_LOADER_KEYS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
+
+
+def _base_configs(filename: Optional[str]) -> List[Tuple[str, dict]]:
+    """``(path, content)`` of the direct base configs of a config file, each
+    read with its own bases; none for a config not read from a file (or
+    whose bases cannot be read: then the run's own loading reports it)."""
+    if not filename or not osp.isfile(filename):
+        return []
+    try:
+        bases = []
+        for base in Config._get_base_files(filename):
+            path, _ = Config._get_cfg_path(base, filename)
+            bases.append((path, Config.fromfile(
+                path, import_custom_modules=False).to_dict()))
+        return bases
+    except Exception:  # noqa: BLE001  (a lazy-import config, a bad base)
+        return []
+
+
+def _lost_types(now: dict, base: dict, where: str) -> Iterator[Tuple[str, str]]:
+    """``(key, base type)`` of each component config that has a ``type`` in
+    ``base`` and a dict without one in ``now``, at any depth."""
+    for key, old in base.items():
+        new = now.get(key) if isinstance(now, dict) else None
+        if not isinstance(old, dict) or not isinstance(new, dict):
+            continue
+        path = f'{where}.{key}' if where else key
+        if 'type' in old and 'type' not in new:
+            if path not in _DEFAULT_TYPE_KEYS:
+                yield path, old['type']
+        else:
+            yield from _lost_types(new, old, path)
+
+
+def check_components(cfg: Config) -> None:
+    """Every component config the run builds keeps its ``type``, every
+    loader its data set.
+
+    ``_delete_=True`` replaces a base config's dict with the child's: a
+    child that meant to change one option (``model = dict(head=dict(
+    _delete_=True, vocab=...))``, ``train_dataloader = dict(_delete_=True,
+    batch_size=4)``) drops the ``type`` or the data set with it, and the
+    run then fails with a bare ``KeyError: 'type'`` or a ``NoneType``
+    length error. A key is checked against the config's base configs (its
+    ``type`` there) and each loader for its ``dataset`` and ``sampler``.
+
+    Raises:
+        ValueError: naming the config key, and the type the base gave it.
+    """
+    model = cfg.get('model')
+    if isinstance(model, dict) and 'type' not in model:
+        raise ValueError('model has no "type" (the model to build)'
+                         + _delete_hint())
+    base: Dict[str, object] = {}
+    for _, content in _base_configs(getattr(cfg, 'filename', None)):
+        base.update(content)
+    for key, old_type in _lost_types(cfg.to_dict(), base, ''):
+        raise ValueError(f'config key {key} has no "type"; its base config '
+                         f'gives type={old_type!r}' + _delete_hint())
+    for key in _LOADER_KEYS:
+        loader = cfg.get(key)
+        if not isinstance(loader, dict):
+            continue
+        for part in ('dataset', 'sampler'):
+            if part not in loader:
+                raise ValueError(f'{key} has no {part}' + _delete_hint())
+            value = loader[part]
+            if isinstance(value, dict) and 'type' not in value and not (
+                    part == 'dataset' and 'datasets' in value):
+                raise ValueError(f'{key}.{part} has no "type"'
+                                 + _delete_hint())
+
+
+def _delete_hint() -> str:
+    return ('. A dict with _delete_=True replaces the base\'s whole dict: '
+            'give it every key it needs (its type, a loader\'s dataset and '
+            'sampler), or leave _delete_ out to change only the keys given')
+
+
+def check_custom_imports(cfg: Config) -> None:
+    """The modules a base config imports stay imported.
+
+    MMEngine replaces a list when a child config sets it: a child's own
+    ``custom_imports`` drops every import of its bases, and the components
+    they register are then missing (``KeyError: 'ConvStem is not in the
+    mmidc::model registry'``). An import named by a config of the chain
+    that is neither in the config's ``custom_imports`` nor imported is an
+    error naming it and the base that needs it.
+
+    Raises:
+        ValueError: naming the missing import and the base config.
+    """
+    filename = getattr(cfg, 'filename', None)
+    own = set((cfg.get('custom_imports') or {}).get('imports') or [])
+    needed: Dict[str, str] = {}
+    pending = [filename] if filename else []
+    seen = set()
+    while pending:
+        for path, content in _base_configs(pending.pop()):
+            if path in seen:
+                continue
+            seen.add(path)
+            pending.append(path)
+            imports = (content.get('custom_imports') or {}).get('imports')
+            for name in imports or []:
+                needed.setdefault(name, path)
+    for name, base in needed.items():
+        if name in own or name in sys.modules:
+            continue
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            continue  # an optional import of the base (allow_failed_imports)
+        raise ValueError(
+            f'custom_imports of {filename} does not import {name!r}, which '
+            f'its base config {base} imports: a child\'s custom_imports '
+            'replaces its bases\' list (MMEngine does not merge lists), and '
+            f'the components {name!r} registers are then missing. Add it: '
+            f'custom_imports = dict(imports=[..., {name!r}])')
 
 
 def _backbone_image_size(backbone: dict) -> Optional[Tuple[int, int]]:

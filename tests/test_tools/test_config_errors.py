@@ -1,5 +1,7 @@
 """Broken configs fail before the first training step, naming the culprit."""
 import os.path as osp
+import sys
+import uuid
 
 import pytest
 from mmengine.config import Config
@@ -74,3 +76,89 @@ def test_train_tool_reports_unknown_type(tmp_path):
     assert result.returncode != 0
     assert 'CLIP4IDCRetreiver' in result.stderr
     assert not list((tmp_path / 'work').rglob('*.pth'))
+
+
+# -- a misused _delete_ --------------------------------------------------------
+def write_child(folder, base: str, text: str, name: str = 'child.py') -> str:
+    """A config file in ``folder`` inheriting ``base``, plus ``text``."""
+    path = osp.join(str(folder), name)
+    with open(path, 'w') as f:
+        f.write(f'_base_ = [{base!r}]\n' + text)
+    return path
+
+
+@pytest.mark.parametrize('text, names', [
+    ("model = dict(head=dict(_delete_=True, temperature=0.05))\n",
+     ['model.head', 'ContrastiveAdaptationHead', '_delete_']),
+    ('train_dataloader = dict(_delete_=True, batch_size=4)\n',
+     ['train_dataloader has no dataset', '_delete_']),
+    ("val_dataloader = dict(dataset=dict(_delete_=True, split='test'))\n",
+     ['val_dataloader.dataset', 'CLEVRChangeDataset']),
+    ('default_hooks = dict(checkpoint=dict(_delete_=True, interval=2))\n',
+     ['default_hooks.checkpoint', 'type']),
+    ("model = dict(_delete_=True, backbone=dict(type='CLIP4IDCBackbone'))\n",
+     ['model has no "type"']),
+], ids=['head', 'loader', 'dataset', 'hook', 'model'])
+def test_a_key_that_lost_its_type_is_named(tmp_path, text, names):
+    """``_delete_=True`` without the type (or a loader's data set) fails
+    the config check, naming the key, not with ``KeyError: 'type'`` when
+    the runner builds it."""
+    base = write_tiny_config(str(tmp_path), max_epochs=1)
+    cfg = Config.fromfile(write_child(tmp_path, base, text))
+    with pytest.raises(ValueError) as err:
+        check_config(cfg)
+    for name in names:
+        assert name in str(err.value)
+
+
+def test_delete_with_a_type_and_plain_settings_pass(tmp_path):
+    """A full replacement keeps passing, and so do settings MMEngine gives
+    a default type (the optimizer wrapper, the loops)."""
+    base = write_tiny_config(str(tmp_path), max_epochs=1)
+    check_config(Config.fromfile(write_child(tmp_path, base, (
+        "model = dict(head=dict(_delete_=True, "
+        "type='ContrastiveAdaptationHead'))\n"
+        "optim_wrapper = dict(_delete_=True, optimizer=dict(type='SGD', "
+        "lr=0.1))\n"
+        'train_cfg = dict(_delete_=True, by_epoch=True, max_epochs=1)\n'))))
+
+
+def test_train_tool_names_the_key_that_lost_its_type(tmp_path):
+    base = write_tiny_config(str(tmp_path), max_epochs=1)
+    child = write_child(
+        tmp_path, base, 'model = dict(head=dict(_delete_=True, temperature=1))\n')
+    result = run_train(child, '--work-dir', str(tmp_path / 'work'))
+    assert result.returncode != 0
+    assert 'model.head has no "type"' in result.stderr, result.stderr[-2000:]
+    assert "KeyError: 'type'" not in result.stderr
+
+
+# -- a child's custom_imports --------------------------------------------------
+def test_custom_imports_that_drop_a_base_import_name_it(tmp_path, monkeypatch):
+    """MMEngine replaces the base's ``custom_imports`` list with the
+    child's: the base's import left out is named before any build."""
+    module = f'probe_imports_{uuid.uuid4().hex[:8]}'
+    (tmp_path / f'{module}.py').write_text(
+        'from mmengine.model import BaseModule\n'
+        'from mmidc.registry import MODELS\n\n\n'
+        '@MODELS.register_module(force=True)\n'
+        'class ProbeImportedNeck(BaseModule):\n'
+        '    pass\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    base = write_tiny_config(str(tmp_path), max_epochs=1, extra=(
+        f'custom_imports = dict(imports=[{module!r}], '
+        'allow_failed_imports=False)\n'))
+    own = ("custom_imports = dict(imports=['mmidc.engine'], "
+           'allow_failed_imports=False)\n')
+    try:
+        child = Config.fromfile(write_child(tmp_path, base, own))
+        assert module not in sys.modules  # the child did not import it
+        with pytest.raises(ValueError, match=f"'{module}'.*{osp.basename(base)}"):
+            check_config(child)
+        # both imports listed: imported, and the check passes
+        both = write_child(tmp_path, base, own.replace(
+            "'mmidc.engine'", f"'mmidc.engine', {module!r}"), name='both.py')
+        check_config(Config.fromfile(both))
+        assert module in sys.modules
+    finally:
+        sys.modules.pop(module, None)
