@@ -8,7 +8,10 @@ URL captions example N on load. The model runs on one worker thread, so the
 server keeps answering while it works; at most ``max_queue`` caption
 requests are accepted at a time (more get a 503). Uploads are refused with a
 4xx naming the upload: wrong type (415), too many bytes or pixels (413),
-malformed (400), pair mismatch (422).
+malformed (400), pair mismatch (422). A request body larger than two uploads
+of the limit (:class:`BodyLimit`) is refused with a 413 on its
+``Content-Length`` before it is read, or as soon as the bytes read pass the
+limit: nothing past it reaches the temp folder.
 """
 import asyncio
 import base64
@@ -20,13 +23,67 @@ from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Iterator, List, Optional, Sequence
 
-__all__ = ['create_app', 'load_candidates', 'serve_app']
+__all__ = ['BodyLimit', 'create_app', 'load_candidates', 'serve_app']
 
 STATIC_DIR = Path(__file__).resolve().parent / 'demo_static'
 ALLOWED_TYPES = ('image/png', 'image/jpeg', 'image/webp', 'image/bmp')
 DEFAULT_MAX_UPLOAD_MB = 10.0
 DEFAULT_MAX_MEGAPIXELS = 16.0
 DEFAULT_MAX_QUEUE = 4
+#: Bytes of a caption request besides its two images: the multipart
+#: boundaries, part headers and form fields.
+FORM_OVERHEAD_BYTES = 64 << 10
+
+
+class BodyLimit:
+    """ASGI middleware: refuse an HTTP request body over ``max_bytes`` with
+    a 413, without reading (or storing) what lies past the limit.
+
+    A ``Content-Length`` over the limit is answered before any of the body
+    is read; a body without one (chunked) is counted as it is read and the
+    request fails with a 413 (FastAPI's ``HTTPException``) once the count
+    passes the limit.
+
+    Args:
+        app: The ASGI app.
+        max_bytes (int): The largest body accepted.
+        what (str): How to describe the limit in the message.
+    """
+
+    def __init__(self, app, max_bytes: int, what: str = ''):
+        self.app = app
+        self.max_bytes = max_bytes
+        self.what = what
+
+    def message(self, size: str) -> str:
+        return (f'request body {size} is larger than the '
+                f'{self.max_bytes / 2**20:.1f} MB allowed{self.what}')
+
+    async def __call__(self, scope, receive, send):
+        if scope['type'] != 'http':
+            return await self.app(scope, receive, send)
+        from fastapi import HTTPException
+        from fastapi.responses import JSONResponse
+        length = dict(scope.get('headers') or ()).get(b'content-length')
+        if length is not None and length.strip().isdigit() and \
+                int(length) > self.max_bytes:
+            response = JSONResponse(
+                dict(detail=self.message(f'of {int(length)} bytes')),
+                status_code=413, headers={'Connection': 'close'})
+            return await response(scope, receive, send)
+        received = 0
+
+        async def receive_limited():
+            nonlocal received
+            message = await receive()
+            if message['type'] == 'http.request':
+                received += len(message.get('body', b''))
+                if received > self.max_bytes:
+                    raise HTTPException(413, self.message(
+                        f'of more than {self.max_bytes} bytes'))
+            return message
+
+        return await self.app(scope, receive_limited, send)
 
 
 def create_app(captioner,
@@ -49,7 +106,10 @@ def create_app(captioner,
         ranker (IDCRetrievalInferencer, optional): ranks ``candidates``.
         examples (Sequence[PairRecord]): pairs offered on the page.
         candidates (Sequence[str]): captions to rank for a pair.
-        max_upload_bytes (int): largest accepted upload, per image.
+        max_upload_bytes (int): largest accepted upload, per image; a
+            request body over two of them (and
+            :data:`FORM_OVERHEAD_BYTES`) is refused on its
+            ``Content-Length`` or once that much is read (:class:`BodyLimit`).
         topk (int): retrieved captions shown.
         max_pixels (int): pixel budget per uploaded image; larger JPEGs are
             decoded at reduced size, other images refused with a 413.
@@ -75,6 +135,10 @@ def create_app(captioner,
     app = FastAPI(title='mmidc demo', docs_url=None, redoc_url=None,
                   lifespan=lifespan)
     app.mount('/static', StaticFiles(directory=STATIC_DIR), name='static')
+    app.add_middleware(
+        BodyLimit, max_bytes=2 * max_upload_bytes + FORM_OVERHEAD_BYTES,
+        what=f' (two images of at most {max_upload_bytes / 2**20:.1f} MB '
+        'each)')
     app.state.queued = 0  # caption requests accepted and not yet answered
     examples = list(examples)
     candidates = list(dict.fromkeys(candidates))  # unique, order kept

@@ -178,3 +178,83 @@ def test_first_paint_has_no_broken_images_nor_empty_blocks(server, captioner_fil
         assert 'hidden' in _tag(dom, f'{side}-preview')
         assert 'hidden' not in _tag(dom, f'{side}-placeholder')
     assert 'hidden' in _tag(dom, 'examples-box')
+
+
+def _raw_post_head(url, headers):
+    """A socket to the demo with a POST /api/caption head sent."""
+    import socket
+    host, port = url.rsplit('/', 1)[-1].split(':')
+    sock = socket.create_connection((host, int(port)), timeout=5)
+    head = ['POST /api/caption HTTP/1.1', f'Host: {host}',
+            'Content-Type: multipart/form-data; boundary=b0undary',
+            *headers, '', '']
+    sock.sendall('\r\n'.join(head).encode())
+    return sock
+
+
+def _read_reply(sock) -> bytes:
+    data = b''
+    while True:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+        if b'\r\n\r\n' in data and data.rstrip().endswith(b'}'):
+            return data
+
+
+def test_an_oversized_upload_is_refused_on_its_content_length(server):
+    """A 300 MB body is refused (413) from its head: nothing of it is
+    read."""
+    sock = _raw_post_head(server, ['Content-Length: 314572800'])
+    try:
+        reply = _read_reply(sock)  # the body is never sent
+    finally:
+        sock.close()
+    assert reply.startswith(b'HTTP/1.1 413'), reply[:200]
+    assert b'request body of 314572800 bytes is larger than the 0.1 MB ' \
+        b'allowed (two images of at most 0.0 MB each)' in reply
+
+
+def test_a_chunked_upload_stops_being_read_past_the_limit(server):
+    """Without a Content-Length the body is counted as it is read: past
+    the limit (2 x 20 kB + 64 KiB here) the server answers 413 and reads no
+    more, so a client sending 64 MB is stopped well before (socket buffers
+    hold a few MB)."""
+    import select
+    sock = _raw_post_head(server, ['Transfer-Encoding: chunked'])
+    part = (b'--b0undary\r\nContent-Disposition: form-data; name="before"; '
+            b'filename="big.png"\r\nContent-Type: image/png\r\n\r\n')
+    chunk = bytes(1 << 16)
+    sent, reply = 0, b''
+    try:
+        sock.sendall(b'%x\r\n%s\r\n' % (len(part), part))
+        sock.settimeout(2)
+        while sent < 64 << 20:
+            if select.select([sock], [], [], 0)[0]:
+                break  # the server answered
+            sock.sendall(b'%x\r\n%s\r\n' % (len(chunk), chunk))
+            sent += len(chunk)
+        reply = _read_reply(sock)
+    except OSError:  # the server stopped reading (timeout) or closed
+        pass
+    finally:
+        sock.close()
+    assert sent < 32 << 20, sent
+    if reply:  # the reply may be lost when the server closes first
+        assert reply.startswith(b'HTTP/1.1 413'), reply[:200]
+        assert b'of more than 105536 bytes' in reply
+
+
+def test_a_sideways_phone_photo_is_captioned_upright(server):
+    """The after photo stored sideways (EXIF orientation 6, 48x80 stored
+    for an 80x48 picture): read upright it matches the before photo's
+    aspect ratio; read as stored it would not (422)."""
+    from tests.helpers.exif_images import oriented_bytes, upright_picture
+    picture = upright_picture(48, 80)
+    status, body = _post(server + '/api/caption', files=[
+        ('before', 'b.png', 'image/png', _png(picture)),
+        ('after', 'phone.jpg', 'image/jpeg', oriented_bytes(picture, 6,
+                                                             'JPEG'))])
+    assert status == 200, body
+    assert body['caption']
