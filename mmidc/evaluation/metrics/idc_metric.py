@@ -75,8 +75,14 @@ class IDCMetric(BaseMetric):
             that ``tools/analysis_tools/eval_captions.py`` re-scores.
             None: write nothing. Defaults to ``'predictions'``.
         collect_device (str): ``'cpu'`` or ``'gpu'``. Defaults to ``'cpu'``.
-        prefix (str, optional): Prefix of the result keys. Defaults to None.
+        prefix (str, optional): Prefix of the result keys, as
+            ``PREFIX/KEY``. Defaults to none: the keys as listed above
+            (``default_prefix`` is ``''``, so MMEngine does not warn that
+            the prefix is not set).
     """
+
+    # No prefix: the documented result keys (CIDEr, rsum, ...) unchanged.
+    default_prefix = ''
 
     def __init__(self,
                  metrics: Optional[Sequence[str]] = None,

@@ -167,8 +167,14 @@ class RetrievalMetric(BaseMetric):
     Args:
         chunk_size (int): Pairs per similarity chunk. Defaults to 1024.
         collect_device (str): ``'cpu'`` or ``'gpu'``. Defaults to ``'cpu'``.
-        prefix (str, optional): Prefix of the result keys. Defaults to None.
+        prefix (str, optional): Prefix of the result keys, as
+            ``PREFIX/KEY``. Defaults to none: the keys as listed above
+            (``default_prefix`` is ``''``, so MMEngine does not warn that
+            the prefix is not set).
     """
+
+    # No prefix: the documented result keys (CIDEr, rsum, ...) unchanged.
+    default_prefix = ''
 
     def __init__(self,
                  chunk_size: int = 1024,
