@@ -4,6 +4,10 @@
         [--amp [fp16|bf16]] [--image-cache] [--compile [MODE]] [--fused-optim]
         [--cfg-options key=value ...] [--launcher none|pytorch|slurm|mpi]
 
+A work dir holds one training run at a time: a second run on it is refused,
+naming the process that holds it (``<work dir>/.train.lock``; the lock ends
+with that process, however it ends, so ``--resume`` of a killed run works).
+
 Speed options (docs/benchmark.md): --image-cache reads pre-resized images
 (built on first use), --compile runs the training step through torch.compile,
 --fused-optim uses the optimizer's fused kernel.
@@ -19,6 +23,7 @@ import mmidc  # noqa: F401  (registers components, safe checkpoint loading)
 from mmidc.runtime.cfg_options import CfgOptionsAction
 from mmidc.runtime.config_check import apply_launch_args, check_config
 from mmidc.runtime.data_root import apply_data_root
+from mmidc.runtime.work_dir_lock import lock_work_dir
 
 
 def parse_args():
@@ -107,6 +112,9 @@ def main():
     apply_data_root(cfg, args.config)  # a child's data_root holds
     cfg = merge_args(cfg, args)
     check_config(cfg)
+    # One run per work dir: a second one is refused, naming the first (the
+    # lock ends with its process, a killed one too).
+    lock_work_dir(cfg.work_dir, args.launcher)
     if 'runner_type' in cfg:
         from mmidc.registry import RUNNERS
         runner = RUNNERS.build(cfg)
