@@ -1,0 +1,17 @@
+# Dubai-CC (Hoxha et al. 2022): description_jsontr_te_val/{Train,Validation,
+# Test}_*.json + RGB/500_2000/ (before) and RGB/500_2010/ (after), 50x50
+# crops resized to the model's input, read by DubaiCCDataset
+# (docs/datasets.md).
+_base_ = ['./image_pair.py']
+data_root = 'data/dubai_cc'
+vocab_file = data_root + '/caption_vocab_train.json'
+
+train_dataloader = dict(dataset=dict(
+    _delete_=True, type='DubaiCCDataset', data_root=data_root, split='train',
+    pipeline={{_base_.train_pipeline}}))
+val_dataloader = dict(dataset=dict(
+    _delete_=True, type='DubaiCCDataset', data_root=data_root, split='val',
+    pipeline={{_base_.test_pipeline}}))
+test_dataloader = dict(dataset=dict(
+    _delete_=True, type='DubaiCCDataset', data_root=data_root, split='test',
+    pipeline={{_base_.test_pipeline}}))

@@ -1,0 +1,17 @@
+# LEVIR-MCI (Liu et al. 2024): LEVIR-CC's pairs and captions
+# (LevirCCcaptions.json, images/{split}/{A,B}/) with change masks in
+# images/{split}/label/, read by LEVIRMCIDataset (each pair carries its
+# mask_path; docs/datasets.md).
+_base_ = ['./image_pair.py']
+data_root = 'data/levir_mci'
+vocab_file = data_root + '/caption_vocab_train.json'
+
+train_dataloader = dict(dataset=dict(
+    _delete_=True, type='LEVIRMCIDataset', data_root=data_root, split='train',
+    pipeline={{_base_.train_pipeline}}))
+val_dataloader = dict(dataset=dict(
+    _delete_=True, type='LEVIRMCIDataset', data_root=data_root, split='val',
+    pipeline={{_base_.test_pipeline}}))
+test_dataloader = dict(dataset=dict(
+    _delete_=True, type='LEVIRMCIDataset', data_root=data_root, split='test',
+    pipeline={{_base_.test_pipeline}}))

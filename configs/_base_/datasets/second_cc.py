@@ -1,0 +1,16 @@
+# SECOND-CC (Karaca et al. 2025): SECOND-CC-AUG.json + {split}/rgb/{A,B}/
+# and the semantic maps {split}/sem/{A,B}/ (passed along as sem1_path /
+# sem2_path), read by SECONDCCDataset (docs/datasets.md).
+_base_ = ['./image_pair.py']
+data_root = 'data/second_cc'
+vocab_file = data_root + '/caption_vocab_train.json'
+
+train_dataloader = dict(dataset=dict(
+    _delete_=True, type='SECONDCCDataset', data_root=data_root, split='train',
+    pipeline={{_base_.train_pipeline}}))
+val_dataloader = dict(dataset=dict(
+    _delete_=True, type='SECONDCCDataset', data_root=data_root, split='val',
+    pipeline={{_base_.test_pipeline}}))
+test_dataloader = dict(dataset=dict(
+    _delete_=True, type='SECONDCCDataset', data_root=data_root, split='test',
+    pipeline={{_base_.test_pipeline}}))

@@ -1,0 +1,16 @@
+# WHU-CDC (Shi et al. 2024): whuCCcaptions.json (a record's split is its
+# 'filepath') + images/{split}/{A,B}/ (and label/ masks where present), read
+# by WHUCDCDataset (docs/datasets.md).
+_base_ = ['./image_pair.py']
+data_root = 'data/whu_cdc'
+vocab_file = data_root + '/caption_vocab_train.json'
+
+train_dataloader = dict(dataset=dict(
+    _delete_=True, type='WHUCDCDataset', data_root=data_root, split='train',
+    pipeline={{_base_.train_pipeline}}))
+val_dataloader = dict(dataset=dict(
+    _delete_=True, type='WHUCDCDataset', data_root=data_root, split='val',
+    pipeline={{_base_.test_pipeline}}))
+test_dataloader = dict(dataset=dict(
+    _delete_=True, type='WHUCDCDataset', data_root=data_root, split='test',
+    pipeline={{_base_.test_pipeline}}))

@@ -1,0 +1,26 @@
+# CLIP4IDC stage 2 on the LEVIR-CC layout on CPU, without CLIP weights,
+# after clip4idc-adapt_tiny_levir-cc.py: the from-scratch recipe's tiny
+# captioner (projects/from_scratch/configs/clip4idc-caption_tiny_my-pairs.py)
+# reading LevirCCcaptions.json + images/{split}/{A,B}/ with LEVIRCCDataset
+# (change and no-change pairs), its pair encoder from stage 1's best
+# checkpoint. Its output vocabulary is the training captions', written
+# once with
+#   python tools/dataset_converters/build_vocab.py CONFIG
+# docs/datasets.md has the commands on a generated tree.
+_base_ = [
+    '../../projects/from_scratch/configs/clip4idc-caption_tiny_my-pairs.py'
+]
+data_root = 'data/levir_cc'
+vocab_file = data_root + '/caption_vocab_train.json'
+adapt_work_dir = 'work_dirs/clip4idc-adapt_tiny_levir-cc'
+model = dict(init_backbone_from=adapt_work_dir + '/best_rsum_*.pth',
+             head=dict(vocab=vocab_file))
+train_dataloader = dict(dataset=dict(
+    _delete_=True, type='LEVIRCCDataset', data_root=data_root, split='train',
+    pipeline={{_base_.train_pipeline}}))
+val_dataloader = dict(dataset=dict(
+    _delete_=True, type='LEVIRCCDataset', data_root=data_root, split='val',
+    pipeline={{_base_.test_pipeline}}))
+test_dataloader = dict(dataset=dict(
+    _delete_=True, type='LEVIRCCDataset', data_root=data_root, split='test',
+    pipeline={{_base_.test_pipeline}}))

@@ -1,0 +1,27 @@
+# CLIP4IDC stage 2 on LEVIR-CC, CLIP ViT-B/32: the adapted pair encoder
+# (clip4idc-adapt_vit-b32_levir-cc.py) feeds the published code's 3+3-layer
+# captioning decoder, at most 50 epochs, batch 16, with the published
+# CLIP4IDC code's recipe (the model and schedule bases say what that is;
+# README.md lists where mmidc differs). Change and no-change pairs are
+# shuffled together (DefaultSampler: LEVIR-CC's pairs are not grouped by
+# scene). 256x256 resized to 224x224. Model selection on val by CIDEr(-D);
+# the test split only via tools/test.py.
+_base_ = [
+    '../_base_/datasets/levir_cc.py',
+    '../_base_/models/clip4idc-captioner_vit-b32.py',
+    '../_base_/schedules/captioning.py'
+]
+# The last, incomplete batch of an epoch is dropped, as in the published code.
+train_dataloader = dict(batch_size=16, drop_last=True)
+# The adaptation run (tools/train.py's default work dir for its config).
+adapt_work_dir = 'work_dirs/clip4idc-adapt_vit-b32_levir-cc'
+model = dict(
+    # Stage 1's best checkpoint (a glob: the newest match is loaded when the
+    # model is built; no match is an error naming the pattern).
+    init_backbone_from=adapt_work_dir + '/best_rsum_*.pth',
+    # The decoder's frozen word embeddings: the same checkpoint's text
+    # encoder (CLIP's, kept frozen by stage 1). To predict only the tokens
+    # of the training captions, write their vocabulary once with
+    # tools/dataset_converters/build_vocab.py CONFIG and add
+    #   vocab=_base_.vocab_file
+    head=dict(pretrained=adapt_work_dir + '/best_rsum_*.pth'))
