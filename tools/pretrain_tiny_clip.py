@@ -1,7 +1,8 @@
 """Pretrain mmidc's tiny CLIP (``mmidc-tiny-clip``) with open_clip's trainer.
 
 One command: writes the synthetic image-text corpus, trains the tiny CLIP with
-``open_clip_train`` on CPU, resumes from its latest epoch checkpoint when run
+``open_clip_train`` on CPU, resumes from its newest epoch checkpoint that loads
+(one that does not is named and set aside) when run
 again, and exports the final weights as a safetensors state dict with
 open_clip's names (:mod:`mmidc.experiments.tiny_clip_pretraining`)::
 

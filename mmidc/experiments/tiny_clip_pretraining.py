@@ -5,7 +5,9 @@
 (:mod:`mmidc.synthetic.clip_corpus`), trains the model config
 ``mmidc/models/clip4idc/model_configs/mmidc-tiny-clip.json`` with
 ``open_clip_train`` on CPU (its own loop, logging and checkpoints), resumes
-from its latest epoch checkpoint when run again, and exports the final
+from its newest epoch checkpoint that loads when run again (a newer one that
+does not, e.g. the 0-byte file of a save that was killed, is logged and set
+aside as ``epoch_N.pt.unreadable``), and exports the final
 weights as a safetensors state dict with open_clip's names, which
 ``open_clip.create_model('mmidc-tiny-clip', pretrained=path)`` and the
 CLIP4IDC configs' ``pretrained=`` load.
@@ -21,9 +23,10 @@ import glob
 import os
 import os.path as osp
 import re
+import logging
 import time
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Tuple
 
 import torch
 from mmengine.logging import print_log
@@ -31,7 +34,7 @@ from mmengine.logging import print_log
 from . import ExperimentError
 
 __all__ = ['PretrainSettings', 'pretrain', 'export_state_dict',
-           'latest_checkpoint']
+           'latest_checkpoint', 'checkpoint_problem']
 
 MODEL_NAME = 'mmidc-tiny-clip'
 
@@ -127,14 +130,55 @@ def whole_image_crop(aspect: float):
         oc_transform.RandomResizedCrop = original
 
 
-def latest_checkpoint(checkpoint_dir: str):
-    """``(epoch, path)`` of the newest ``epoch_N.pt``, or None."""
+def checkpoint_problem(path: str) -> Optional[str]:
+    """Why an open_clip training checkpoint does not load (``weights_only``),
+    or None when it does."""
+    try:
+        if os.path.getsize(path) == 0:
+            return 'an empty file'
+        ckpt = torch.load(path, map_location='cpu', weights_only=True)
+    except Exception as err:  # EOFError, zip errors, unpickling errors
+        return f'{type(err).__name__}: {err}'
+    if not isinstance(ckpt, dict) or not {'epoch', 'state_dict'} <= set(ckpt):
+        return 'not an open_clip training checkpoint (no epoch, state_dict)'
+    return None
+
+
+def latest_checkpoint(checkpoint_dir: str, set_aside: bool = False
+                      ) -> Optional[Tuple[int, str]]:
+    """``(epoch, path)`` of the newest ``epoch_N.pt`` that loads, or None.
+
+    Each newer one that does not load (a save killed midway leaves a 0-byte
+    file) is named in a warning with the checkpoint used instead.
+
+    Args:
+        checkpoint_dir (str): open_clip_train's ``checkpoints`` folder.
+        set_aside (bool): Rename the checkpoints that do not load to
+            ``epoch_N.pt.unreadable`` (kept, not deleted), so that
+            open_clip_train's ``--resume latest`` resumes from the one
+            returned instead of dying on them.
+    """
     found = []
-    for path in glob.glob(osp.join(checkpoint_dir, 'epoch_*.pt')):
+    for path in glob.glob(osp.join(glob.escape(checkpoint_dir),
+                                   'epoch_*.pt')):
         match = re.fullmatch(r'epoch_(\d+)\.pt', osp.basename(path))
         if match:
             found.append((int(match.group(1)), path))
-    return max(found) if found else None
+    for epoch, path in sorted(found, reverse=True):
+        problem = checkpoint_problem(path)
+        if problem is None:
+            return epoch, path
+        older = [p for e, p in found if e < epoch]
+        action = 'set aside as ' + path + '.unreadable' if set_aside else \
+            'skipped'
+        print_log(f'tiny CLIP: checkpoint {path} does not load ({problem}); '
+                  f'{action}, '
+                  + ('an older one is tried' if older else 'no older one: '
+                     'training starts from scratch'),
+                  logger='current', level=logging.WARNING)
+        if set_aside:
+            os.replace(path, path + '.unreadable')
+    return None
 
 
 def export_state_dict(checkpoint: str, out: str,
@@ -176,7 +220,10 @@ def pretrain(args: PretrainSettings) -> str:
         image_size=(height, width))
     logs, name = osp.join(args.work_dir, 'logs'), run_name(args)
     checkpoint_dir = osp.join(logs, name, 'checkpoints')
-    done = latest_checkpoint(checkpoint_dir)
+    done = latest_checkpoint(checkpoint_dir, set_aside=True)
+    if done is not None:
+        print_log(f'tiny CLIP: epoch {done[0]} done ({done[1]})',
+                  logger='current')
     if done is None or done[0] < args.epochs:
         argv = open_clip_argv(args, csv_path, logs, name)
         print_log('open_clip_train ' + ' '.join(

@@ -160,3 +160,70 @@ def test_model_option_trains_and_names_another_config(tmp_path):
     model = open_clip.create_model('mmidc-tiny-clip-p8', pretrained=out)
     # 8 px patches on 96x144: a 12x18 grid and its class token
     assert model.visual.positional_embedding.shape[0] == 12 * 18 + 1
+
+
+def _logged(monkeypatch):
+    from mmidc.experiments import tiny_clip_pretraining
+    logged = []
+    original = tiny_clip_pretraining.print_log
+
+    def record(msg, *args, **kwargs):
+        logged.append(msg)
+        original(msg, *args, **kwargs)
+
+    monkeypatch.setattr(tiny_clip_pretraining, 'print_log', record)
+    return logged
+
+
+def test_latest_checkpoint_skips_those_that_do_not_load(tmp_path,
+                                                        monkeypatch):
+    from mmidc.experiments.tiny_clip_pretraining import latest_checkpoint
+    logged = _logged(monkeypatch)
+    for epoch in (1, 2):
+        torch.save(dict(epoch=epoch, state_dict={'w': torch.ones(2)}),
+                   tmp_path / f'epoch_{epoch}.pt')
+    (tmp_path / 'epoch_3.pt').write_bytes(b'')  # a save killed midway
+    (tmp_path / 'epoch_10.pt').write_bytes(b'PK\x03\x04 cut')
+    assert latest_checkpoint(str(tmp_path)) == (2, str(tmp_path / 'epoch_2.pt'))
+    assert 'epoch_10.pt does not load' in logged[0]
+    assert 'epoch_3.pt does not load (an empty file); skipped' in logged[1]
+    assert (tmp_path / 'epoch_3.pt').exists()
+    assert latest_checkpoint(str(tmp_path), set_aside=True)[0] == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        'epoch_1.pt', 'epoch_10.pt.unreadable', 'epoch_2.pt',
+        'epoch_3.pt.unreadable']
+    for path in tmp_path.iterdir():
+        path.unlink()
+    (tmp_path / 'epoch_1.pt').write_bytes(b'')
+    assert latest_checkpoint(str(tmp_path)) is None
+    assert 'training starts from scratch' in logged[-1]
+
+
+def test_a_killed_epoch_save_resumes_from_the_last_good_one(
+        run, tmp_path, monkeypatch):
+    """``kill -9`` during open_clip's save of epoch 3 left a 0-byte
+    ``epoch_3.pt``: the next run resumes from epoch 2 (said in the log)
+    instead of dying with an EOFError."""
+    import shutil
+    work = tmp_path / 'tiny_clip'
+    shutil.copytree(run['work'], work)
+    checkpoints = work / 'logs' / 'run' / 'checkpoints'
+    (checkpoints / 'epoch_3.pt').write_bytes(b'')
+    logged = _logged(monkeypatch)
+    torch.set_num_threads(1)
+    export = pretrain(PretrainSettings(
+        work_dir=str(work), num_images=24, batch_size=8, workers=0, warmup=2,
+        name='run', log_every=1, epochs=3,
+        export=str(tmp_path / 'epoch3.safetensors')))
+    assert any(f'{checkpoints / "epoch_3.pt"} does not load (an empty file)'
+               f'; set aside as {checkpoints / "epoch_3.pt"}.unreadable' in m
+               for m in logged), logged
+    assert any(f'epoch 2 done ({checkpoints / "epoch_2.pt"})' in m
+               for m in logged), logged
+    assert (checkpoints / 'epoch_3.pt.unreadable').stat().st_size == 0
+    ckpt = torch.load(checkpoints / 'epoch_3.pt', weights_only=True)
+    assert ckpt['epoch'] == 3
+    log = (work / 'logs' / 'run' / 'out.log').read_text()
+    assert (f"=> resuming checkpoint '{checkpoints / 'epoch_2.pt'}' "
+            '(epoch 2)') in log and 'Train Epoch: 2' in log
+    assert 'epoch 3 weights in' in logged[-1] and export in logged[-1]
