@@ -150,6 +150,8 @@ def create_app(captioner,
     @app.get('/api/info')
     def info():
         return dict(
+            # the page's subtitle: the loaded model's class, not a fixed name
+            model=type(getattr(captioner, 'model', captioner)).__name__,
             examples=[dict(index=i, pair_id=e.pair_id, captions=e.captions)
                       for i, e in enumerate(examples)],
             retrieval=ranker is not None and bool(candidates),

@@ -108,6 +108,7 @@ async function init() {
     setStatus(`cannot reach the demo server: ${err}`, true);
     return;
   }
+  if (info.model) $('model-name').textContent = ` with ${info.model}`;
   examples = info.examples;
   $('examples').replaceChildren(...examples.map((e) => {
     const button = document.createElement('button');
