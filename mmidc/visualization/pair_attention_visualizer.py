@@ -24,14 +24,20 @@ class PairAttentionVisualizer(Visualizer):
     columns the image as the model saw it, then one heat map per encoder
     (intra, inter; a kind whose maps are None is left out), side by side
     with the image rather than over it, so that the image keeps its colours.
-    Each heat-map column shares one colour scale (its maximum), so before
-    and after compare, and has a colour bar below it labelled with the
-    attention values (probability mass per patch).
+    With ``scale='figure'`` (the default) every heat map of the figure shares
+    one colour scale (the largest value of all of them), so equal colours
+    mean equal attention in every panel; ``scale='column'`` gives each kind
+    of map its own scale (its maximum over before and after), which shows
+    the pattern of a weak map at the cost of comparing kinds. Each column
+    has a colour bar below it labelled with the attention values
+    (probability mass per patch), and each map's label gives its attention
+    mass: the share of the CLS attention that falls on that image's patches.
 
     After a call, :attr:`layout` maps each part of the figure (``'before'``,
     ``'before/intra'``, ``'colorbar/inter'``...) to its pixel box ``(top,
-    left, bottom, right)`` and :attr:`scales` each map kind to the value at
-    the top of its colour bar.
+    left, bottom, right)``, :attr:`scales` each map kind to the value at
+    the top of its colour bar and :attr:`masses` each map
+    (``'before/intra'``...) to its attention mass.
 
     Args:
         name (str): instance name. Defaults to ``'pair_attention'``.
@@ -41,6 +47,8 @@ class PairAttentionVisualizer(Visualizer):
             the heat map alone). Defaults to 0.85.
         cmap (str): matplotlib colour map. Defaults to ``'viridis'``
             (perceptually uniform: equal steps of attention look equal).
+        scale (str): ``'figure'``: one colour scale for all heat maps;
+            ``'column'``: one per map kind. Defaults to ``'figure'``.
         **kwargs: passed to :class:`mmengine.visualization.Visualizer`
             (e.g. ``vis_backends`` to log figures with :meth:`add_image`).
     """
@@ -53,6 +61,7 @@ class PairAttentionVisualizer(Visualizer):
                  panel_size: int = 256,
                  alpha: float = 0.85,
                  cmap: str = 'viridis',
+                 scale: str = 'figure',
                  **kwargs) -> None:
         super().__init__(name=name, **kwargs)
         if panel_size < 32:
@@ -61,11 +70,16 @@ class PairAttentionVisualizer(Visualizer):
             raise ValueError(f'alpha must be in [0, 1], got {alpha}')
         if cmap not in colormaps:
             raise ValueError(f'unknown matplotlib colour map cmap={cmap!r}')
+        if scale not in ('figure', 'column'):
+            raise ValueError(f"scale must be 'figure' or 'column', got "
+                             f'{scale!r}')
+        self.scale = scale
         self.panel_size = panel_size
         self.alpha = alpha
         self.cmap = colormaps[cmap]
         self.layout: Dict[str, Tuple[int, int, int, int]] = {}
         self.scales: Dict[str, float] = {}
+        self.masses: Dict[str, float] = {}
 
     def draw_pair_attention(self,
                             img1: np.ndarray,
@@ -98,7 +112,10 @@ class PairAttentionVisualizer(Visualizer):
         bar_top = title_h + 2 * (label_h + height) + margin
         canvas = np.full((bar_top + bar_h + ticks_h, (1 + len(kinds)) *
                           (width + margin) + margin, 3), 255, np.uint8)
-        self.layout, self.scales = {}, {}
+        self.layout, self.scales, self.masses = {}, {}, {}
+        heats = {key: upsample_map(maps[key].detach().float().cpu(),
+                                   (height, width)) for key, _ in kinds}
+        figure_scale = max(float(h.max()) for h in heats.values())
         texts, positions, aligns = [], [], []
 
         def place(name, image, top, left, label):
@@ -111,14 +128,18 @@ class PairAttentionVisualizer(Visualizer):
                 aligns.append('left')
 
         for col, (key, label) in enumerate(kinds, start=1):
-            heat = upsample_map(maps[key].detach().float().cpu(), (height, width))
-            scale = float(heat.max().clamp_min(1e-12))  # [2, H, W], one scale
+            heat = heats[key]  # [2, H, W]
+            scale = max(figure_scale if self.scale == 'figure'
+                        else float(heat.max()), 1e-12)
             self.scales[key] = scale
             left = margin + col * (width + margin)
             for row, side in enumerate(('before', 'after')):
                 top = title_h + row * (label_h + height) + label_h
+                mass = float(maps[key][row].detach().float().sum())
+                self.masses[f'{side}/{key}'] = mass
                 place(f'{side}/{key}', self._heat_panel(panels[row], heat[row] / scale),
-                      top, left, f'{side} - {label}')
+                      top, left,
+                      f'{side} - {key} (last block): {100 * mass:.3g} %')
             ramp = np.linspace(0, 1, width)[None].repeat(bar_h, 0)  # [bar_h, W]
             place(f'colorbar/{key}', self._colours(ramp), bar_top, left, '')
             for fraction, align in ((0, 'left'), (0.5, 'center'), (1, 'right')):
@@ -126,7 +147,8 @@ class PairAttentionVisualizer(Visualizer):
                 positions.append((left + round(fraction * (width - 1)),
                                   bar_top + bar_h + 2))
                 aligns.append(align)
-            texts.append('attention per patch')
+            texts.append('attention per patch' + (
+                ' (one scale)' if self.scale == 'figure' else ''))
             positions.append((left + width // 2, bar_top + bar_h + 20))
             aligns.append('center')
         for row, side in enumerate(('before', 'after')):
