@@ -7,6 +7,8 @@
 A work dir holds one training run at a time: a second run on it is refused,
 naming the process that holds it (``<work dir>/.train.lock``; the lock ends
 with that process, however it ends, so ``--resume`` of a killed run works).
+A caption vocabulary file the model names must hold the tokens of the
+training captions.
 
 Speed options (docs/benchmark.md): --image-cache reads pre-resized images
 (built on first use), --compile runs the training step through torch.compile,
@@ -21,7 +23,8 @@ from mmengine.runner import Runner
 
 import mmidc  # noqa: F401  (registers components, safe checkpoint loading)
 from mmidc.runtime.cfg_options import CfgOptionsAction
-from mmidc.runtime.config_check import apply_launch_args, check_config
+from mmidc.runtime.config_check import (apply_launch_args, check_caption_vocab,
+                                        check_config)
 from mmidc.runtime.data_root import apply_data_root
 from mmidc.runtime.work_dir_lock import lock_work_dir
 
@@ -115,6 +118,7 @@ def main():
     # One run per work dir: a second one is refused, naming the first (the
     # lock ends with its process, a killed one too).
     lock_work_dir(cfg.work_dir, args.launcher)
+    check_caption_vocab(cfg)
     if 'runner_type' in cfg:
         from mmidc.registry import RUNNERS
         runner = RUNNERS.build(cfg)

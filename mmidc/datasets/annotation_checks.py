@@ -7,43 +7,13 @@ the file and the record or key, instead of a loader going on with wrong data
 (a caption string split into characters) or failing deep inside with a
 message that names neither (``join() argument must be str``).
 """
-import json
-import os.path as osp
 from typing import Any, List, Sequence
 
+# The one reader of UTF-8 text and JSON files (every file read at start-up).
+from mmidc.text.text_files import load_json, read_text
 
-def read_text(path: str) -> str:
-    """The text of an annotation file, decoded as UTF-8.
-
-    A leading byte order mark is dropped; line ends are kept as they are.
-
-    Raises:
-        FileNotFoundError: ``path`` does not exist.
-        ValueError: the file is not UTF-8, naming it and the first bad
-            byte.
-    """
-    if not osp.isfile(path):
-        raise FileNotFoundError(f'annotation file not found: {path}')
-    with open(path, 'rb') as f:
-        data = f.read()
-    try:
-        return data.decode('utf-8-sig')
-    except UnicodeDecodeError as e:
-        line = data.count(b'\n', 0, e.start) + 1
-        raise ValueError(
-            f'{path}: not UTF-8 text (byte {e.start}, line {line}: '
-            f'{data[e.start:e.end]!r}); annotation files must be UTF-8, '
-            'e.g. convert with `iconv -f latin1 -t utf-8`') from None
-
-
-def load_json(path: str) -> Any:
-    """Load a UTF-8 JSON file, naming it when it is absent, not UTF-8 or
-    malformed."""
-    text = read_text(path)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ValueError(f'{path}: not valid JSON ({e})') from e
+__all__ = ['read_text', 'load_json', 'check_record', 'str_field',
+           'caption_list', 'has_words', 'check_not_empty']
 
 
 def check_record(record: Any, where: str, keys: Sequence[str]) -> dict:

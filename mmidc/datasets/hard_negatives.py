@@ -43,6 +43,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 import torch
 
 from mmidc.text.caption_words import word_spans
+from mmidc.text.text_files import load_json
 
 __all__ = ['HardNegativeGenerator', 'load_hard_negatives', 'KINDS',
            'DEFAULT_ROLE_PAIRS', 'DEFAULT_SYNONYMS']
@@ -380,11 +381,7 @@ def load_hard_negatives(path: str) -> Dict[str, Dict[str, List[str]]]:
         raise FileNotFoundError(
             f'hard negatives file not found: {path} (write it with '
             'tools/dataset_converters/make_hard_negatives.py)')
-    with open(path, encoding='utf-8') as f:
-        try:
-            content = json.load(f)
-        except json.JSONDecodeError as e:
-            raise ValueError(f'{path}: not valid JSON ({e})') from e
+    content = load_json(path, 'hard negatives file')
     negatives = content.get('negatives') if isinstance(content, dict) else None
     if not isinstance(negatives, dict):
         raise ValueError(f'{path}: expected an object with key "negatives" '

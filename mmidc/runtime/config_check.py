@@ -366,3 +366,33 @@ def apply_launch_args(cfg: Config, config_path: str, launcher: str,
     elif cfg.get('work_dir', None) is None:
         cfg.work_dir = osp.join('./work_dirs',
                                 osp.splitext(osp.basename(config_path))[0])
+
+
+def check_caption_vocab(cfg: Config) -> None:
+    """The vocabulary files the model names (``vocab='<file>.json'``) hold
+    the tokens of the captions it trains on.
+
+    Builds the training loader's caption data sets from their annotations
+    (:func:`mmidc.text.vocab_file.training_captions`): tools/train.py calls
+    it before the runner, :func:`check_config` does not. A file that is
+    absent is left to the model's construction (its error names the tool
+    that writes it).
+
+    Raises:
+        ValueError: a file of the wrong form, or one that lacks more than
+            :data:`~mmidc.text.vocab_file.MAX_UNKNOWN_SHARE` of the tokens
+            (:func:`~mmidc.text.vocab_file.check_vocab_covers`); a smaller
+            share is logged as a warning.
+    """
+    from mmidc.text.vocab_file import (check_vocab_covers, model_vocab_files,
+                                       training_captions)
+    files = [p for p in model_vocab_files(cfg) if osp.isfile(p)]
+    loader = cfg.get('train_dataloader')
+    if not files or not isinstance(loader, dict) or not isinstance(
+            loader.get('dataset'), dict):
+        return
+    captions, source = training_captions(cfg)
+    if not all(isinstance(c, str) for c in captions):
+        return  # token tensors: nothing to compare by text
+    for path in files:
+        check_vocab_covers(path, captions, source)

@@ -28,16 +28,17 @@ import json
 import os
 import os.path as osp
 import re
-from typing import Iterable, Optional, Sequence, Union
+from typing import Iterable, List, Optional, Sequence, Union
 
 import torch
 from mmengine.logging import print_log
 from torch import nn
 
 from .clip_tokenizer import CLIP_VOCAB_SIZE, EOT_ID, PAD_ID, SOT_ID, clip_tokenizer
+from .text_files import load_json
 
 __all__ = ['CaptionVocab', 'build_caption_vocab', 'build_vocab_from_cfg',
-           'iter_captions', 'VOCAB_TOOL']
+           'iter_captions', 'read_vocab_ids', 'VOCAB_TOOL']
 
 UNK_CLIP_ID = -1  # the restricted vocab's unk has no CLIP id
 #: The tool that writes a vocabulary file (named in errors).
@@ -141,13 +142,7 @@ class CaptionVocab(nn.Module):
                     f'--dataset-type/--data-root (python {VOCAB_TOOL} --help).')
             raise FileNotFoundError(f'caption vocabulary file not found: {path}')
         if path.endswith('.json'):
-            with open(path) as f:
-                ids = json.load(f)
-            if isinstance(ids, dict):  # a vocabulary file with its metadata
-                ids = ids.get('clip_ids')
-            if not isinstance(ids, list) or not all(isinstance(i, int) for i in ids):
-                raise ValueError(f'{path}: expected a JSON list of CLIP token ids')
-            return cls(ids)
+            return cls(read_vocab_ids(path))
         from mmidc.models.utils.checkpoint_io import read_checkpoint
         state, _ = read_checkpoint(path)
         keys = [k for k in state if k.endswith('vocab.clip_ids')]
@@ -173,6 +168,43 @@ class CaptionVocab(nn.Module):
         text = clip_tokenizer().decode(ids)
         text = re.sub(r'\s+', ' ', text).strip()
         return re.sub(r' ([.,!?;:])', r'\1', text)
+
+
+def read_vocab_ids(path: str) -> List[int]:
+    """The CLIP ids a vocabulary file (``.json``) holds, checked.
+
+    The file is ``{..., "clip_ids": [...]}`` (:mod:`.vocab_file`) or a bare
+    JSON list of ids.
+
+    Raises:
+        ValueError: naming the file and the key: not valid JSON, no
+            ``clip_ids`` key, not a list, an item that is not an int (a
+            bool, a string) or not a CLIP id, or no caption token at all
+            (an empty list, or only the start/end-of-text ids).
+    """
+    content = load_json(path, 'caption vocabulary file')
+    where = path
+    if isinstance(content, dict):  # a vocabulary file with its metadata
+        if 'clip_ids' not in content:
+            raise ValueError(f'{path}: no key "clip_ids" (the CLIP ids of the '
+                             f'caption tokens); write the file with\n'
+                             f'  python {VOCAB_TOOL} CONFIG')
+        content, where = content['clip_ids'], f'{path}: key "clip_ids"'
+    if not isinstance(content, list):
+        raise ValueError(f'{where}: expected a list of CLIP token ids, got '
+                         f'{type(content).__name__}')
+    for k, i in enumerate(content):
+        if isinstance(i, bool) or not isinstance(i, int):
+            raise ValueError(f'{where}: item {k} is {i!r:.40}, not a CLIP '
+                             'token id (an int)')
+        if not 0 <= i < CLIP_VOCAB_SIZE:
+            raise ValueError(f'{where}: item {k} is {i}, not a CLIP token id '
+                             f'(0 <= id < {CLIP_VOCAB_SIZE})')
+    if not set(content) - {PAD_ID, SOT_ID, EOT_ID}:
+        raise ValueError(f'{where}: holds no caption token ({content!r:.60}); '
+                         'a caption vocabulary is the tokens of the training '
+                         f'captions: write it with\n  python {VOCAB_TOOL} CONFIG')
+    return content
 
 
 def iter_captions(source) -> Iterable:

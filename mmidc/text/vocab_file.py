@@ -10,20 +10,34 @@ config passes it to its decoder (``vocab=_base_.vocab_file``). Its content::
      "captions_sha256": "...", "clip_ids": [...]}
 
 ``clip_ids`` are the sorted CLIP ids of every token of the captions (with
-start and end of text); :class:`~mmidc.text.CaptionVocab` reads them.
+start and end of text); :class:`~mmidc.text.CaptionVocab` reads them
+(:func:`~mmidc.text.caption_vocab.read_vocab_ids` checks their form).
+Before training, :func:`check_vocab_covers` checks that the file holds the
+tokens of the captions the model trains on: a file of other captions is an
+error naming the share of tokens it lacks (a few missing: a warning).
 """
 import copy
 import hashlib
 import os.path as osp
-from typing import List, Optional, Sequence, Union
+from collections import Counter
+from typing import List, Optional, Sequence, Tuple, Union
 
 from mmengine.logging import print_log
 
-from .caption_vocab import CaptionVocab, build_caption_vocab, iter_captions
+from .caption_vocab import (VOCAB_TOOL, CaptionVocab, build_caption_vocab,
+                            iter_captions, read_vocab_ids)
+from .clip_tokenizer import clip_tokenizer
+from .text_files import load_json
 
 __all__ = ['vocab_file_name', 'default_vocab_file', 'caption_datasets',
-           'config_vocab_file', 'write_vocab_file', 'ensure_vocab_file',
-           'captions_key']
+           'config_vocab_file', 'model_vocab_files', 'write_vocab_file',
+           'ensure_vocab_file', 'captions_key', 'training_captions',
+           'unknown_token_share',
+           'check_vocab_covers', 'MAX_UNKNOWN_SHARE']
+
+#: The largest share of training-caption tokens a vocabulary file may miss
+#: (:func:`check_vocab_covers`): more is a vocabulary of other captions.
+MAX_UNKNOWN_SHARE = 0.05
 
 
 def captions_key(captions: Sequence[str]) -> str:
@@ -79,6 +93,13 @@ def _vocab_options(node) -> List[str]:
     return []
 
 
+def model_vocab_files(cfg) -> List[str]:
+    """The vocabulary files (``.json``) a config's model names in its
+    ``vocab`` options (none for a model without a restricted vocabulary)."""
+    return sorted({p for p in _vocab_options(cfg.get('model') or {})
+                   if p.endswith('.json')})
+
+
 def config_vocab_file(cfg) -> Optional[str]:
     """The vocabulary file a config names: its model's ``vocab`` option when
     that is a ``.json`` file, else the config's ``vocab_file`` (None when it
@@ -92,6 +113,21 @@ def config_vocab_file(cfg) -> Optional[str]:
     if len(files) > 1:
         raise ValueError(f'the model names several vocabulary files: {files}')
     return files[0] if files else cfg.get('vocab_file')
+
+
+def training_captions(cfg) -> Tuple[List[str], str]:
+    """The captions a config's model trains on (its :func:`caption_datasets`,
+    built from their annotations), and where they come from.
+
+    Returns:
+        tuple: the captions, in order, and their sources' names.
+    """
+    datasets = [_build_dataset(d) for d in caption_datasets(cfg)]
+    captions = [c for d in datasets for c in iter_captions(d)]
+    source = ' + '.join(
+        d.annotation_source() if hasattr(d, 'annotation_source')
+        else type(d).__name__ for d in datasets)
+    return captions, source
 
 
 def write_vocab_file(source: Union[dict, object, Sequence],
@@ -154,3 +190,79 @@ def _build_dataset(dataset):
     import mmidc.datasets  # noqa: F401  (registers the data sets)
     from mmidc.registry import DATASETS
     return DATASETS.build(dict(dataset, pipeline=[]))
+
+
+def unknown_token_share(vocab_ids: Sequence[int], captions: Sequence[str],
+                        max_captions: int = 5000
+                        ) -> Tuple[float, int, List[str]]:
+    """How many of the captions' tokens a vocabulary lacks.
+
+    Args:
+        vocab_ids (Sequence[int]): The vocabulary's CLIP ids.
+        captions (Sequence[str]): The captions (at most ``max_captions`` of
+            them, evenly spaced, are tokenised).
+        max_captions (int): Defaults to 5000.
+
+    Returns:
+        tuple: the share of the tokens that are not in the vocabulary, the
+        number of tokens counted and the most frequent missing ones (up to
+        10, as text).
+    """
+    step = max(1, -(-len(captions) // max_captions))
+    tokenizer, known = clip_tokenizer(), set(vocab_ids)
+    counts, total = Counter(), 0
+    for caption in captions[::step]:
+        ids = tokenizer.encode(caption)
+        total += len(ids)
+        counts.update(i for i in ids if i not in known)
+    missing = sum(counts.values())
+    words = [tokenizer.decode([i]).strip() for i, _ in counts.most_common(10)]
+    return (missing / total if total else 0.0), total, words
+
+
+def check_vocab_covers(path: str, captions: Sequence[str], source: str,
+                       max_unknown: float = MAX_UNKNOWN_SHARE) -> float:
+    """Check that a vocabulary file holds the tokens of the captions a model
+    trains on.
+
+    A vocabulary written from other captions (another data set, another
+    split) turns the missing tokens into ``<unk>``: the model learns to
+    write nothing else for them. The file's ``captions_sha256`` equal to
+    the captions' (:func:`captions_key`) is a match without tokenising.
+
+    Args:
+        path (str): The vocabulary file (its form is checked too:
+            :func:`~mmidc.text.caption_vocab.read_vocab_ids`).
+        captions (Sequence[str]): The training captions.
+        source (str): Where they come from, for the messages.
+        max_unknown (float): The largest share of missing tokens allowed;
+            a smaller share is logged as a warning. Defaults to
+            :data:`MAX_UNKNOWN_SHARE`.
+
+    Returns:
+        float: the share of the captions' tokens missing.
+
+    Raises:
+        ValueError: more than ``max_unknown`` of the tokens are missing,
+            naming the file, the share and the command that writes the
+            right file.
+    """
+    ids = read_vocab_ids(path)
+    content = load_json(path, 'caption vocabulary file')
+    if (isinstance(content, dict) and content.get('captions_sha256')
+            == captions_key(captions)):
+        return 0.0
+    share, total, words = unknown_token_share(ids, captions)
+    if share == 0:
+        return share
+    built_from = (f' (written from {content["source"]})' if isinstance(
+        content, dict) and isinstance(content.get('source'), str) else '')
+    message = (f'{path}: {share:.1%} of the tokens of the training captions '
+               f'of {source} ({total} tokens counted) are not in this caption '
+               f'vocabulary{built_from}, e.g. {", ".join(map(repr, words))}; '
+               'the model learns <unk> for them. Write the vocabulary of the '
+               f'training captions with\n  python {VOCAB_TOOL} CONFIG')
+    if share > max_unknown:
+        raise ValueError(message)
+    print_log(message, logger='current', level=30)
+    return share
