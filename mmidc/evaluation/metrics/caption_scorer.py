@@ -365,7 +365,11 @@ def small_cider_note() -> str:
     return (f'\n* fewer than {MIN_CIDER_PAIRS} pairs: CIDEr-D weighs words '
             "by their rarity in the subset's own references, so its CIDEr "
             'swings by 10 to 40 points with which pairs are in it; compare '
-            f'CIDEr on subsets of {MIN_CIDER_PAIRS} pairs or more')
+            f'CIDEr on subsets of {MIN_CIDER_PAIRS} pairs or more. A subset '
+            'whose pairs all have the same references (one pair, or one '
+            'fixed no-change sentence) scores CIDEr-D 0.00 even for perfect '
+            "captions: every n-gram is in every pair's references, so its "
+            'idf, and every weight, is 0')
 
 
 def subset_counts(records: Sequence[dict],

@@ -52,3 +52,19 @@ def test_metric_warns_and_prints_the_note(monkeypatch):
                for m in warnings)
     table = next(m for _, m in logged if m.startswith('Captioning scores'))
     assert '13*' in table and f'* fewer than {MIN_CIDER_PAIRS}' in table
+
+
+def test_note_says_identical_references_score_zero():
+    """A subset whose references are all one sentence scores CIDEr-D 0 for
+    perfect captions (idf 0), and the note under the table says so."""
+    from mmidc.evaluation.metrics.caption_scorer import (CaptionScorer,
+                                                         small_cider_note)
+    records = [dict(pair_id=i, prediction='the scene remains the same',
+                    references=['the scene remains the same'])
+               for i in range(6)]
+    scores = CaptionScorer(java=False, metrics=('CIDEr', )).score(
+        records, per_type=False)
+    assert scores['CIDEr'] == 0.0
+    note = small_cider_note()
+    assert 'same references' in note and '0.00' in note
+    assert 'perfect' in note
