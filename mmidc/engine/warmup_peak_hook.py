@@ -31,35 +31,39 @@ def _peak_step(scheduler) -> Optional[int]:
     return None
 
 
-def warmup_peak_iteration(scheduler, epoch_length: int) -> Optional[int]:
+def warmup_peak_iteration(scheduler,
+                          epoch_length: Optional[int]) -> Optional[int]:
     """The training iteration (0-based) from which a warm-up scheduler gives
     its full learning rate.
 
     Args:
         scheduler: A built parameter scheduler.
-        epoch_length (int): Iterations per epoch (for ``by_epoch``
-            schedulers).
+        epoch_length (int, optional): Iterations per epoch (for
+            ``by_epoch`` schedulers; None when the loader has no length).
 
     Returns:
         int | None: The iteration, or None when ``scheduler`` is not a
         learning-rate warm-up (``LinearLR`` rising to its ``end_factor``,
-        ``RunShareWarmupLR``, ``NoamLR``, ``BertWarmupLR``).
+        ``RunShareWarmupLR``, ``NoamLR``, ``BertWarmupLR``), or counts
+        epochs of a loader without a length.
     """
     step = _peak_step(scheduler)
     if step is None:
         return None
-    return step * epoch_length if scheduler.by_epoch else step
+    if not scheduler.by_epoch:
+        return step
+    return None if epoch_length is None else step * epoch_length
 
 
 def warmups_cut_short(schedulers, max_iters: int,
-                      epoch_length: int) -> List[Tuple[object, int]]:
+                      epoch_length: Optional[int]) -> List[Tuple[object, int]]:
     """The warm-up schedulers whose peak lies at or after ``max_iters``.
 
     Args:
         schedulers (list | dict): The runner's ``param_schedulers`` (a list,
             or a dict of lists for several optimizers).
         max_iters (int): Iterations of the run.
-        epoch_length (int): Iterations per epoch.
+        epoch_length (int, optional): Iterations per epoch.
 
     Returns:
         list[tuple]: ``(scheduler, peak iteration)`` pairs.
@@ -90,12 +94,16 @@ class WarmupPeakHook(Hook):
     priority = 'LOW'
 
     def before_train(self, runner) -> None:
-        epoch_length = len(runner.train_dataloader)
+        try:
+            epoch_length = len(runner.train_dataloader)
+        except TypeError:  # a sampler without a length
+            epoch_length = None
         for scheduler, peak in warmups_cut_short(
                 runner.param_schedulers, runner.max_iters, epoch_length):
             print_log(
                 f'{type(scheduler).__name__}: the run ends after '
-                f'{runner.max_iters} iterations ({epoch_length} per epoch), '
+                f'{runner.max_iters} iterations '
+                f'({epoch_length or "?"} per epoch), '
                 f'before its warm-up reaches the configured learning rate at '
                 f'iteration {peak + 1}: the whole run trains below the '
                 'configured rate. Train more epochs (train_cfg.max_epochs) '

@@ -84,3 +84,14 @@ def test_noam_and_bert_warmups(tmp_path, messages):
 def test_registered():
     from mmidc.registry import HOOKS
     assert HOOKS.get('WarmupPeakHook') is WarmupPeakHook
+
+
+def test_epoch_warmup_of_a_loader_without_length_is_skipped():
+    from mmengine.optim.scheduler import LinearLR
+
+    from mmidc.engine.warmup_peak_hook import warmups_cut_short
+    optimizer = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1)
+    epochs = LinearLR(optimizer, start_factor=0.1, by_epoch=True, end=3)
+    iters = LinearLR(optimizer, start_factor=0.1, by_epoch=False, end=50)
+    short = warmups_cut_short([epochs, iters], max_iters=10, epoch_length=None)
+    assert short == [(iters, 49)]
