@@ -30,7 +30,7 @@ default_hooks = dict(
     # (a small data set, docs/new_dataset.md).
     warmup_peak=dict(type='WarmupPeakHook'),
 )
-# Same random numbers per epoch in resumed and uninterrupted runs.
+# The same random numbers (data and model) in resumed and uninterrupted runs.
 custom_hooks = [dict(type='EpochReseedHook')]
 
 env_cfg = dict(

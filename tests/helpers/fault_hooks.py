@@ -69,3 +69,29 @@ class FaultAtSaveHook(Hook):
             raise OSError(errno.ENOSPC, 'No space left on device')
 
         os.fsync = fsync
+
+
+@HOOKS.register_module(force=True)
+class KillAtIterHook(Hook):
+    """Raise :class:`Killed` before training iteration ``iteration``
+    (``runner.iter``, counted from 0 over the whole run): the run stops in
+    the middle of an epoch, its loader's workers die with it, nothing more
+    is saved."""
+
+    priority = 'VERY_HIGH'
+
+    def __init__(self, iteration: int):
+        self.iteration = iteration
+
+    def before_train_iter(self, runner, batch_idx, data_batch=None) -> None:
+        if runner.iter != self.iteration:
+            return
+        # The workers go with the process (here: at once, not when the
+        # loader is collected, which waits for them).
+        loader = runner.train_loop.dataloader
+        workers = getattr(getattr(loader, '_iterator', None), '_workers', [])
+        for worker in workers:
+            worker.kill()
+        for worker in workers:
+            worker.join()
+        raise Killed(f'killed before iteration {runner.iter}')

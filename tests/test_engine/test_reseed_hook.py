@@ -1,11 +1,17 @@
-"""EpochReseedHook: every epoch starts from a state given by (seed, epoch,
-rank), whatever was drawn before it."""
+"""EpochReseedHook: every epoch and every iteration start from a state given
+by (seed, rank, epoch or iteration), whatever was drawn before; the training
+loader's indices carry the key of their samples' draws."""
 import random
+import time
 from types import SimpleNamespace
 
 import numpy as np
 import torch
+from mmengine.dataset import DefaultSampler
+from mmengine.runner.loops import _InfiniteDataloaderIterator
+from torch.utils.data import DataLoader
 
+from mmidc.datasets.samplers import SampleIndex, SampleSeedSampler
 from mmidc.engine import EpochReseedHook
 
 
@@ -13,8 +19,18 @@ def _draws():
     return random.random(), float(np.random.rand()), float(torch.rand(()))
 
 
+def _runner(seed=5, epoch=0, rank=0, it=0, loop=None):
+    return SimpleNamespace(seed=seed, epoch=epoch, rank=rank, iter=it,
+                           train_loop=loop or SimpleNamespace(dataloader=None))
+
+
 def _epoch_start(hook, epoch, rank=0, seed=5):
-    hook.before_train_epoch(SimpleNamespace(seed=seed, epoch=epoch, rank=rank))
+    hook.before_train_epoch(_runner(seed, epoch, rank))
+    return _draws()
+
+
+def _iter_start(hook, it, rank=0, seed=5):
+    hook.before_train_iter(_runner(seed, rank=rank, it=it), batch_idx=0)
     return _draws()
 
 
@@ -29,5 +45,77 @@ def test_epochs_start_from_their_own_seed():
     torch.manual_seed(0)
     untouched = _draws()
     torch.manual_seed(0)
-    EpochReseedHook().before_train_epoch(SimpleNamespace(seed=None, epoch=1, rank=0))
+    EpochReseedHook().before_train_epoch(_runner(seed=None, epoch=1))
     assert _draws()[2] == untouched[2]  # no seed: nothing re-seeded
+
+
+def test_iterations_start_from_their_own_seed():
+    """A run resumed at iteration k draws (dropout, masks) what the
+    uninterrupted run drew at k, not what it drew at 0."""
+    hook = EpochReseedHook()
+    at_7 = _iter_start(hook, 7)
+    _iter_start(hook, 0)
+    _draws()
+    assert _iter_start(hook, 7) == at_7
+    assert _iter_start(hook, 8) != at_7
+    assert _iter_start(hook, 7, rank=1) != at_7
+    assert _epoch_start(hook, 7) != at_7  # epoch 7 is not iteration 7
+
+
+class Indices:
+    """A data set whose items are the indices the loader asked for."""
+
+    def __len__(self):
+        return 10
+
+    def __getitem__(self, index):
+        return index
+
+
+def _loader(**kwargs):
+    dataset = Indices()
+    return DataLoader(dataset, batch_size=4, collate_fn=list,
+                      sampler=DefaultSampler(dataset, shuffle=True, seed=3),
+                      **kwargs)
+
+
+def test_the_training_sampler_is_wrapped_and_keyed_by_epoch():
+    loader = _loader()
+    loop = SimpleNamespace(dataloader=loader)
+    hook = EpochReseedHook()
+    hook.before_train(_runner(seed=11, loop=loop))
+    hook.before_train(_runner(seed=11, loop=loop))  # once
+    wrapper = loader.batch_sampler.sampler
+    assert isinstance(wrapper, SampleSeedSampler)
+    assert wrapper.sampler is loader.sampler  # DistSamplerSeedHook's epoch
+    hook.before_train_epoch(_runner(seed=11, epoch=2, loop=loop))
+    indices = [i for batch in loader for i in batch]
+    assert sorted(indices) == list(range(10))
+    assert all(isinstance(i, SampleIndex) for i in indices)
+    assert [i.seed_key for i in indices] == [(11, 2, 0, p) for p in range(10)]
+    # a second pass in the same epoch (an iteration-based loop's restart)
+    assert {i.seed_key[2] for b in loader for i in b} == {1}
+    hook.before_train_epoch(_runner(seed=11, epoch=3, loop=loop))
+    assert {i.seed_key[1:3] for b in loader for i in b} == {(3, 0)}
+
+
+def test_an_iteration_based_loops_first_pass_is_keyed(monkeypatch):
+    """MMEngine's IterBasedTrainLoop starts iterating its loader when it is
+    built, before any hook: the hook starts that pass again, keyed."""
+    monkeypatch.setattr(time, 'sleep', lambda s: None)  # MMEngine's restart pause
+    loader = _loader(num_workers=1, persistent_workers=True)
+    loop = SimpleNamespace(dataloader=loader,
+                           dataloader_iterator=_InfiniteDataloaderIterator(loader))
+    hook = EpochReseedHook()
+    hook.before_train(_runner(seed=11, loop=loop))
+    hook.before_train_epoch(_runner(seed=11, loop=loop))
+    keys = [i.seed_key for _ in range(5) for i in next(loop.dataloader_iterator)]
+    assert keys[:10] == [(11, 0, 0, p) for p in range(10)]
+    assert keys[10:] == [(11, 0, 1, p) for p in range(8)]  # the next pass
+
+
+def test_without_a_seed_the_loader_is_left_alone():
+    loader = _loader()
+    EpochReseedHook().before_train(
+        _runner(seed=None, loop=SimpleNamespace(dataloader=loader)))
+    assert loader.batch_sampler.sampler is loader.sampler

@@ -5,21 +5,33 @@ The uninterrupted and the resumed runs train in this process (one thread);
 the interrupted run is ``tools/train.py`` in a subprocess (one thread) that a
 hook kills with ``os._exit(1)`` at the third iteration of epoch 2, after the
 epoch-1 checkpoint was written.
+
+The same with the shipped loader settings (two worker processes that persist
+through the run), for CLIP4IDC's adaptation (epoch-based, resumed from an
+epoch checkpoint) and IDC-PCL's pre-training (iteration-based, resumed from
+an iteration checkpoint): the random draws of the data pipeline and of the
+model are the uninterrupted run's, and so are the weights, bit for bit. These
+runs are "killed" by an exception in this process, which leaves the files as
+a kill leaves them; the resumed run starts new workers.
 """
+import json
+import os
 import os.path as osp
 
 import pytest
 import torch
 from mmengine.config import Config
-from mmengine.runner import Runner
+from mmengine.runner import Runner, loops
 
 import mmidc  # noqa: F401  (weights_only allow-list, registries)
 import projects.from_scratch  # noqa: F401  (the captioner's head)
 from mmidc.models.utils import resolve_checkpoint
 from mmidc.registry import MODELS
 from mmidc.runtime.config_check import check_config
-from tests.helpers.tiny_run import (ITERS_PER_EPOCH, run_train,
-                                    write_tiny_config)
+from tests.helpers import REPO
+from tests.helpers.fault_hooks import Killed
+from tests.helpers.tiny_run import (ITERS_PER_EPOCH, make_tiny_data, run_train,
+                                    train_in_process, write_tiny_config)
 
 MAX_EPOCHS = 3
 KILL_EPOCH, KILL_ITER = 1, 2  # 0-based: epoch 2, its third iteration
@@ -180,3 +192,151 @@ def test_resume_on_cuda_matches_the_uninterrupted_run(tmp_path):
     for key, value in resumed.model.state_dict().items():
         torch.testing.assert_close(value, full_state[key], rtol=1e-4, atol=1e-5,
                                    msg=key)
+
+
+# ---------------------------------------------------------------------------
+# The shipped loader settings: worker processes that live through the run.
+# Every random draw of the data pipeline (the caption, the distractor swap,
+# the hard negatives) and of the model (IDC-PCL's masks) must be the same in
+# a run that was interrupted and resumed as in the uninterrupted run.
+
+WORKERS = {'train_dataloader.num_workers': 2,
+           'train_dataloader.persistent_workers': True}
+
+# CLIP4IDC's adaptation as the paper configs train it: every caption once per
+# epoch (the same pair several times an epoch), the distractor swap, a
+# caption drawn per visit. 16 pairs x 2 captions / batch 4 = 8 iterations.
+ADAPT_WITH_WORKERS = """
+train_dataloader['sampler'] = dict(type='RepeatByCaptionsSampler', shuffle=True)
+train_dataloader['dataset'].update(with_distractor_path=True, pipeline=[
+    dict(type='RandomDistractorBefore', prob=0.5), load_pair,
+    dict(type='ResizePair', size=(32, 32)),
+    dict(type='TokenizeCaptions', context_length=16, mode='random'),
+    dict(type='PackIDCInputs')])
+"""
+ADAPT_ITERS = 8  # per epoch
+
+# IDC-PCL's pre-training as its paper configs train it: an iteration-based
+# loop (the loader restarted after every pass over the 16 pairs), checkpoints
+# every few iterations; the tasks' masks are drawn in the main process, the
+# caption and the hard negatives in the workers.
+PRETRAIN_WITH_WORKERS = """
+_base_ = [{runtime!r}]
+data_root = {data_root!r}
+train_dataloader = dict(
+    batch_size=4, num_workers=2, persistent_workers=True,
+    sampler=dict(type='DefaultSampler', shuffle=True),
+    collate_fn=dict(type='pseudo_collate'),
+    dataset=dict(type='CLEVRChangeDataset', data_root=data_root,
+                 split='train', pipeline=[
+                     dict(type='LoadImagePair'),
+                     dict(type='ResizePair', size=(32, 48)),
+                     dict(type='TokenizeCaptions', context_length=16),
+                     dict(type='SampleHardNegatives', num_negatives=2,
+                          negatives_file={negatives!r}),
+                     dict(type='PackIDCInputs', meta_keys=(
+                         'pair_id', 'change_type', 'gt_captions',
+                         'negative_captions'))]))
+model = dict(
+    type='IDCPCLPretrainer', hidden=32,
+    feature_encoder=dict(
+        type='PairFeatureEncoder', image_size=(32, 48),
+        backbone=dict(type='mmpretrain.ResNet', depth=18, stem_channels=8,
+                      base_channels=8, num_stages=3, strides=(1, 2, 2),
+                      dilations=(1, 1, 1), out_indices=(2, ))),
+    single_image_encoder=dict(type='SingleImageEncoder', num_heads=2),
+    pair_encoder=dict(type='PairEncoder', num_heads=2),
+    cross_modal=dict(type='CrossModalTransformer', num_layers=1, num_heads=2,
+                     max_length=16,
+                     vocab=data_root + '/caption_vocab_train.json'),
+    task_weights=dict(mlm=1, mvcl=1, fda=1), task_seed=5)
+optim_wrapper = dict(type='OptimWrapper',
+                     optimizer=dict(type='AdamW', lr=1e-3))
+train_cfg = dict(type='IterBasedTrainLoop', max_iters={max_iters})
+val_cfg = None
+val_dataloader = None
+val_evaluator = None
+default_hooks = dict(logger=dict(interval=1),
+                     checkpoint=dict(by_epoch=False, interval=3,
+                                     max_keep_ckpts=-1))
+log_processor = dict(by_epoch=False)
+randomness = dict(seed=0)
+"""
+PRETRAIN_ITERS = 8  # 2 passes over the 16 pairs
+PRETRAIN_KILL = 7  # after iter_6.pth: the resume skips 6 batches, 1.5 passes
+
+
+def write_hard_negatives(data_root: str) -> str:
+    """Each training caption's hard negatives: two other captions of the
+    split (one kind), so that both the kinds' shuffle and the easy
+    negatives are drawn."""
+    from mmidc.datasets.hard_negatives import save_hard_negatives
+    with open(osp.join(data_root, 'change_captions.json')) as f:
+        captions = sorted({c for cs in json.load(f).values() for c in cs})
+    captions += ['no change was made', 'there is no change']
+    negatives = {c: dict(retrieve=[o for o in captions if o != c][:3],
+                         replace=[], confuse=[]) for c in captions}
+    path = osp.join(data_root, 'hard_negatives_train.json')
+    save_hard_negatives(path, negatives, meta=dict(seed=0))
+    return path
+
+
+def assert_same_weights(resumed, full) -> None:
+    full_state = full.model.state_dict()
+    resumed_state = resumed.model.state_dict()
+    assert full_state.keys() == resumed_state.keys()
+    differ = [k for k in full_state
+              if not torch.equal(resumed_state[k], full_state[k])]
+    assert not differ, f'{len(differ)} tensors differ, e.g. {differ[:3]}'
+
+
+def kill_options(iteration: int) -> dict:
+    # KillAtIterHook is registered by importing tests.helpers.fault_hooks.
+    return dict(custom_hooks=[
+            dict(type='EpochReseedHook'),
+            dict(type='KillAtIterHook', iteration=iteration)])
+
+
+def test_adaptation_with_persistent_workers_resumes_to_the_same_weights(
+        tmp_path, mmengine_on_cpu):
+    """Killed in epoch 2 (iteration 3 of 8), resumed from epoch_1.pth."""
+    config = write_tiny_config(str(tmp_path), max_epochs=2,
+                               extra=ADAPT_WITH_WORKERS)
+    full = train_in_process(config, str(tmp_path / 'full'),
+                            cfg_options=WORKERS)
+    assert full.iter == 2 * ADAPT_ITERS
+    work_dir = str(tmp_path / 'killed')
+    with pytest.raises(Killed):
+        train_in_process(config, work_dir, cfg_options=dict(
+            WORKERS, **kill_options(ADAPT_ITERS + 3)))
+    assert sorted(f for f in os.listdir(work_dir) if f.endswith('.pth')) \
+        == ['best_rsum_epoch_1.pth', 'epoch_1.pth']
+    resumed = train_in_process(config, work_dir, resume=True,
+                               cfg_options=WORKERS)
+    assert resumed.iter == full.iter
+    assert_same_weights(resumed, full)
+
+
+def test_idc_pcl_pretraining_with_persistent_workers_resumes_to_the_same_weights(
+        tmp_path, mmengine_on_cpu, monkeypatch):
+    """Iteration-based: killed before iteration 7, resumed from iter_6.pth
+    (the loader advanced past 6 batches, into its second pass)."""
+    # without MMEngine's 2 s pause each time the loop restarts its loader
+    monkeypatch.setattr(loops.time, 'sleep', lambda seconds: None)
+    data_root = make_tiny_data(str(tmp_path / 'data'))
+    config = tmp_path / 'pretrain.py'
+    config.write_text(PRETRAIN_WITH_WORKERS.format(
+        runtime=str(REPO / 'configs' / '_base_' / 'default_runtime.py'),
+        data_root=data_root, negatives=write_hard_negatives(data_root),
+        max_iters=PRETRAIN_ITERS))
+    full = train_in_process(str(config), str(tmp_path / 'full'))
+    assert full.iter == PRETRAIN_ITERS
+    work_dir = str(tmp_path / 'killed')
+    with pytest.raises(Killed):
+        train_in_process(str(config), work_dir,
+                         cfg_options=kill_options(PRETRAIN_KILL))
+    assert osp.isfile(osp.join(work_dir, 'iter_6.pth'))
+    assert not osp.exists(osp.join(work_dir, f'iter_{PRETRAIN_ITERS}.pth'))
+    resumed = train_in_process(str(config), work_dir, resume=True)
+    assert resumed.iter == PRETRAIN_ITERS
+    assert_same_weights(resumed, full)

@@ -2,9 +2,10 @@
 from .group_sampler import GroupSampler
 from .paired_scene_sampler import PairedSceneSampler, scene_groups
 from .repeat_by_captions_sampler import RepeatByCaptionsSampler
+from .sample_seed_sampler import SampleIndex, SampleSeedSampler
 from .task_ratio_sampler import TaskRatioSampler
 
 __all__ = [
     'GroupSampler', 'PairedSceneSampler', 'RepeatByCaptionsSampler',
-    'scene_groups', 'TaskRatioSampler'
+    'SampleIndex', 'SampleSeedSampler', 'scene_groups', 'TaskRatioSampler'
 ]

@@ -1,8 +1,8 @@
 """Replace a change pair's before image by the scene's distractor render."""
-import numpy as np
 from mmcv.transforms import BaseTransform
 
 from mmidc.registry import TRANSFORMS
+from .sample_rng import sample_rng
 
 
 @TRANSFORMS.register_module()
@@ -19,6 +19,9 @@ class RandomDistractorBefore(BaseTransform):
     Put it before :class:`LoadImagePair` (it swaps a path). Pairs whose
     ``change_type`` is ``'none'`` (no-change pairs: their after image already
     is the distractor) pass unchanged.
+
+    The draw is the sample's (:func:`sample_rng`): a resumed run swaps what
+    the uninterrupted run swapped.
 
     Required keys: ``img1_path``, ``distractor_path`` (change pairs; e.g.
     ``CLEVRChangeDataset(with_distractor_path=True)``).
@@ -43,7 +46,8 @@ class RandomDistractorBefore(BaseTransform):
                 f'RandomDistractorBefore: pair "{results.get("pair_id")}" has '
                 f'no "distractor_path" (use CLEVRChangeDataset with '
                 f'with_distractor_path=True)')
-        swap = bool(np.random.rand() < self.prob)
+        rng = sample_rng(results, 'RandomDistractorBefore')
+        swap = bool(rng.random() < self.prob)
         if swap:
             results['img1_path'] = results['distractor_path']
         results['distractor_before'] = swap

@@ -6,6 +6,7 @@ from mmcv.transforms import BaseTransform
 
 from mmidc.registry import TRANSFORMS
 from ..hard_negatives import KINDS, load_hard_negatives
+from .sample_rng import sample_rng
 
 
 @TRANSFORMS.register_module()
@@ -20,7 +21,8 @@ class SampleHardNegatives(BaseTransform):
     shuffled), and when the caption has too few, filled up with random
     captions of the file (easy negatives), so every sample has the same
     number; the pair's own references (``gt_captions``) are never drawn
-    as easy negatives. Put it after ``TokenizeCaptions`` and add
+    as easy negatives. The draws are the sample's (:func:`sample_rng`). Put
+    it after ``TokenizeCaptions`` and add
     ``'negative_captions'`` to ``PackIDCInputs``' ``meta_keys``.
 
     Required keys: ``gt_captions``, ``caption_index``. Added key:
@@ -67,9 +69,10 @@ class SampleHardNegatives(BaseTransform):
                            f'caption {caption!r} (pair '
                            f'{results.get("pair_id")!r}); the file was written '
                            'for another split or data set: write it again')
+        rng = sample_rng(results, 'SampleHardNegatives')
         lists = [list(negatives[caption].get(k, [])) for k in self.kinds]
         for options in lists:
-            np.random.shuffle(options)
+            rng.shuffle(options)
         chosen = []
         while len(chosen) < self.num_negatives and any(lists):
             for options in lists:
@@ -78,14 +81,15 @@ class SampleHardNegatives(BaseTransform):
         references = set(results['gt_captions'])
         chosen = [c for c in chosen if c not in references]
         while len(chosen) < self.num_negatives:  # easy negatives
-            chosen.append(self._easy_negative(references))
+            chosen.append(self._easy_negative(references, rng))
         results['negative_captions'] = chosen
         return results
 
-    def _easy_negative(self, references: set) -> str:
+    def _easy_negative(self, references: set,
+                       rng: np.random.Generator) -> str:
         """A random caption of the file that is none of ``references``."""
         for _ in range(100):
-            other = self._pool[np.random.randint(len(self._pool))]
+            other = self._pool[rng.integers(len(self._pool))]
             if other not in references:
                 return other
         others = [c for c in self._pool if c not in references]
@@ -93,7 +97,7 @@ class SampleHardNegatives(BaseTransform):
             raise ValueError(f'{self.negatives_file}: every caption of the file '
                              'is a reference of this pair: no easy negative '
                              'to draw')
-        return others[np.random.randint(len(others))]
+        return others[rng.integers(len(others))]
 
     def __repr__(self) -> str:
         return (f'{self.__class__.__name__}(negatives_file='

@@ -1,9 +1,9 @@
 """Tokenise reference captions with open_clip's BPE tokenizer."""
-import numpy as np
 from mmcv.transforms import BaseTransform
 
 from mmidc.registry import TRANSFORMS
 from mmidc.text import clip_tokenizer
+from .sample_rng import sample_rng
 
 
 @TRANSFORMS.register_module()
@@ -23,7 +23,8 @@ class TokenizeCaptions(BaseTransform):
         context_length (int): Tokens per caption ``L``. Defaults to 32
             (the paper's sentence length).
         mode (str): ``'random'``: one caption drawn at random each time the
-            sample is loaded (training); ``'first'``: the first caption;
+            sample is loaded (training; the draw is the sample's, see
+            :func:`sample_rng`); ``'first'``: the first caption;
             ``'all'``: every caption, in ``gt_captions`` order (retrieval
             evaluation). Defaults to ``'random'``.
         key (str): Where the tokens go: ``'text_tokens'`` (the caption to
@@ -57,8 +58,8 @@ class TokenizeCaptions(BaseTransform):
             tokens = tokenizer(captions, self.context_length)  # [K, L]
             index = -1
         else:
-            index = (np.random.randint(len(captions))
-                     if self.mode == 'random' else 0)
+            index = (sample_rng(results, f'TokenizeCaptions.{self.key}')
+                     .integers(len(captions)) if self.mode == 'random' else 0)
             tokens = tokenizer(captions[index], self.context_length)[0]  # [L]
         results[self.key] = tokens
         if self.key == 'text_tokens':

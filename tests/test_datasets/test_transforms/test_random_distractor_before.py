@@ -71,3 +71,17 @@ def test_loads_the_distractor_image_with_the_change_caption(clevr_root):
     np.testing.assert_array_equal(inputs[1], sc)
     assert sample['data_samples'].gt_captions == info['gt_captions']
     assert sample['data_samples'].change_type != 'none'
+
+
+def test_a_training_sample_draws_from_its_own_key():
+    from mmidc.datasets.samplers import SampleIndex
+    transform = TRANSFORMS.build(dict(type='RandomDistractorBefore'))
+
+    def swapped(position, global_seed):
+        np.random.seed(global_seed)
+        return transform(dict(CHANGE, sample_idx=SampleIndex(
+            0, (0, 1, 0, position))))['distractor_before']
+
+    by_position = [swapped(p, 1) for p in range(40)]
+    assert [swapped(p, 2) for p in range(40)] == by_position
+    assert 5 < sum(by_position) < 35

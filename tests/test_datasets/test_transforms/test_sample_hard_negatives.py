@@ -84,3 +84,18 @@ def test_six_negatives_by_default(negatives_file):
     sample = TRANSFORMS.build(dict(type='SampleHardNegatives',
                                    negatives_file=negatives_file))
     assert len(sample(results('the red cube moved'))['negative_captions']) == 6
+
+
+def test_a_training_sample_draws_from_its_own_key(negatives_file):
+    from mmidc.datasets.samplers import SampleIndex
+    sample = TRANSFORMS.build(dict(type='SampleHardNegatives',
+                                   negatives_file=negatives_file, num_negatives=4))
+
+    def drawn(position, global_seed):
+        np.random.seed(global_seed)
+        return sample(dict(results('the red cube moved'), sample_idx=SampleIndex(
+            0, (0, 1, 0, position))))['negative_captions']
+
+    by_position = [drawn(p, 1) for p in range(20)]
+    assert [drawn(p, 2) for p in range(20)] == by_position
+    assert len({tuple(d) for d in by_position}) > 2  # shuffled, easy ones drawn

@@ -56,3 +56,20 @@ def test_one_tokenizer_for_pipeline_vocabulary_and_inference():
     tokens = TRANSFORMS.build(dict(type='TokenizeCaptions', mode='first'))(
         dict(gt_captions=['the red cube moved']))['text_tokens']
     assert text.CaptionVocab().decode(tokens) == 'the red cube moved'
+
+
+def test_a_training_sample_draws_from_its_own_key():
+    """In a training loader the draw is a function of the visit's key
+    (seed, epoch, pass, position), not of the process's random state."""
+    from mmidc.datasets.samplers import SampleIndex
+    tokenize = TRANSFORMS.build(dict(type='TokenizeCaptions'))
+
+    def drawn(key, global_seed):
+        np.random.seed(global_seed)
+        return tokenize(dict(gt_captions=CAPTIONS,
+                             sample_idx=SampleIndex(0, key)))['caption_index']
+
+    for position in range(5):
+        key = (0, 1, 0, position)
+        assert drawn(key, 1) == drawn(key, 2)
+    assert {drawn((0, 1, 0, p), 0) for p in range(40)} == {0, 1, 2}

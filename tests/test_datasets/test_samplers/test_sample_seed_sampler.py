@@ -1,0 +1,96 @@
+"""SampleSeedSampler and SampleIndex: each visit of a training epoch carries
+the key of its random draws to whichever process loads it, so the draws are
+the same with 0 or 2 workers, persistent or not."""
+import copy
+import pickle
+
+from mmengine.dataset import BaseDataset, ConcatDataset, DefaultSampler
+from torch.utils.data import DataLoader
+
+from mmidc.datasets.samplers import (SampleIndex, SampleSeedSampler,
+                                     sample_seed_sampler)
+
+CAPTIONS = [f'caption {k}' for k in range(6)]
+
+
+class Pairs(BaseDataset):
+    """Pairs of six captions each, drawn by TokenizeCaptions(mode='random')."""
+
+    def __init__(self, n=8, **kwargs):
+        self.n = n
+        super().__init__(ann_file='', serialize_data=False, pipeline=[
+            dict(type='TokenizeCaptions', context_length=8),
+            dict(type='RandomDistractorBefore', prob=0.5)], **kwargs)
+
+    def load_data_list(self):
+        return [dict(pair_id=str(k), gt_captions=CAPTIONS, change_type='move',
+                     img1_path='a', distractor_path='d') for k in range(self.n)]
+
+
+def visit(results):
+    return (int(results['sample_idx']), results['caption_index'],
+            results['distractor_before'])
+
+
+def draws(num_workers, epochs=2, dataset=None):
+    """(index, caption drawn, swapped) of each visit, per epoch."""
+    dataset = dataset or Pairs()
+    sampler = DefaultSampler(dataset, shuffle=True, seed=1)
+    loader = DataLoader(dataset, batch_size=3, sampler=sampler,
+                        collate_fn=lambda batch: [visit(r) for r in batch],
+                        num_workers=num_workers,
+                        persistent_workers=num_workers > 0)
+    loader.batch_sampler.sampler = SampleSeedSampler(sampler, seed=7)
+    out = []
+    for epoch in range(epochs):
+        sampler.set_epoch(epoch)
+        loader.batch_sampler.sampler.set_epoch(epoch)
+        out.append([v for batch in loader for v in batch])
+    return out
+
+
+def test_draws_do_not_depend_on_the_workers():
+    in_process = draws(num_workers=0)
+    assert draws(num_workers=2) == in_process
+    first, second = in_process
+    assert sorted(v[0] for v in first) == list(range(8))
+    assert len({v[1] for v in first + second}) > 3  # still random
+    assert {v[2] for v in first + second} == {False, True}
+    # another epoch: other draws for the same pairs
+    assert sorted(first) != sorted(second)
+
+
+def test_each_visit_has_its_own_key():
+    """The same pair twice in a pass (RepeatByCaptionsSampler) is drawn
+    for twice; keys follow the position over all ranks."""
+    wrapper = SampleSeedSampler([4, 4, 2], seed=0)
+    wrapper.set_epoch(3)
+    assert [i.seed_key for i in wrapper] == [(0, 3, 0, p) for p in range(3)]
+    assert len(wrapper) == 3
+
+
+def test_positions_interleave_over_ranks(monkeypatch):
+    monkeypatch.setattr(sample_seed_sampler, 'get_dist_info', lambda: (1, 2))
+    wrapper = SampleSeedSampler([5, 6, 7], seed=0)
+    assert [i.seed_key[3] for i in wrapper] == [1, 3, 5]
+
+
+def test_the_index_keeps_its_key_through_the_data_set():
+    index = SampleIndex(9, (1, 2, 0, 5))
+    assert index == 9 and [10, 11, 12][index - 8] == 11
+    for same in (pickle.loads(pickle.dumps(index)), copy.deepcopy(index)):
+        assert same == 9 and same.seed_key == (1, 2, 0, 5)
+    assert (index - 8).seed_key == index.seed_key  # ConcatDataset's offset
+    assert (index % 4).seed_key == index.seed_key  # RepeatDataset's wrap
+    # MMEngine's get_data_info puts it in the sample as sample_idx
+    both = ConcatDataset([Pairs(n=4), Pairs(n=8)])
+    results = both[SampleIndex(9, (1, 2, 0, 5))]
+    assert results['sample_idx'] == 5
+    assert results['sample_idx'].seed_key == (1, 2, 0, 5)
+    again = both[SampleIndex(9, (1, 2, 0, 5))]
+    assert visit(again)[1:] == visit(results)[1:]
+
+
+def test_through_a_concatenated_data_set():
+    both = ConcatDataset([Pairs(n=4), Pairs(n=4)])
+    assert draws(2, epochs=1, dataset=both) == draws(0, epochs=1, dataset=both)
