@@ -15,8 +15,10 @@ from .image_io import image_decode_problem
 __all__ = ['CHANGE_TYPES', 'ImagePairDataset', 'read_pair_records',
            'load_json', 'check_images_exist', 'verify_images']
 
-#: Every change type a data sample may carry. ``none`` marks no-change
-#: (distractor) pairs, ``unknown`` data sets that do not label the change.
+#: CLEVR-Change's change types. A data sample may carry any other string as
+#: well (``'change'``, ``'building'``, ...): each type gets its own scores.
+#: ``none`` marks no-change pairs, ``unknown`` a pair whose change is not
+#: labelled (scored in the total only).
 CHANGE_TYPES = ('color', 'material', 'add', 'drop', 'move', 'none', 'unknown')
 
 
@@ -44,7 +46,8 @@ class ImagePairDataset(BaseDataset):
     ``verify_images=True``), caption lists must be non-empty with no caption
     that is empty or has no word (``"!!!"``, ``"🙂"``: no letter or digit,
     :func:`~mmidc.datasets.annotation_checks.has_words`), pair ids unique
-    and change types in :data:`CHANGE_TYPES`; an empty split, a file that
+    and change types non-empty strings (any name; :data:`CHANGE_TYPES` are
+    CLEVR-Change's); an empty split, a file that
     is not UTF-8 and a field of the wrong type
     (:mod:`~mmidc.datasets.annotation_checks`) are errors too. Each error
     names the file and the key or record index.
@@ -144,10 +147,16 @@ class ImagePairDataset(BaseDataset):
                     raise ValueError(
                         f'{where}: caption {k} is empty, has no word (no '
                         f'letter or digit) or is not a string ({caption!r})')
-            if entry['change_type'] not in CHANGE_TYPES:
-                raise ValueError(f'{where} has change_type '
-                                 f'"{entry["change_type"]}", not one of '
-                                 f'{", ".join(CHANGE_TYPES)}')
+            change_type = entry['change_type']
+            if not isinstance(change_type, str) or not change_type.strip() \
+                    or change_type != change_type.strip() \
+                    or change_type == 'total':
+                raise ValueError(
+                    f'{where} has change_type {change_type!r}: a change type '
+                    "is a non-empty string without surrounding spaces, other "
+                    "than 'total' (any name: 'color', 'change', 'building'; "
+                    "'none' for a no-change pair, 'unknown' when not "
+                    'labelled)')
         paths = [e[key] for e in data_list for key in ('img1_path',
                                                        'img2_path')]
         check_images_exist(paths, source)

@@ -27,6 +27,16 @@ def test_reads_json_and_jsonl(tmp_path, ann_name):
     assert dataset.metainfo['change_types'] == CHANGE_TYPES
 
 
+def test_any_change_type_is_read(tmp_path):
+    """Change types are open: a data set's own names are kept as they are."""
+    def types(records):
+        records[0]['change_type'] = 'change'
+        records[2]['change_type'] = 'new building'
+    dataset = ImagePairDataset(**_write_bad(tmp_path, types))
+    assert [dataset.get_data_info(i)['change_type'] for i in range(3)] == [
+        'change', 'move', 'new building']
+
+
 def test_lazy_init_defers_reading(tmp_path):
     make_generic_tree(str(tmp_path))
     dataset = ImagePairDataset('pairs.json', str(tmp_path),
@@ -54,8 +64,10 @@ def _write_bad(tmp_path, mutate):
      ['pairs.json', 'pair "2"', 'caption 1']),
     (lambda r: r[2].update(pair_id='custom-1'), ValueError,
      ['pairs.json', 'custom-1', 'unique']),
-    (lambda r: r[0].update(change_type='rotate'), ValueError,
-     ['pairs.json', 'rotate', 'color']),
+    (lambda r: r[0].update(change_type='  '), ValueError,
+     ['pairs.json', 'record 0', 'change_type', 'non-empty string']),
+    (lambda r: r[0].update(change_type='total'), ValueError,
+     ['pairs.json', 'pair "0"', "'total'"]),
     (lambda r: r[1].pop('img1'), ValueError,
      ['pairs.json', 'record 1', '"img1"']),
     (lambda r: r[0].update(captions='just a string'), ValueError,

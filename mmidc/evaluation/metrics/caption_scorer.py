@@ -20,11 +20,18 @@ from pycocoevalcap.rouge.rouge import Rouge
 from mmidc.text.ptb_tokenizer import PythonPTBTokenizer
 from .coco_caption_java import JavaMeteor, JavaPTBTokenizer
 from .java import INSTALL_HINT, find_java, require_java
+from .rs_protocols import (RSWordVocab, no_change_decisions, rs_words)
 
 METRIC_GROUPS = ('Bleu', 'METEOR', 'ROUGE_L', 'CIDEr')
 #: The metrics that need no Java (with the Python tokenizer).
 JAVA_FREE_METRICS = ('Bleu', 'ROUGE_L', 'CIDEr')
-TOKENIZERS = ('auto', 'ptb', 'python')
+#: The scoring protocols (``tokenizer``): coco-caption's (``'auto'``,
+#: ``'ptb'``, ``'python'``) and the remote-sensing ones (:mod:`.rs_protocols`).
+TOKENIZERS = ('auto', 'ptb', 'python', 'rs_words', 'rs_ids')
+RS_TOKENIZERS = ('rs_words', 'rs_ids')
+#: The metrics whose mean is S*m (key ``S_m``), as remote-sensing papers
+#: report it.
+S_M_METRICS = ('Bleu_4', 'METEOR', 'ROUGE_L', 'CIDEr')
 # Change types of CLEVR-Change, in the order its evaluation reports them.
 KNOWN_CHANGE_TYPES = ('color', 'material', 'add', 'drop', 'move')
 NO_CHANGE_TYPE = 'none'
@@ -63,31 +70,86 @@ def check_records(records: Sequence[dict], source: str = 'records') -> None:
                              f'a non-empty list of strings, got {refs!r}')
 
 
-def change_type_subsets(records: Sequence[dict]) -> 'OrderedDict[str, list]':
+#: Names of the two aggregate subsets in CLEVR-Change's evaluation: all
+#: change pairs ("semantic") and the no-change pairs ("distractor").
+CLEVR_SUBSET_NAMES = dict(change='semantic', no_change='distractor')
+#: Their names for any other data set.
+GENERIC_SUBSET_NAMES = dict(change='change', no_change='no_change')
+
+
+def subset_names(change_types: Sequence[str]) -> Dict[str, str]:
+    """The names of the all-change and the no-change subsets for data with
+    these change types: CLEVR-Change's (``semantic``, ``distractor``) when
+    every type is one of CLEVR-Change's (:data:`KNOWN_CHANGE_TYPES`,
+    ``'none'``, ``'unknown'``), else ``change`` and ``no_change``.
+
+    Args:
+        change_types (Sequence[str]): The change types of the records.
+    """
+    known = set(KNOWN_CHANGE_TYPES) | {NO_CHANGE_TYPE, UNKNOWN_TYPE}
+    if set(change_types) <= known:
+        return dict(CLEVR_SUBSET_NAMES)
+    return dict(GENERIC_SUBSET_NAMES)
+
+
+def change_type_subsets(records: Sequence[dict],
+                        names: Optional[Dict[str, str]] = None
+                        ) -> 'OrderedDict[str, list]':
     """Pair ids of each per-type subset, in report order.
 
+    Any string is a change type. ``'none'`` marks the no-change pairs,
+    ``'unknown'`` (or no type) a pair whose change is not labelled: it is
+    only part of the total (data sets without types, e.g. Spot-the-Diff).
     Subsets: each change type present (CLEVR-Change's ``color``,
     ``material``, ``add``, ``drop``, ``move`` first, then any other type in
-    alphabetical order), ``semantic`` (all pairs whose type is neither
-    ``'none'`` nor ``'unknown'``) and ``distractor`` (type ``'none'``).
-    Pairs of type ``'unknown'`` (data sets without types, e.g. Spot-the-Diff)
-    are only part of the total. Empty subsets are left out.
+    alphabetical order), all change pairs and the no-change pairs, named by
+    ``names`` (default :func:`subset_names`: ``semantic`` / ``distractor``
+    on CLEVR-Change's types, ``change`` / ``no_change`` otherwise). A type
+    whose pairs are exactly an aggregate subset of the same name (a data
+    set whose one change type is ``'change'``) gives one row. Empty subsets
+    are left out.
+
+    Args:
+        records (Sequence[dict]): Records with ``pair_id`` and
+            ``change_type``.
+        names (dict, optional): ``{'change': ..., 'no_change': ...}``.
+
+    Raises:
+        ValueError: A change type is named like another subset
+            (``'total'``, or an aggregate subset with other pairs).
     """
     by_type: Dict[str, list] = {}
     for rec in records:
         ctype = rec.get('change_type') or UNKNOWN_TYPE
         by_type.setdefault(ctype, []).append(rec['pair_id'])
+    names = dict(names or subset_names(list(by_type)))
     change_types = [t for t in by_type if t not in (NO_CHANGE_TYPE,
                                                      UNKNOWN_TYPE)]
     order = [t for t in KNOWN_CHANGE_TYPES if t in change_types]
     order += sorted(t for t in change_types if t not in KNOWN_CHANGE_TYPES)
     subsets = OrderedDict((t, by_type[t]) for t in order)
-    semantic = [rec['pair_id'] for rec in records
-                if (rec.get('change_type') or UNKNOWN_TYPE) in change_types]
-    if semantic:
-        subsets['semantic'] = semantic
-    if NO_CHANGE_TYPE in by_type:
-        subsets['distractor'] = by_type[NO_CHANGE_TYPE]
+    aggregates = [(names['change'],
+                   [rec['pair_id'] for rec in records
+                    if (rec.get('change_type') or UNKNOWN_TYPE)
+                    in change_types]),
+                  (names['no_change'], by_type.get(NO_CHANGE_TYPE, []))]
+    if 'total' in subsets or 'total' in names.values():
+        raise ValueError("'total' names the score over all pairs: a change "
+                         f'type (types: {order}) or subset name ({names}) '
+                         'needs another name')
+    for name, pair_ids in aggregates:
+        if not pair_ids:
+            continue
+        if name in subsets:
+            if subsets[name] != pair_ids:
+                raise ValueError(
+                    f'change type {name!r} is also the name of the subset of '
+                    f'all {name.replace("_", "-")} pairs, which holds other '
+                    f'pairs; give the type another name (no-change pairs '
+                    f"have the type {NO_CHANGE_TYPE!r})")
+            subsets.move_to_end(name)
+            continue
+        subsets[name] = pair_ids
     return subsets
 
 
@@ -113,7 +175,16 @@ class CaptionScorer:
             CoreNLP, needs Java); ``'python'``: :class:`PythonPTBTokenizer`
             (no Java; the same tokens on CLEVR-Change-style text, see
             docs/evaluation.md); ``'auto'`` (default): PTB when Java is
-            found, the Python tokenizer otherwise (logged).
+            found, the Python tokenizer otherwise (logged); ``'rs_words'``
+            and ``'rs_ids'``: the remote-sensing protocols
+            (:mod:`.rs_protocols`; no PTB tokenizer, no Java but METEOR's).
+        vocab (RSWordVocab, optional): The word vocabulary of
+            ``'rs_ids'`` (may be set on :attr:`vocab` before scoring).
+        no_change_sentences (Sequence[str], optional): Score the no-change
+            decision (``decision_acc`` keys) with these sentences. Defaults
+            to None (not scored).
+        subset_names (dict, optional): Names of the all-change and
+            no-change subsets (:func:`change_type_subsets`).
         meteor_timeout (float): Seconds to wait for one METEOR answer before
             the JVM is killed and an error raised. Defaults to 600.
         tokenizer_timeout (float): Seconds the PTB tokenizer may run before
@@ -134,20 +205,27 @@ class CaptionScorer:
                  java: Union[str, bool, None] = None,
                  tokenizer: str = 'auto',
                  meteor_timeout: float = 600.,
-                 tokenizer_timeout: float = 600.):
+                 tokenizer_timeout: float = 600.,
+                 vocab: Optional[RSWordVocab] = None,
+                 no_change_sentences: Optional[Sequence[str]] = None,
+                 subset_names: Optional[Dict[str, str]] = None):
         for name, value in (('meteor_timeout', meteor_timeout),
                             ('tokenizer_timeout', tokenizer_timeout)):
             if (isinstance(value, bool) or not isinstance(value, (int, float))
                     or not value > 0):
                 raise ValueError(f'{name} must be a positive number of '
                                  f'seconds, got {value!r}')
+        if tokenizer not in TOKENIZERS:
+            raise ValueError(f'tokenizer={tokenizer!r}: choose from '
+                             f'{TOKENIZERS}.')
         if java is False:  # Java-free scoring
             if tokenizer == 'ptb' or (metrics and 'METEOR' in metrics):
                 raise ValueError(
                     'java=False scores without Java: METEOR and the PTB '
                     f'tokenizer need it (metrics={metrics!r}, '
                     f'tokenizer={tokenizer!r})')
-            java, tokenizer = None, 'python'
+            java = None
+            tokenizer = tokenizer if tokenizer in RS_TOKENIZERS else 'python'
             metrics = metrics or JAVA_FREE_METRICS
         java = None if java is True else java
         if metrics is None:
@@ -188,6 +266,19 @@ class CaptionScorer:
             self.java = require_java(java, needed_by='The PTB tokenizer '
                                      "(tokenizer='python' needs no Java)")
         self.tokenizer = tokenizer
+        self.vocab = vocab
+        if no_change_sentences is not None and (
+                isinstance(no_change_sentences, str)
+                or not all(isinstance(x, str) and rs_words(x)
+                           for x in no_change_sentences)):
+            raise ValueError('no_change_sentences must be a list of '
+                             f'sentences, got {no_change_sentences!r}')
+        self.no_change_sentences = no_change_sentences
+        if subset_names is not None and set(subset_names) != {'change',
+                                                              'no_change'}:
+            raise ValueError("subset_names must have the keys 'change' and "
+                             f"'no_change', got {subset_names!r}")
+        self.subset_names = subset_names
         self.meteor_timeout = meteor_timeout
         self.tokenizer_timeout = tokenizer_timeout
 
@@ -201,8 +292,9 @@ class CaptionScorer:
             raise ValueError(f'{source}: no predictions to score (an empty '
                              'list of pairs)')
         subsets = OrderedDict(total=[r['pair_id'] for r in records])
+        names = self.names_for(records)
         if per_type:
-            subsets.update(change_type_subsets(records))
+            subsets.update(change_type_subsets(records, names))
 
         times = OrderedDict(start=time.time())
         # The METEOR JVM loads its paraphrase table while tokenising.
@@ -242,6 +334,11 @@ class CaptionScorer:
                 if 'CIDEr' in self.metrics:
                     value, _ = Cider().compute_score(sub_gts, sub_res)
                     results[f'{prefix}CIDEr'] = float(value) * 100
+                if all(f'{prefix}{m}' in results for m in S_M_METRICS):
+                    results[f'{prefix}S_m'] = float(np.mean(
+                        [results[f'{prefix}{m}'] for m in S_M_METRICS]))
+            if self.no_change_sentences is not None:
+                self._add_decisions(results, records, names, per_type)
         finally:
             if meteor is not None:
                 meteor.close()
@@ -255,9 +352,45 @@ class CaptionScorer:
             logger='current')
         return results
 
+    def names_for(self, records: Sequence[dict]) -> Dict[str, str]:
+        """The names of the all-change and no-change subsets of
+        ``records`` (``subset_names``, else :func:`subset_names`)."""
+        return dict(self.subset_names or subset_names(
+            [r.get('change_type') or UNKNOWN_TYPE for r in records]))
+
+    def _add_decisions(self, results: Dict[str, float],
+                       records: Sequence[dict], names: Dict[str, str],
+                       per_type: bool) -> None:
+        """``decision_acc`` (all typed pairs) and, with ``per_type``,
+        ``<change subset>/decision_acc`` and ``<no-change
+        subset>/decision_acc``: how often a no-change sentence is predicted
+        exactly on the no-change pairs."""
+        shares = no_change_decisions(records, self.no_change_sentences,
+                                     NO_CHANGE_TYPE, UNKNOWN_TYPE)
+        if shares is None:
+            return
+        results['decision_acc'] = shares['total']
+        if per_type:
+            for key in ('change', 'no_change'):
+                if key in shares:
+                    results[f'{names[key]}/decision_acc'] = shares[key]
+
     def tokenize(self, records: Sequence[dict]):
         """Tokenised ``(references, predictions)`` dicts keyed by pair id,
-        in coco-caption's ``{id: [sentence, ...]}`` layout (PTB: one JVM)."""
+        in coco-caption's ``{id: [sentence, ...]}`` layout (PTB: one JVM;
+        the remote-sensing protocols: :mod:`.rs_protocols`)."""
+        if self.tokenizer in RS_TOKENIZERS:
+            if self.tokenizer == 'rs_words':
+                encode = rs_words
+            elif self.vocab is None:
+                raise ValueError("tokenizer='rs_ids' scores with a word "
+                                 'vocabulary: none was given (vocab)')
+            else:
+                encode = self.vocab.encode
+            gts = {r['pair_id']: [encode(c) for c in r['references']]
+                   for r in records}
+            res = {r['pair_id']: [encode(r['prediction'])] for r in records}
+            return gts, res
         captions = {}
         for rec in records:
             pid = rec['pair_id']
@@ -372,11 +505,12 @@ def small_cider_note() -> str:
             'idf, and every weight, is 0')
 
 
-def subset_counts(records: Sequence[dict],
-                  per_type: bool = True) -> Dict[str, int]:
-    """Number of pairs in the total and in each per-type subset."""
+def subset_counts(records: Sequence[dict], per_type: bool = True,
+                  names: Optional[Dict[str, str]] = None) -> Dict[str, int]:
+    """Number of pairs in the total and in each per-type subset
+    (``names``: see :func:`change_type_subsets`)."""
     counts = {'total': len(records)}
     if per_type:
-        counts.update({k: len(v)
-                       for k, v in change_type_subsets(records).items()})
+        counts.update({k: len(v) for k, v in change_type_subsets(
+            records, names).items()})
     return counts

@@ -11,9 +11,11 @@ from mmengine.logging import MMLogger, print_log
 from mmengine.structures import BaseDataElement
 
 from mmidc.registry import METRICS
-from .caption_scorer import (MIN_CIDER_PAIRS, CaptionScorer,
+from .caption_scorer import (MIN_CIDER_PAIRS, RS_TOKENIZERS, CaptionScorer,
                              format_score_table, small_cider_subsets,
                              subset_counts)
+from .rs_protocols import (RS_NO_CHANGE_SENTENCES, RSWordVocab,
+                           check_vocab_options)
 
 
 def current_log_dir() -> Optional[str]:
@@ -27,19 +29,31 @@ def current_log_dir() -> Optional[str]:
 
 @METRICS.register_module()
 class IDCMetric(BaseMetric):
-    """BLEU-1..4, METEOR, ROUGE-L and CIDEr(-D) of predicted difference
-    captions, for all pairs and per CLEVR-Change change type.
+    """BLEU-1..4, METEOR, ROUGE-L, CIDEr(-D) and S*m of predicted difference
+    captions, for all pairs and per change type, under a named scoring
+    protocol.
 
     Reads ``pred_caption``, ``gt_captions``, ``pair_id`` and ``change_type``
-    from each data sample. Scores come from pycocoevalcap (PTB tokenizer,
-    ``Bleu(4)``, ``Meteor()``, ``Rouge()``, ``Cider()``, whose CIDEr is the
-    CIDEr-D formula), x100. Every reference of a pair is a separate
-    reference. Result keys: ``Bleu_1`` .. ``Bleu_4``, ``METEOR``,
-    ``ROUGE_L``, ``CIDEr`` over all pairs, then with ``per_type`` the same
-    for each change type present (``color/CIDEr``, ...), for all change pairs
-    (``semantic/...``) and for the no-change pairs (``distractor/...``),
-    each subset scored on its own; pairs of type ``unknown`` count in the
-    total only. MMEngine's ``BaseMetric.evaluate`` gathers the results of
+    from each data sample. Scores come from pycocoevalcap (``Bleu(4)``,
+    ``Meteor()``, ``Rouge()``, ``Cider()``, whose CIDEr is the CIDEr-D
+    formula), x100, on the words of the protocol (``tokenizer``): the PTB
+    tokenizer (coco-caption, natural-image IDC) or one of the remote-sensing
+    protocols (:mod:`~mmidc.evaluation.metrics.rs_protocols`). Every
+    reference of a pair is a separate reference. Result keys: ``Bleu_1`` ..
+    ``Bleu_4``, ``METEOR``, ``ROUGE_L``, ``CIDEr`` and ``S_m`` (the mean of
+    BLEU-4, METEOR, ROUGE-L and CIDEr, when all four are scored) over all
+    pairs, then with ``per_type`` the same for each change type present
+    (any string: ``color/CIDEr``, ``change/CIDEr``, ...), for all change
+    pairs and for the no-change pairs (type ``'none'``), each subset scored
+    on its own. Those two subsets are ``semantic/...`` and
+    ``distractor/...`` where every type is one of CLEVR-Change's (its
+    evaluation's names), ``change/...`` and ``no_change/...`` otherwise
+    (``subset_names`` sets them). Pairs of type ``unknown`` count in the
+    total only. With no-change sentences (the remote-sensing protocols'
+    default), ``decision_acc``, ``<change subset>/decision_acc`` and
+    ``<no-change subset>/decision_acc``: the share of pairs (x100) on which
+    a no-change sentence is predicted exactly when the pair is a no-change
+    pair. MMEngine's ``BaseMetric.evaluate`` gathers the results of
     all ranks in data set order and drops the distributed sampler's padding
     (it keeps the data set's ``size``); scoring runs once on rank 0.
 
@@ -57,10 +71,33 @@ class IDCMetric(BaseMetric):
             checked here, at construction, when one of them needs it.
             ``False``: Java-free scoring (BLEU, ROUGE-L, CIDEr with the
             Python tokenizer), e.g. ``--cfg-options val_evaluator.java=False``.
-        tokenizer (str): ``'auto'`` (default: PTB when Java is found, else
-            a Python PTB-like tokenizer), ``'ptb'`` or ``'python'``. Without
-            Java, score ``metrics=('Bleu', 'ROUGE_L', 'CIDEr')`` (METEOR
-            needs Java): see :class:`CaptionScorer` and docs/evaluation.md.
+        tokenizer (str): The scoring protocol (docs/evaluation.md says
+            which papers use which). ``'auto'`` (default: PTB when Java is
+            found, else a Python PTB-like tokenizer), ``'ptb'`` (coco-caption,
+            natural-image IDC) or ``'python'``; ``'rs_words'`` (lowercase,
+            every "." removed, split on whitespace: CCExpert) or ``'rs_ids'``
+            (words of a vocabulary written as ids, others ``<UNK>``: RSICC,
+            Chg2Cap; needs ``min_word_freq``, ``word_freq_rule`` and
+            ``vocab_datasets``). Without Java, score ``metrics=('Bleu',
+            'ROUGE_L', 'CIDEr')`` (METEOR needs Java): see
+            :class:`CaptionScorer`.
+        min_word_freq (int, optional): ``'rs_ids'``: the word-count
+            threshold of the vocabulary (5 in RSICC and Chg2Cap on LEVIR-CC).
+        word_freq_rule (str, optional): ``'rs_ids'``: ``'>'`` keeps a word
+            seen more than ``min_word_freq`` times (RSICC), ``'>='`` at least
+            that often (Chg2Cap). No default: the two differ.
+        vocab_datasets (dict | list[dict], optional): ``'rs_ids'``: data set
+            configs whose captions the vocabulary counts (read without a
+            pipeline when scoring first runs), e.g. the training split's;
+            RSICC and Chg2Cap count every split of the annotation file.
+        no_change_sentences (Sequence[str] | str, optional): The no-change
+            sentences of the decision accuracy. ``'auto'`` (default): LEVIR-CC's
+            five (``RS_NO_CHANGE_SENTENCES``) under the remote-sensing
+            protocols, none (no ``decision_acc``) under the others.
+        subset_names (dict, optional): ``{'change': ..., 'no_change': ...}``,
+            the names of the all-change and no-change subsets. Defaults to
+            CLEVR-Change's (``semantic``, ``distractor``) on its types,
+            ``change`` and ``no_change`` otherwise.
         tokenizer_timeout (float): Seconds the PTB tokenizer (Java) may run
             before it is killed and an error raised. Defaults to 600.
         meteor_timeout (float): Seconds to wait for one answer of the
@@ -91,15 +128,40 @@ class IDCMetric(BaseMetric):
                  tokenizer: str = 'auto',
                  tokenizer_timeout: float = 600.,
                  meteor_timeout: float = 600.,
+                 min_word_freq: Optional[int] = None,
+                 word_freq_rule: Optional[str] = None,
+                 vocab_datasets: Union[dict, Sequence[dict], None] = None,
+                 no_change_sentences: Union[str, Sequence[str],
+                                            None] = 'auto',
+                 subset_names: Optional[dict] = None,
                  output_dir: Optional[str] = None,
                  out_file_prefix: Optional[str] = 'predictions',
                  collect_device: str = 'cpu',
                  prefix: Optional[str] = None):
         super().__init__(collect_device=collect_device, prefix=prefix)
+        if no_change_sentences == 'auto':
+            no_change_sentences = (list(RS_NO_CHANGE_SENTENCES)
+                                   if tokenizer in RS_TOKENIZERS else None)
         self.scorer = CaptionScorer(metrics=metrics, java=java,
                                     tokenizer=tokenizer,
                                     meteor_timeout=meteor_timeout,
-                                    tokenizer_timeout=tokenizer_timeout)
+                                    tokenizer_timeout=tokenizer_timeout,
+                                    no_change_sentences=no_change_sentences,
+                                    subset_names=subset_names)
+        if tokenizer == 'rs_ids':
+            check_vocab_options(min_word_freq, word_freq_rule)
+            if isinstance(vocab_datasets, dict):
+                vocab_datasets = [vocab_datasets]
+            if not vocab_datasets or not all(
+                    isinstance(d, dict) for d in vocab_datasets):
+                raise ValueError(
+                    "tokenizer='rs_ids' needs vocab_datasets: the data set "
+                    'config(s) whose captions the vocabulary counts (e.g. '
+                    'vocab_datasets={{_base_.train_dataloader.dataset}}), '
+                    f'got {vocab_datasets!r}')
+        self.min_word_freq = min_word_freq
+        self.word_freq_rule = word_freq_rule
+        self.vocab_datasets = vocab_datasets
         self.per_type = per_type
         self.output_dir = output_dir
         self.out_file_prefix = out_file_prefix
@@ -125,9 +187,13 @@ class IDCMetric(BaseMetric):
         gathered by ``BaseMetric.evaluate``)."""
         records = results
         self.save_predictions(records)
+        if self.scorer.tokenizer == 'rs_ids' and self.scorer.vocab is None:
+            self.scorer.vocab = self.build_vocab()
         scores = self.scorer.score(records, self.per_type, source='IDCMetric')
-        counts = subset_counts(records, self.per_type)
-        print_log('Captioning scores (x100; CIDEr = CIDEr-D):\n' +
+        counts = subset_counts(records, self.per_type,
+                               self.scorer.names_for(records))
+        print_log(f'Captioning scores (x100; CIDEr = CIDEr-D; protocol '
+                  f'{self.scorer.tokenizer!r}):\n' +
                   format_score_table(scores, counts), logger='current')
         small = small_cider_subsets(scores, counts)
         if small:
@@ -136,6 +202,27 @@ class IDCMetric(BaseMetric):
                       'the note under the table)', logger='current',
                       level=logging.WARNING)
         return dict(scores)
+
+    def build_vocab(self) -> RSWordVocab:
+        """The ``'rs_ids'`` vocabulary of the captions of
+        ``vocab_datasets`` (each built without a pipeline)."""
+        import copy
+
+        from mmidc.registry import DATASETS
+        captions = []
+        for cfg in self.vocab_datasets:
+            cfg = copy.deepcopy(dict(cfg))
+            cfg.update(pipeline=[], lazy_init=False)
+            dataset = DATASETS.build(cfg)
+            for i in range(len(dataset)):
+                captions += dataset.get_data_info(i)['gt_captions']
+        vocab = RSWordVocab(captions, self.min_word_freq,
+                            self.word_freq_rule)
+        print_log(f"IDCMetric: 'rs_ids' vocabulary of {len(vocab)} words "
+                  f'(with 4 special ones), the words of {len(captions)} '
+                  f'captions seen {self.word_freq_rule} '
+                  f'{self.min_word_freq} times', logger='current')
+        return vocab
 
     def save_predictions(self, records: List[dict]) -> Optional[str]:
         """Write ``records`` as JSON; returns the path (None if skipped)."""

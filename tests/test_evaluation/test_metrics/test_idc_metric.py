@@ -81,7 +81,12 @@ def test_per_type_subsets(evaluated):
     assert not any(k.startswith(('drop/', 'unknown/')) for k in result)
     assert list(result)[:7] == ['Bleu_1', 'Bleu_2', 'Bleu_3', 'Bleu_4',
                                 'METEOR', 'ROUGE_L', 'CIDEr']
-    assert len(result) == 7 * (1 + len(SUBSET_TYPES))
+    # and S*m, the mean of BLEU-4, METEOR, ROUGE-L and CIDEr, per subset
+    assert len(result) == 8 * (1 + len(SUBSET_TYPES))
+    for prefix in [''] + [f'{subset}/' for subset in SUBSET_TYPES]:
+        assert result[f'{prefix}S_m'] == pytest.approx(sum(
+            result[prefix + m] for m in ('Bleu_4', 'METEOR', 'ROUGE_L',
+                                         'CIDEr')) / 4)
     # Each subset's CIDEr uses its own idf, so it differs from the total.
     assert result['color/CIDEr'] != result['CIDEr']
 
