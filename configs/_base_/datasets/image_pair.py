@@ -106,7 +106,10 @@ test_dataloader = dict(
     collate_fn=dict(type='idc_collate'),
     dataset=dict(type='ImagePairDataset', data_root=data_root,
                  ann_file='test.jsonl', pipeline=test_pipeline))
-# Total, per change type, all change pairs ("semantic") and no-change pairs
-# ("distractor"); types absent from the data are simply not reported.
+# Total, per change type (any name), all change pairs and no-change pairs
+# ("semantic" / "distractor" on CLEVR-Change's types, "change" / "no_change"
+# otherwise); types absent from the data are simply not reported. The
+# scoring protocol is IDCMetric's tokenizer (remote-sensing sets: 'rs_words'
+# or 'rs_ids', docs/evaluation.md).
 val_evaluator = dict(type='IDCMetric')
 test_evaluator = val_evaluator
