@@ -49,6 +49,11 @@ def test_two_cpu_processes_train_and_save_one_checkpoint(tmp_path):
     output, work_dir = dist_train(tmp_path, 2)
     assert 'Distributed launcher: pytorch' in output
     assert 'Epoch(val) [1]' in output  # validation gathered over both ranks
+    # the global batch: both ranks' batches, against the config's one process
+    assert 'Global batch: 2 processes x 4 (train_dataloader.batch_size) = 8' \
+        in output
+    assert "The global batch 8 is not the config's base batch 4" in output
+    assert 'train_dataloader.batch_size=2 (4 / 2 processes)' in output
     # 16 training pairs over 2 ranks x 4 per batch: 2 iterations each.
     check_checkpoint(work_dir, 2 * len(SPLITS['train']) // (2 * BATCH_PER_RANK))
 
