@@ -13,6 +13,8 @@
 - :mod:`.amp`: the mixed-precision optimizer wrapper.
 - :mod:`.checkout`: the checkout's root and its git commit.
 - :mod:`.run_logs`: a run's logged scalars and its val-best checkpoint.
+- :mod:`.global_batch`: the global batch of a run against its config's base
+  batch, logged by ``tools/train.py``.
 
 Each module is imported on its own (``import mmidc`` does not load the
 package); the model and data packages never import it.
