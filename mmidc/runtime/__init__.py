@@ -15,6 +15,7 @@
 - :mod:`.run_logs`: a run's logged scalars and its val-best checkpoint.
 - :mod:`.global_batch`: the global batch of a run against its config's base
   batch, logged by ``tools/train.py``.
+- :mod:`.work_dir_lock`: one training run per work dir.
 
 Each module is imported on its own (``import mmidc`` does not load the
 package); the model and data packages never import it.
