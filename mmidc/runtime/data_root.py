@@ -173,20 +173,33 @@ def root_history(filename: str) -> Dict[str, List[str]]:
     Returns:
         dict: root setting -> its values, the config file's own first.
     """
-    from mmengine.config import Config
     history: Dict[str, List[str]] = {}
     for path in _chain(filename):
-        with open(path, encoding='utf-8') as f:
-            assigned = {m.group(1) for m in _ASSIGNS.finditer(f.read())}
-        if not any(key in ROOT_KEYS or key.endswith('_root')
-                   for key in assigned):
-            continue
-        cfg = Config.fromfile(path)
-        for key in _root_keys(cfg):
-            value = cfg.get(key)
-            if isinstance(value, str) and value not in history.get(key, []):
+        for key, value in _file_roots(path).items():
+            if value not in history.get(key, []):
                 history.setdefault(key, []).append(value)
     return history
+
+
+_FILE_ROOTS: Dict[Tuple[str, float], Dict[str, str]] = {}
+
+
+def _file_roots(path: str) -> Dict[str, str]:
+    """The root settings of one config file read on its own ({} when the
+    file assigns none); remembered per file and modification time."""
+    from mmengine.config import Config
+    key = (osp.abspath(path), osp.getmtime(path))
+    if key not in _FILE_ROOTS:
+        with open(path, encoding='utf-8') as f:
+            assigned = {m.group(1) for m in _ASSIGNS.finditer(f.read())}
+        roots = {}
+        if any(name in ROOT_KEYS or name.endswith('_root')
+               for name in assigned):
+            cfg = Config.fromfile(path)
+            roots = {name: cfg.get(name) for name in _root_keys(cfg)
+                     if isinstance(cfg.get(name), str)}
+        _FILE_ROOTS[key] = roots
+    return _FILE_ROOTS[key]
 
 
 def rebind_derived_paths(cfg, filename: Optional[str] = None
