@@ -45,5 +45,6 @@ default_hooks = dict(checkpoint=dict(save_best='rsum', rule='greater'))
 custom_hooks = [dict(type='EpochReseedHook'),
                 dict(type='LogitScaleClampHook')]
 
-# The paper's batch; MMEngine rescales lr when enabled (--auto-scale-lr).
+# The paper's batch; MMEngine rescales lr by the global batch over it when
+# enabled (--cfg-options auto_scale_lr.enable=True; docs/distributed.md).
 auto_scale_lr = dict(base_batch_size=128, enable=False)

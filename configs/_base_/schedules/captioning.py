@@ -38,4 +38,7 @@ test_cfg = dict()
 # tools/test.py.
 default_hooks = dict(checkpoint=dict(save_best='CIDEr', rule='greater'))
 
+# The paper's batch of 16 pairs (a config that counts 2 pairs a scene sets
+# 32); MMEngine rescales lr by the global batch over it when enabled
+# (--cfg-options auto_scale_lr.enable=True; docs/distributed.md).
 auto_scale_lr = dict(base_batch_size=16, enable=False)
