@@ -90,3 +90,15 @@ def test_train_tool_logs_it(tmp_path):
     assert 'Global batch: 1 process x 4 (train_dataloader.batch_size) = 4' \
         in output
     assert 'The global batch 4 is not the config\'s base batch 16' in output
+
+
+def test_every_shipped_config_keeps_its_base_batch_on_one_process():
+    """A config whose own batch is not its auto_scale_lr base would warn on
+    one GPU (and auto_scale_lr would rescale it there)."""
+    paths = sorted([*(REPO / 'configs').glob('*/*.py'),
+                    *(REPO / 'projects').glob('*/configs/*.py')])
+    assert paths
+    for path in paths:
+        info = global_batch(Config.fromfile(str(path)), 1)
+        if info is not None:
+            assert info['global_batch'] == info['base'], path.name
