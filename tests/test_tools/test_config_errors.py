@@ -1,5 +1,6 @@
 """Broken configs fail before the first training step, naming the culprit."""
 import os.path as osp
+import subprocess
 import sys
 import uuid
 
@@ -10,7 +11,8 @@ from mmengine.runner import Runner
 
 import mmidc  # noqa: F401
 from mmidc.runtime.config_check import check_config
-from tests.helpers.tiny_run import run_train, write_tiny_config
+from tests.helpers import REPO
+from tests.helpers.tiny_run import run_train, tool_env, write_tiny_config
 
 
 class StepCounter(Hook):
@@ -162,3 +164,21 @@ def test_custom_imports_that_drop_a_base_import_name_it(tmp_path, monkeypatch):
         assert module in sys.modules
     finally:
         sys.modules.pop(module, None)
+
+
+def test_test_tool_names_the_loader_that_lost_its_data_set(tmp_path):
+    """tools/test.py runs the same check before it builds anything."""
+    base = write_tiny_config(str(tmp_path), max_epochs=1)
+    child = write_child(tmp_path, base, (
+        "test_dataloader = dict(_delete_=True, batch_size=4)\n"
+        "test_evaluator = dict(type='RetrievalMetric')\ntest_cfg = dict()\n"))
+    checkpoint = tmp_path / 'epoch_1.pth'
+    checkpoint.write_bytes(b'never read: the config check comes first')
+    result = subprocess.run(
+        [sys.executable, str(REPO / 'tools' / 'test.py'), child,
+         str(checkpoint), '--work-dir', str(tmp_path / 'work')],
+        cwd=str(REPO), env=tool_env(), capture_output=True, text=True,
+        timeout=300)
+    assert result.returncode != 0
+    assert 'test_dataloader has no dataset' in result.stderr, \
+        result.stderr[-2000:]
