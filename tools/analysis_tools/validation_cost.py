@@ -22,6 +22,7 @@ from mmengine.runner import Runner
 
 import mmidc  # noqa: F401  (registers every component)
 from mmidc.runtime.cfg_options import CfgOptionsAction
+from mmidc.runtime.data_root import apply_data_root
 
 
 def parse_args(argv=None):
@@ -40,6 +41,7 @@ def build_runner(args, work_dir):
     cfg = Config.fromfile(args.config)
     if args.cfg_options:
         cfg.merge_from_dict(args.cfg_options)
+    apply_data_root(cfg, args.config)  # a child's data_root holds
     for key in ('pretrained', 'init_backbone_from'):
         if cfg.model.get(key) is not None:
             cfg.model[key] = None
