@@ -79,6 +79,57 @@ def _base_configs(filename: Optional[str]) -> List[Tuple[str, dict]]:
         return []
 
 
+def _config_chain(filename: Optional[str]) -> List[str]:
+    """Every file of a config's inheritance tree, the config first (local
+    files only; none when it cannot be read)."""
+    files, todo = [], [filename] if filename else []
+    while todo:
+        path = todo.pop(0)
+        if path in files or not osp.isfile(path):
+            continue
+        files.append(path)
+        try:
+            for base in Config._get_base_files(path):
+                base_path, scope = Config._get_cfg_path(base, path)
+                if scope is None:
+                    todo.append(osp.normpath(base_path))
+        except Exception:  # noqa: BLE001  (the run's own loading reports it)
+            continue
+    return files
+
+
+def _own_custom_imports(path: str) -> List[str]:
+    """The ``custom_imports`` a config file sets itself (its text, read
+    without its bases; the file read whole when the value is not a
+    literal)."""
+    import ast
+    try:
+        with open(path, encoding='utf-8') as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError):
+        return []
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == 'custom_imports'
+                for t in node.targets)):
+            continue
+        value = node.value
+        if isinstance(value, ast.Call) and getattr(value.func, 'id',
+                                                   None) == 'dict':
+            value = ast.Dict([ast.Constant(k.arg) for k in value.keywords],
+                             [k.value for k in value.keywords])
+        try:
+            imports = ast.literal_eval(value).get('imports')
+        except (ValueError, TypeError, SyntaxError, AttributeError):
+            try:
+                imports = (Config.fromfile(path, import_custom_modules=False)
+                           .get('custom_imports') or {}).get('imports')
+            except Exception:  # noqa: BLE001
+                return []
+        return list(imports) if isinstance(imports, (list, tuple)) else []
+    return []
+
+
 def _lost_types(now: dict, base: dict, where: str) -> Iterator[Tuple[str, str]]:
     """``(key, base type)`` of each component config that has a ``type`` in
     ``base`` and a dict without one in ``now``, at any depth."""
@@ -155,17 +206,9 @@ def check_custom_imports(cfg: Config) -> None:
     filename = getattr(cfg, 'filename', None)
     own = set((cfg.get('custom_imports') or {}).get('imports') or [])
     needed: Dict[str, str] = {}
-    pending = [filename] if filename else []
-    seen = set()
-    while pending:
-        for path, content in _base_configs(pending.pop()):
-            if path in seen:
-                continue
-            seen.add(path)
-            pending.append(path)
-            imports = (content.get('custom_imports') or {}).get('imports')
-            for name in imports or []:
-                needed.setdefault(name, path)
+    for path in _config_chain(filename)[1:]:
+        for name in _own_custom_imports(path):
+            needed.setdefault(name, path)
     for name, base in needed.items():
         if name in own or name in sys.modules:
             continue
