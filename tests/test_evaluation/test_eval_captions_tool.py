@@ -40,3 +40,50 @@ def test_bad_file(tmp_path):
     bad.write_text(json.dumps([{'pair_id': 'a', 'prediction': 'x'}]))
     with pytest.raises(ValueError, match="bad.json.*'references'"):
         tool.main([str(bad), '--metrics', 'CIDEr'])
+
+
+def test_rescores_under_a_remote_sensing_protocol(tmp_path, capsys):
+    """--tokenizer rs_words / rs_ids: the metric's numbers, open change
+    types, S*m and the no-change decision in the table."""
+    from tests.helpers.pair_trees import make_my_pairs_tree
+    rows = [dict(pair_id='1', prediction='a house is built.',
+                 references=['a house is built on the left .'],
+                 change_type='change'),
+            dict(pair_id='2', prediction='there is no difference',
+                 references=['the scene is the same as before .'],
+                 change_type='none')]
+    pred_file = tmp_path / 'predictions.json'
+    pred_file.write_text(json.dumps(rows))
+    metrics = ['--metrics', 'Bleu', 'ROUGE_L', 'CIDEr']
+    scores = load_tool().main([str(pred_file), '--tokenizer', 'rs_words',
+                               *metrics])
+    expected = IDCMetric(tokenizer='rs_words', java=False,
+                         out_file_prefix=None).compute_metrics(rows)
+    assert scores == expected
+    assert scores['decision_acc'] == 100.
+    table = capsys.readouterr().out
+    assert "protocol 'rs_words'" in table
+    for row in ('total', 'change', 'no_change'):
+        assert f'\n{row} ' in table
+    # rs_ids counts the captions of a config's training set
+    root = tmp_path / 'pairs'
+    make_my_pairs_tree(str(root), {'train': 2})
+    config = tmp_path / 'config.py'
+    config.write_text(
+        'train_dataloader = dict(dataset=dict(type="ImagePairDataset", '
+        f'data_root={str(root)!r}, ann_file="train.jsonl"))\n')
+    scores = load_tool().main([
+        str(pred_file), '--tokenizer', 'rs_ids', '--min-word-freq', '0',
+        '--word-freq-rule', '>', '--vocab-config', str(config), *metrics])
+    metric = IDCMetric(
+        tokenizer='rs_ids', java=False, min_word_freq=0, word_freq_rule='>',
+        vocab_datasets=dict(type='ImagePairDataset', data_root=str(root),
+                            ann_file='train.jsonl'), out_file_prefix=None)
+    assert scores == metric.compute_metrics(rows)
+    # the pairs' captions hold 'the' and 'a', not 'house', 'is' or 'built':
+    # those are <UNK> and match each other, so BLEU differs from rs_words
+    assert 'house' not in metric.scorer.vocab.word_to_id
+    assert scores['Bleu_1'] != pytest.approx(expected['Bleu_1'])
+    with pytest.raises(SystemExit, match='--vocab-config'):
+        load_tool().main([str(pred_file), '--tokenizer', 'rs_ids',
+                          '--min-word-freq', '0', '--word-freq-rule', '>'])
