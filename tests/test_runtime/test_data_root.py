@@ -55,6 +55,26 @@ def test_child_that_sets_only_data_root_moves_every_derived_path(tmp_path):
     assert apply_data_root(cfg, child) == []
 
 
+def test_caption_truth_root_and_features_follow(tmp_path):
+    child = write_config(tmp_path / 'child.py', (
+        f"_base_ = [{str(BASES / 'synthetic_clevr_change.py')!r}]\n"
+        "data_root = 'data/my_synthetic'\n"))
+    cfg = Config.fromfile(child)
+    assert cfg.val_evaluator[1].data_root == 'data/synthetic_clevr_change'
+    apply_data_root(cfg, child)
+    assert cfg.val_evaluator[1].data_root == 'data/my_synthetic'
+    assert cfg.test_evaluator[1].data_root == 'data/my_synthetic'
+    assert loader_roots(cfg) == ['data/my_synthetic'] * 3
+    child = write_config(tmp_path / 'features.py', (
+        "_base_ = ["
+        f"{str(BASES / 'clevr_change_resnet101_features.py')!r}]\n"
+        "data_root = 'data/clevr2'\n"))
+    cfg = Config.fromfile(child)
+    apply_data_root(cfg, child)
+    assert cfg.train_dataloader.dataset.pipeline[0].cache_dir == \
+        'data/clevr2/features_resnet101_224'
+
+
 def test_vocab_file_and_data_root_together(tmp_path):
     child = write_config(tmp_path / 'child.py', (
         f"_base_ = [{str(BASES / 'image_pair.py')!r}]\n"
