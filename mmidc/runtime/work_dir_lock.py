@@ -67,7 +67,8 @@ def lock_work_dir(work_dir: str, launcher: str = 'none') -> Optional[str]:
             ``mpi``), to find the rank. Defaults to ``'none'``.
 
     Returns:
-        str or None: the lock file, or None on ranks other than 0.
+        str or None: the lock file; None on ranks other than 0, and on a
+        file system that has no locks (logged as a warning).
 
     Raises:
         WorkDirInUseError: another process holds it, naming its pid, host,
@@ -83,7 +84,7 @@ def lock_work_dir(work_dir: str, launcher: str = 'none') -> Optional[str]:
     handle = open(path, 'a+')  # never truncated before the lock is ours
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    except BlockingIOError:
         handle.seek(0)
         holder = handle.read().strip() or 'a process that has not yet ' \
             'written its name'
@@ -93,6 +94,12 @@ def lock_work_dir(work_dir: str, launcher: str = 'none') -> Optional[str]:
             f'({holder}); two runs in one work dir replace each other\'s '
             'checkpoints. Wait for it to end, stop it, or give this run its '
             f'own --work-dir (the lock: {path})') from None
+    except OSError as e:  # a file system without locks (some NFS mounts)
+        handle.close()
+        print_log(f'{work_dir}: cannot lock {path} ({e}); this run does not '
+                  'keep a second run off its work dir', logger='current',
+                  level=30)
+        return None
     handle.seek(0)
     handle.truncate()
     handle.write(f'pid {os.getpid()} on {socket.gethostname()}, started '

@@ -225,8 +225,9 @@ def test_paper_caption_configs_use_the_published_decoder():
     loss exactly where the batches hold paired scenes."""
     paper = [p for p in CONFIGS if p.parent.name in ('clip4idc', 'clip_ft')]
     captioning = [p for p in paper if '-caption_' in p.name]
-    # 7 at full scale, 3 tiny-CLIP miniatures (CLIP4IDC, no adaptation, CLIP-FT)
-    assert len(captioning) == 10
+    # 12 at full scale (5 remote-sensing), 3 tiny-CLIP miniatures (CLIP4IDC,
+    # no adaptation, CLIP-FT)
+    assert len(captioning) == 15
     for path in captioning:
         cfg = Config.fromfile(str(path))
         head, name = cfg.model.head, path.name

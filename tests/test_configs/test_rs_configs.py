@@ -28,11 +28,11 @@ RS_CAPTION_CONFIGS = {
     (rs_trees.make_levir_cc_tree, 'LEVIRCCDataset'),
     'clip4idc-caption_vit-b32_levir-mci.py':
     (rs_trees.make_levir_mci_tree, 'LEVIRMCIDataset'),
-    'clip4idc-caption_vit-b32_whu-cdc.py':
+    'clip4idc-noadapt-caption_vit-b32_whu-cdc.py':
     (rs_trees.make_whu_cdc_tree, 'WHUCDCDataset'),
-    'clip4idc-caption_vit-b32_second-cc.py':
+    'clip4idc-noadapt-caption_vit-b32_second-cc.py':
     (rs_trees.make_second_cc_tree, 'SECONDCCDataset'),
-    'clip4idc-caption_vit-b32_dubai-cc.py':
+    'clip4idc-noadapt-caption_vit-b32_dubai-cc.py':
     (rs_trees.make_dubai_cc_tree, 'DubaiCCDataset'),
 }
 
@@ -69,10 +69,16 @@ def test_caption_configs_read_their_layout(config, tmp_path):
     assert cfg.val_evaluator == cfg.test_evaluator
 
 
-def test_adaptation_leaves_out_no_change_pairs(levir_root):
-    cfg = Config.fromfile(str(CONFIGS / 'clip4idc-adapt_vit-b32_levir-cc.py'))
+@pytest.mark.parametrize('config, make_tree', [
+    ('clip4idc-adapt_vit-b32_levir-cc.py', rs_trees.make_levir_cc_tree),
+    ('clip4idc-adapt_vit-b32_levir-mci.py', rs_trees.make_levir_mci_tree)])
+def test_adaptation_leaves_out_no_change_pairs(tmp_path, config, make_tree):
+    root = str(tmp_path / 'data')
+    make_tree(root, SPLITS)
+    cfg = Config.fromfile(str(CONFIGS / config))
     for key in ('train_dataloader', 'val_dataloader', 'test_dataloader'):
-        dataset = DATASETS.build(dict(cfg[key].dataset, data_root=levir_root,
+        assert cfg[key].dataset.data_root == cfg.data_root
+        dataset = DATASETS.build(dict(cfg[key].dataset, data_root=root,
                                       pipeline=[]))
         assert {dataset.get_data_info(i)['change_type']
                 for i in range(len(dataset))} == {'change'}, key
@@ -128,8 +134,9 @@ def test_tiny_levir_cc_from_the_docs(tmp_path):
     docs = (REPO / 'docs' / 'datasets.md').read_text()
     root = str(tmp_path / 'levir_cc_tiny')
     work = str(tmp_path / 'work')
-    adapt_cfg = 'configs/clip4idc/clip4idc-adapt_tiny_levir-cc.py'
-    caption_cfg = 'configs/clip4idc/clip4idc-caption_tiny_levir-cc.py'
+    adapt_cfg = 'projects/from_scratch/configs/clip4idc-adapt_tiny_levir-cc.py'
+    caption_cfg = ('projects/from_scratch/configs/'
+                   'clip4idc-caption_tiny_levir-cc.py')
     for command in ('python tests/helpers/rs_trees.py data/levir_cc_tiny',
                     f'python tools/train.py {adapt_cfg}',
                     f'python tools/dataset_converters/build_vocab.py '

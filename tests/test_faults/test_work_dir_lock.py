@@ -144,3 +144,17 @@ def test_train_tool_refuses_a_second_run_and_resumes_a_killed_one(tmp_path):
     last = torch.load(osp.join(work_dir, 'epoch_2.pth'), map_location='cpu',
                       weights_only=True)
     assert last['meta']['iter'] == 2 * ITERS_PER_EPOCH
+
+
+def test_a_file_system_without_locks_warns_and_trains(tmp_path, monkeypatch):
+    """A mount that refuses locks (ENOLCK) is not mistaken for a run in
+    progress: the run goes on, with a warning."""
+    import errno
+    import fcntl
+
+    def no_locks(fd, operation):
+        raise OSError(errno.ENOLCK, 'No locks available')
+
+    monkeypatch.setattr(fcntl, 'flock', no_locks)
+    assert lock_work_dir(str(tmp_path / 'work')) is None
+    assert not release_work_dir(str(tmp_path / 'work'))

@@ -15,3 +15,8 @@ val_dataloader = dict(dataset=dict(
 test_dataloader = dict(dataset=dict(
     _delete_=True, type='LEVIRMCIDataset', data_root=data_root, split='test',
     pipeline={{_base_.test_pipeline}}))
+# Scored as remote-sensing change-captioning papers score (docs/evaluation.md):
+# lowercase, "." removed, split on whitespace (CCExpert's protocol), with
+# S*m, the change / no-change subsets and the no-change decision accuracy.
+val_evaluator = dict(type='IDCMetric', tokenizer='rs_words')
+test_evaluator = val_evaluator

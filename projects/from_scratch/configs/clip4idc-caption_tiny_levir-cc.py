@@ -1,15 +1,12 @@
-# CLIP4IDC stage 2 on the LEVIR-CC layout on CPU, without CLIP weights,
-# after clip4idc-adapt_tiny_levir-cc.py: the from-scratch recipe's tiny
-# captioner (projects/from_scratch/configs/clip4idc-caption_tiny_my-pairs.py)
-# reading LevirCCcaptions.json + images/{split}/{A,B}/ with LEVIRCCDataset
-# (change and no-change pairs), its pair encoder from stage 1's best
-# checkpoint. Its output vocabulary is the training captions', written
-# once with
-#   python tools/dataset_converters/build_vocab.py CONFIG
-# docs/datasets.md has the commands on a generated tree.
-_base_ = [
-    '../../projects/from_scratch/configs/clip4idc-caption_tiny_my-pairs.py'
-]
+# CLIP4IDC stage 2 on the LEVIR-CC layout on CPU, without CLIP weights, after
+# clip4idc-adapt_tiny_levir-cc.py: the from-scratch recipe's tiny captioner
+# (clip4idc-caption_tiny_my-pairs.py) reading LevirCCcaptions.json +
+# images/{split}/{A,B}/ with LEVIRCCDataset (change and no-change pairs), its
+# pair encoder from stage 1's best checkpoint. Its output vocabulary is the
+# training captions', written once with `python
+# tools/dataset_converters/build_vocab.py CONFIG`. docs/datasets.md has the
+# commands on a generated tree.
+_base_ = ['./clip4idc-caption_tiny_my-pairs.py']
 data_root = 'data/levir_cc'
 vocab_file = data_root + '/caption_vocab_train.json'
 adapt_work_dir = 'work_dirs/clip4idc-adapt_tiny_levir-cc'
