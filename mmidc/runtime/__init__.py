@@ -6,6 +6,9 @@
   the switch to the pre-resized image cache.
 - :mod:`.config_check`: the checks ``tools/train.py`` and ``tools/test.py``
   run on a config before building anything, and their launch options.
+- :mod:`.data_root`: a config's ``data_root`` (``vocab_file``,
+  ``adapt_work_dir``, ``*_root``) carries the paths derived from it, and a
+  loader on another folder stops the run.
 - :mod:`.cfg_options`: ``--cfg-options KEY=VALUE``.
 - :mod:`.dataset_args`: the data set a data-preparation tool reads (a config,
   or ``--dataset-type`` and ``--data-root``).
