@@ -86,12 +86,9 @@ class KillAtIterHook(Hook):
     def before_train_iter(self, runner, batch_idx, data_batch=None) -> None:
         if runner.iter != self.iteration:
             return
-        # The workers go with the process (here: at once, not when the
-        # loader is collected, which waits for them).
-        loader = runner.train_loop.dataloader
-        workers = getattr(getattr(loader, '_iterator', None), '_workers', [])
-        for worker in workers:
-            worker.kill()
-        for worker in workers:
-            worker.join()
+        # The (persistent) workers stop with the process: here at once, not
+        # when the loader is collected, which waits seconds for each.
+        iterator = getattr(runner.train_loop.dataloader, '_iterator', None)
+        if iterator is not None and hasattr(iterator, '_shutdown_workers'):
+            iterator._shutdown_workers()
         raise Killed(f'killed before iteration {runner.iter}')
