@@ -66,6 +66,8 @@ def test_caption_configs_read_their_layout(config, tmp_path):
         flags = {built.get_data_info(i)['change_flag']
                  for i in range(len(built))}
         assert flags == {0, 1}  # change and no-change pairs both kept
+    # scored with the remote-sensing protocol, val and test alike
+    assert cfg.val_evaluator.tokenizer == 'rs_words'
     assert cfg.val_evaluator == cfg.test_evaluator
 
 
