@@ -89,6 +89,14 @@ def test_vocab_file_and_data_root_together(tmp_path):
     assert loader_roots(cfg) == ['data/new'] * 3
 
 
+def test_cfg_options_data_root(tmp_path):
+    cfg = Config.fromfile(str(MY_PAIRS_CAPTION))
+    cfg.merge_from_dict({'data_root': 'data/from_the_command_line'})
+    apply_data_root(cfg, str(MY_PAIRS_CAPTION))
+    assert loader_roots(cfg) == ['data/from_the_command_line'] * 3
+    assert cfg.vocab_file.startswith('data/from_the_command_line/')
+
+
 def test_loaders_moved_by_cfg_options_take_data_root_along(tmp_path):
     cfg = Config.fromfile(str(BASES / 'synthetic_clevr_change.py'))
     cfg.merge_from_dict({f'{key}.dataset.data_root': '/tmp/x'
