@@ -13,7 +13,8 @@ _base_ = [
 data_root = 'data/my_pairs'
 model = dict(backbone={{_base_.scratch_backbone}},
              neck={{_base_.scratch_pair_pooling}})
-# The bases read data_root at their own parse time: set it per loader.
+# The loaders on this data_root (a child config sets only data_root,
+# docs/new_dataset.md).
 train_dataloader = dict(dataset=dict(data_root=data_root))
 val_dataloader = dict(dataset=dict(
     data_root=data_root, pipeline={{_base_.retrieval_test_pipeline}}))

@@ -35,7 +35,8 @@ train_pipeline = [
          key='ref_tokens'),
     dict(type='PackIDCInputs'),
 ]
-# The bases read data_root at their own parse time: set it per loader.
+# The loaders on this data_root (a child config sets only data_root,
+# docs/new_dataset.md).
 train_dataloader = dict(batch_size=16, dataset=dict(
     data_root=data_root, pipeline=train_pipeline))
 val_dataloader = dict(dataset=dict(data_root=data_root))
