@@ -93,6 +93,7 @@ def test_every_tool_names_a_cfg_option_without_value(tool, argv, capsys):
 ])
 def test_a_retired_flag_names_the_component_that_replaces_it(
         component, flag, value, replacement):
+    import projects.from_scratch  # noqa: F401  (TransformerCaptionHead)
     from mmidc.registry import MODELS
     with pytest.raises(TypeError) as error:
         MODELS.build({'type': component, flag: value})
