@@ -1,4 +1,5 @@
 """Give every index a training loader yields the seed of its random draws."""
+from numbers import Integral
 from typing import Iterator, Sized, Tuple
 
 from mmengine.dist import get_dist_info
@@ -33,16 +34,19 @@ class SampleIndex(int):
     def __reduce__(self):
         return SampleIndex, (int(self), self.seed_key)
 
+    def _keep_key(self, result):
+        # An integer result (numpy's too) is the same visit's index.
+        if isinstance(result, Integral) and not isinstance(result, bool):
+            return SampleIndex(int(result), self.seed_key)
+        return result
+
     def __sub__(self, other):
-        # ConcatDataset: idx - cumulative_sizes[k - 1]; RepeatDataset: %.
-        result = int(self) - other
-        return SampleIndex(result, self.seed_key) if isinstance(
-            result, int) else result
+        # ConcatDataset: idx - cumulative_sizes[k - 1].
+        return self._keep_key(int(self) - other)
 
     def __mod__(self, other):
-        result = int(self) % other
-        return SampleIndex(result, self.seed_key) if isinstance(
-            result, int) else result
+        # RepeatDataset: idx % len(dataset).
+        return self._keep_key(int(self) % other)
 
     def __repr__(self) -> str:
         return f'SampleIndex({int(self)}, seed_key={self.seed_key})'

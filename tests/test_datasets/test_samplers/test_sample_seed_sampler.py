@@ -4,6 +4,7 @@ the same with 0 or 2 workers, persistent or not."""
 import copy
 import pickle
 
+import numpy as np
 from mmengine.dataset import BaseDataset, ConcatDataset, DefaultSampler
 from torch.utils.data import DataLoader
 
@@ -82,6 +83,8 @@ def test_the_index_keeps_its_key_through_the_data_set():
         assert same == 9 and same.seed_key == (1, 2, 0, 5)
     assert (index - 8).seed_key == index.seed_key  # ConcatDataset's offset
     assert (index % 4).seed_key == index.seed_key  # RepeatDataset's wrap
+    assert (index - np.int64(8)).seed_key == index.seed_key
+    assert not hasattr(index - 0.5, 'seed_key')
     # MMEngine's get_data_info puts it in the sample as sample_idx
     both = ConcatDataset([Pairs(n=4), Pairs(n=8)])
     results = both[SampleIndex(9, (1, 2, 0, 5))]
