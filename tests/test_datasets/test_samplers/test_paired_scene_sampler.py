@@ -86,7 +86,8 @@ def test_scenes_without_a_no_change_pair_are_an_error(dataset):
 
 def test_odd_batch_size_is_a_config_error():
     cfg = Config(dict(train_dataloader=dict(
-        batch_size=15, sampler=dict(type='PairedSceneSampler'))))
+        batch_size=15, sampler=dict(type='PairedSceneSampler'),
+        dataset=dict(type='CLEVRChangeDataset'))))
     with pytest.raises(ValueError, match='batch_size=15 must be even'):
         check_config(cfg)
     cfg.train_dataloader.batch_size = 16
@@ -95,8 +96,9 @@ def test_odd_batch_size_is_a_config_error():
 
 def test_paired_scene_loss_needs_the_sampler():
     cfg = Config(dict(
-        model=dict(head=dict(loss=dict(type='PairedSceneCrossEntropyLoss'))),
-        train_dataloader=dict(batch_size=16,
+        model=dict(type='CLIP4IDCCaptioner',
+                   head=dict(loss=dict(type='PairedSceneCrossEntropyLoss'))),
+        train_dataloader=dict(batch_size=16, dataset=dict(type='CLEVRChangeDataset'),
                               sampler=dict(type='DefaultSampler'))))
     with pytest.raises(ValueError, match="needs train_dataloader.sampler"):
         check_config(cfg)
