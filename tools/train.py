@@ -131,7 +131,10 @@ def main():
     # Leave the process group before the interpreter exits: a rank whose
     # communication threads still run at exit can abort (std::terminate)
     # after a finished run, failing the launcher.
+    # The barrier first: a rank that leaves while another still
+    # communicates (its last checkpoint, its last log) aborts it.
     if dist.is_available() and dist.is_initialized():
+        dist.barrier()
         dist.destroy_process_group()
 
 
