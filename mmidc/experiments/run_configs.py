@@ -87,6 +87,11 @@ def compose_test_config(config: str, options: Sequence[str], work_dir: str,
         data = load_config(dataset_config)
         cfg.test_dataloader = data.test_dataloader
         cfg.test_evaluator = data.test_evaluator
+        # the folder settings they read from (e.g. shifted_root), so that
+        # tools/test.py's data_root check knows the second folder
+        for key, value in data.items():
+            if key.endswith('_root') and key != 'data_root':
+                cfg[key] = value
     evaluators = cfg.test_evaluator
     evaluators = list(evaluators) if isinstance(evaluators, (list, tuple)) \
         else [evaluators]

@@ -43,3 +43,16 @@ def test_test_config_adds_caption_truth(tmp_path):
     cfg = Config.fromfile(compose_test_config(str(path), [], str(tmp_path),
                                               truth=False))
     assert len(cfg.test_evaluator) == 1
+
+
+def test_a_test_config_on_the_shifted_set_passes_the_data_root_check(tmp_path):
+    """The quickstart's stage 7: the captioner's config tested on the shifted
+    set's loader; tools/test.py's data_root check must know the shifted
+    folder (its *_root setting comes along)."""
+    from mmidc.experiments.quickstart import SHIFTED_DATASET_CFG
+    from mmidc.runtime.data_root import apply_data_root
+    path = compose_test_config(CAPTION_CFG, [], str(tmp_path),
+                               dataset_config=SHIFTED_DATASET_CFG)
+    cfg = Config.fromfile(path)
+    apply_data_root(cfg, path)  # raised: the test loader reads another folder
+    assert cfg.test_dataloader.dataset.data_root == cfg.shifted_root != cfg.data_root
