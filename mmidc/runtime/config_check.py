@@ -79,25 +79,6 @@ def _base_configs(filename: Optional[str]) -> List[Tuple[str, dict]]:
         return []
 
 
-def _config_chain(filename: Optional[str]) -> List[str]:
-    """Every file of a config's inheritance tree, the config first (local
-    files only; none when it cannot be read)."""
-    files, todo = [], [filename] if filename else []
-    while todo:
-        path = todo.pop(0)
-        if path in files or not osp.isfile(path):
-            continue
-        files.append(path)
-        try:
-            for base in Config._get_base_files(path):
-                base_path, scope = Config._get_cfg_path(base, path)
-                if scope is None:
-                    todo.append(osp.normpath(base_path))
-        except Exception:  # noqa: BLE001  (the run's own loading reports it)
-            continue
-    return files
-
-
 def _own_custom_imports(path: str) -> List[str]:
     """The ``custom_imports`` a config file sets itself (its text, read
     without its bases; the file read whole when the value is not a
@@ -206,7 +187,8 @@ def check_custom_imports(cfg: Config) -> None:
     filename = getattr(cfg, 'filename', None)
     own = set((cfg.get('custom_imports') or {}).get('imports') or [])
     needed: Dict[str, str] = {}
-    for path in _config_chain(filename)[1:]:
+    from mmidc.runtime.data_root import config_chain
+    for path in config_chain(filename)[1:]:
         for name in _own_custom_imports(path):
             needed.setdefault(name, path)
     for name, base in needed.items():

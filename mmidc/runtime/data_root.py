@@ -139,23 +139,24 @@ def _root_keys(cfg) -> List[str]:
             or (key.endswith('_root') and isinstance(cfg.get(key), str))]
 
 
-def _chain(filename: str) -> List[str]:
-    """Every file of a config's inheritance tree, the config first."""
+def config_chain(filename: Optional[str]) -> List[str]:
+    """Every file of a config's inheritance tree, the config first (local
+    files only; ``mmidc::``-style package bases and unreadable files are
+    left to MMEngine, which reports them when it reads the config)."""
     from mmengine.config import Config
-    files, todo = [], [filename]
+    files, todo = [], [filename] if filename else []
     while todo:
         path = todo.pop(0)
         if path in files or not osp.isfile(path):
             continue
         files.append(path)
         try:
-            bases = Config._get_base_files(path)
+            for base in Config._get_base_files(path):
+                base_path, scope = Config._get_cfg_path(base, path)
+                if scope is None:
+                    todo.append(osp.normpath(base_path))
         except Exception:  # noqa: BLE001 - a file MMEngine reads itself
             continue
-        for base in bases:
-            base_path, scope = Config._get_cfg_path(base, path)
-            if scope is None:
-                todo.append(osp.normpath(base_path))
     return files
 
 
@@ -174,7 +175,7 @@ def root_history(filename: str) -> Dict[str, List[str]]:
         dict: root setting -> its values, the config file's own first.
     """
     history: Dict[str, List[str]] = {}
-    for path in _chain(filename):
+    for path in config_chain(filename):
         for key, value in _file_roots(path).items():
             if value not in history.get(key, []):
                 history.setdefault(key, []).append(value)
