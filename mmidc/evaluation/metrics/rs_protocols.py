@@ -30,15 +30,11 @@ predicted exactly where the pair is a no-change pair
 from collections import Counter
 from typing import Dict, Iterable, List, Optional, Sequence
 
+from mmidc.datasets.change_caption_karpathy import NO_CHANGE_SENTENCES
+
 #: LEVIR-CC's no-change sentences, as RSICC's ``eval.py`` and Chg2Cap's
-#: ``test.py`` list them.
-RS_NO_CHANGE_SENTENCES = (
-    'the scene is the same as before',
-    'there is no difference',
-    'the two scenes seem identical',
-    'no change has occurred',
-    'almost nothing has changed',
-)
+#: ``test.py`` list them (the ones the remote-sensing readers flag pairs by).
+RS_NO_CHANGE_SENTENCES = NO_CHANGE_SENTENCES
 #: The id-vocabulary's special words and ids (Chg2Cap's layout).
 SPECIAL_WORDS = {'<NULL>': 0, '<UNK>': 1, '<START>': 2, '<END>': 3}
 WORD_FREQ_RULES = ('>', '>=')
