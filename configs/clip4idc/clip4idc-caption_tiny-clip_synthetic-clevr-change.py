@@ -1,7 +1,7 @@
 # CLIP4IDC stage 2 in miniature (CPU, minutes): the paper config
 # clip4idc-caption_vit-b32_clevr-change.py with only the scale changed: the
 # adapted tiny CLIP pair encoder (clip4idc-adapt_tiny-clip_...'s best
-# checkpoint), BertCaptionHead at the tiny CLIP's text width (128, tied to
+# checkpoint), TransformerCaptionHead at the tiny CLIP's text width (128, tied to
 # its token embedding), the synthetic set at 96x144, and the epochs below.
 # Same classes, same recipe (BertAdam, the backbone at 1e-3 of the head's
 # rate, PairedSceneSampler with the paired-scene loss, greedy decoding).

@@ -16,8 +16,6 @@ computes for a fixed seed (``tools/analysis_tools/regression_record.py``).
   loader, end to end, decoding, CLI, vocabulary, scoring).
 - :mod:`.benchmark_run`: a whole run: settings, presets, targets, tables.
 - :mod:`.report`: markdown tables and the generated sections of the docs.
-- :mod:`.regression_record`: the outputs of every model family for a fixed
-  seed, compared bitwise (docs/design.md, "Checking a refactoring").
 
 The package is imported on demand (``import mmidc`` does not load it).
 """

@@ -19,7 +19,7 @@ __all__ = ['HEAD', 'clevr_like_captions', 'step_time']
 #: The head priced: the from-scratch project's captioner, whose output matrix
 #: is its own word embedding, one row per vocabulary id. Registered by
 #: ``projects.from_scratch``, which the benchmark's tools import.
-HEAD = dict(type='TransformerCaptionHead')
+HEAD = dict(type='ScratchCaptionHead')
 
 
 def clevr_like_captions() -> list:

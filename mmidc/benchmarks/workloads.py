@@ -7,7 +7,7 @@ captions two ways:
 
 - *cached*: the vision encoder and the caption encoder run once, the
   decoder keeps a key/value cache and processes one new token per step
-  (what :meth:`TransformerCaptionHead.greedy_decode` does);
+  (what :meth:`ScratchCaptionHead.greedy_decode` does);
 - *reference-style*: every step re-runs the vision encoder, the caption
   encoder and the decoder over the whole prefix, with no cache (what the
   public CLIP4IDC code does).
@@ -37,7 +37,7 @@ def build_benchmark_model(config: str, vocab=None) -> torch.nn.Module:
     """The ``model`` of a config file, randomly initialised.
 
     ``pretrained`` and ``init_backbone_from`` are dropped; ``vocab``
-    (anything ``TransformerCaptionHead(vocab=...)`` takes) replaces a
+    (anything ``ScratchCaptionHead(vocab=...)`` takes) replaces a
     captioner head's vocabulary when given.
     """
     import mmidc  # noqa: F401  (registers the models)

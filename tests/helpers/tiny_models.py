@@ -71,7 +71,7 @@ def captioner_cfg() -> dict:
         model=dict(
             type='CLIP4IDCCaptioner',
             backbone=tiny_backbone_cfg(),
-            head=dict(type='TransformerCaptionHead', hidden=32, num_heads=2,
+            head=dict(type='ScratchCaptionHead', hidden=32, num_heads=2,
                       num_encoder_layers=1, num_decoder_layers=1,
                       dropout=0.0, max_length=12, vocab=list(CAPTIONS))),
         test_dataloader=dict(

@@ -86,7 +86,7 @@ custom_imports = dict(imports=['mmidc', 'projects.from_scratch'],
 model = dict(
     type='CLIP4IDCCaptioner',
     backbone=dict(type='CLIP4IDCBackbone', arch=tiny_arch, num_inter_layers=1),
-    head=dict(type='TransformerCaptionHead', hidden=32, num_heads=2,
+    head=dict(type='ScratchCaptionHead', hidden=32, num_heads=2,
               num_encoder_layers=1, num_decoder_layers=1, dropout={dropout},
               max_length=16,
               vocab=data_root + '/caption_vocab_train.json'{head_options}))

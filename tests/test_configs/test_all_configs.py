@@ -53,7 +53,7 @@ def tiny_model_cfg(model_cfg) -> dict:
     head = cfg.get('head', {})
     if 'vocab' in head:
         head['vocab'] = CAPTIONS
-    if head.get('type') in ('TransformerCaptionHead', 'BertCaptionHead'):
+    if head.get('type') in ('ScratchCaptionHead', 'TransformerCaptionHead'):
         head.update(hidden=64, num_heads=2, num_encoder_layers=1,
                     num_decoder_layers=1)
     if 'pretrained' in head:
@@ -187,7 +187,7 @@ def test_config_builds(path):
     # parameters (the published decoder's word embeddings among them) stay.
     frozen = {n: p.detach().clone() for n, p in model.named_parameters()
               if not p.requires_grad}
-    if cfg.model.get('head', {}).get('type') == 'BertCaptionHead':
+    if cfg.model.get('head', {}).get('type') == 'TransformerCaptionHead':
         expected = {'head.word_pos'}
         if cfg.model.head.freeze_word_embed:
             expected.add('head.word_embed.weight')
@@ -218,7 +218,7 @@ def test_caption_configs_init_from_their_adaptation_run():
 
 
 def test_paper_caption_configs_use_the_published_decoder():
-    """The CLIP4IDC and CLIP-FT captioning configs decode with BertCaptionHead:
+    """The CLIP4IDC and CLIP-FT captioning configs decode with TransformerCaptionHead:
     CLIP's word embeddings from the checkpoint the encoder comes from (the
     adaptation run, else CLIP's file), frozen except on Spot-the-Diff (there
     at the encoder's lr), 32 tokens after the start token, and the paired
@@ -231,7 +231,7 @@ def test_paper_caption_configs_use_the_published_decoder():
     for path in captioning:
         cfg = Config.fromfile(str(path))
         head, name = cfg.model.head, path.name
-        assert head.type == 'BertCaptionHead', name
+        assert head.type == 'TransformerCaptionHead', name
         assert head.max_length == 33 and head.vocab is None, name
         source = cfg.model.init_backbone_from or cfg.model.backbone.pretrained
         assert source and head.pretrained == source, name

@@ -162,7 +162,7 @@ def test_captioning_recipe(synthetic_root, tmp_path, tiny_arch):
     runner = Runner.from_cfg(cfg)
     model = runner.model
     # the published decoder's tied CLIP word embeddings are frozen too
-    assert type(model.head).__name__ == 'BertCaptionHead'
+    assert type(model.head).__name__ == 'TransformerCaptionHead'
     assert frozen_names(model) == VISION_STEM | {'head.word_embed.weight',
                                                  'head.word_pos'}
     before = {n: p.detach().clone() for n, p in model.named_parameters()}

@@ -152,7 +152,7 @@ def test_best_checkpoint_pattern_feeds_the_captioner(runs):
     captioner = MODELS.build(dict(
         type='CLIP4IDCCaptioner',
         backbone=dict(type='CLIP4IDCBackbone', arch=arch, num_inter_layers=1),
-        head=dict(type='TransformerCaptionHead', hidden=32, num_heads=2,
+        head=dict(type='ScratchCaptionHead', hidden=32, num_heads=2,
                   num_encoder_layers=1, num_decoder_layers=1,
                   vocab=['the cube moved']),
         init_backbone_from=osp.join(work_dir, 'best_rsum_*.pth')))

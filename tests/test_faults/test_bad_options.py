@@ -82,18 +82,18 @@ def test_every_tool_names_a_cfg_option_without_value(tool, argv, capsys):
      "loss=dict(type='SymmetricInfoNCELoss', two_way_reduction='mean')"),
     ('ContrastiveAdaptationHead', 'loss_weight', 2.0,
      "loss=dict(type='SymmetricInfoNCELoss', loss_weight="),
-    ('BertCaptionHead', 'loss_reduction', 'paired_scene_sum',
+    ('TransformerCaptionHead', 'loss_reduction', 'paired_scene_sum',
      "loss=dict(type='PairedSceneCrossEntropyLoss')"),
-    ('BertCaptionHead', 'loss_reduction', 'mean',
+    ('TransformerCaptionHead', 'loss_reduction', 'mean',
      "loss=dict(type='CaptionCrossEntropyLoss')"),
-    ('BertCaptionHead', 'label_smoothing', 0.1,
-     "loss=dict(type='CaptionCrossEntropyLoss', label_smoothing="),
     ('TransformerCaptionHead', 'label_smoothing', 0.1,
+     "loss=dict(type='CaptionCrossEntropyLoss', label_smoothing="),
+    ('ScratchCaptionHead', 'label_smoothing', 0.1,
      "loss=dict(type='CaptionCrossEntropyLoss', label_smoothing="),
 ])
 def test_a_retired_flag_names_the_component_that_replaces_it(
         component, flag, value, replacement):
-    import projects.from_scratch  # noqa: F401  (TransformerCaptionHead)
+    import projects.from_scratch  # noqa: F401  (ScratchCaptionHead)
     from mmidc.registry import MODELS
     with pytest.raises(TypeError) as error:
         MODELS.build({'type': component, flag: value})

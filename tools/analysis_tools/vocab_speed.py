@@ -1,7 +1,7 @@
 """Training-step time of the caption head: full CLIP vocabulary vs restricted.
 
 Times forward + backward + Adam step of the from-scratch project's
-``TransformerCaptionHead`` on random memory tokens, once with the full
+``ScratchCaptionHead`` on random memory tokens, once with the full
 49,408-way softmax and once with a vocabulary restricted to the tokens of
 CLEVR-Change-style captions (or of a ``--vocab`` file written by
 ``CaptionVocab.save``)::

@@ -1,6 +1,6 @@
 # CLIP4IDC captioning-stage model on CLIP ViT-B/32: the (adapted) pair
 # encoder's 2(n+1) = 100 projected tokens feed the published CLIP4IDC code's
-# captioning decoder (BertCaptionHead): 3 encoder + 3 decoder BERT-style
+# captioning decoder (TransformerCaptionHead): 3 encoder + 3 decoder BERT-style
 # post-LN layers, hidden 512, 8 heads, dropout 0.1, decoder layer i reading
 # encoder layer i; CLIP's token embedding is its input embedding and (tied)
 # output matrix over CLIP's full 49,408-token vocabulary, with CLIP's text
@@ -9,7 +9,7 @@
 # to 32 tokens after the start token (max_length counts it).
 # The from-scratch project's pre-LN captioner with its own word embeddings
 # instead (with custom_imports=dict(imports=['mmidc', 'projects.from_scratch'])):
-#   head=dict(_delete_=True, type='TransformerCaptionHead', hidden=512,
+#   head=dict(_delete_=True, type='ScratchCaptionHead', hidden=512,
 #             num_heads=8, num_encoder_layers=3, num_decoder_layers=3,
 #             dropout=0.1, max_length=33)
 # OpenAI's CLIP (the paper's) uses QuickGELU: keep '-quickgelu' for its weights.
@@ -20,7 +20,7 @@ model = dict(
     type='CLIP4IDCCaptioner',
     backbone=dict(type='CLIP4IDCBackbone', arch=clip_arch,
                   num_inter_layers=3, img_size=224, frozen_stages=0),
-    head=dict(type='BertCaptionHead', hidden=512, num_heads=8,
+    head=dict(type='TransformerCaptionHead', hidden=512, num_heads=8,
               num_encoder_layers=3, num_decoder_layers=3, dropout=0.1,
               max_length=33, vocab=None,  # None: CLIP's full 49,408
               pretrained=None, freeze_word_embed=True, freeze_word_pos=True,

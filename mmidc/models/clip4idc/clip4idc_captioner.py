@@ -30,8 +30,8 @@ class CLIP4IDCCaptioner(BaseCaptioner, BaseModel):
     """Caption the difference between two images (CLIP4IDC, second stage).
 
     The backbone's ``2(n+1)`` tokens feed a caption head
-    (:class:`BertCaptionHead`, the paper's, or any registered caption head,
-    e.g. the from-scratch project's ``TransformerCaptionHead``).
+    (:class:`TransformerCaptionHead`, the paper's, or any registered caption head,
+    e.g. the from-scratch project's ``ScratchCaptionHead``).
     Modes of ``forward(inputs, data_samples, mode)`` (``inputs`` is the
     preprocessed ``[B, 2, 3, H, W]``):
 
@@ -61,7 +61,7 @@ class CLIP4IDCCaptioner(BaseCaptioner, BaseModel):
       ``[B, E, D]`` (e.g. ``ChangeSummaryNeck``, built with
       ``in_channels`` and ``segments`` from the backbone); they join the
       caption head's memory as its ``extra_tokens`` (a head that takes
-      them: e.g. ``TransformerCaptionHead``).
+      them: e.g. ``ScratchCaptionHead``).
     - ``aux_head``: reads the neck's tokens and adds its loss (e.g.
       ``BagOfWordsHead``, built with ``in_channels``, ``num_classes``
       and ``pad_id`` from the neck and the caption head's vocabulary; its
@@ -125,7 +125,7 @@ class CLIP4IDCCaptioner(BaseCaptioner, BaseModel):
             raise ValueError(f"the neck's summary tokens join the caption "
                              f"head's memory: {head['type']} does not take "
                              'extra tokens (the from-scratch project\'s '
-                             'TransformerCaptionHead does)')
+                             'ScratchCaptionHead does)')
         for key, value in layout.items():
             if key in takes:
                 head.setdefault(key, value)

@@ -1,8 +1,8 @@
 """Caption generation: greedy and beam search over a key/value-cached decoder.
 
 :class:`CaptionGenerator` is the one decoding loop of every captioner's
-decoder (the caption heads, :class:`BertCaptionHead` and the from-scratch
-project's ``TransformerCaptionHead``, and IDC-PCL's
+decoder (the caption heads, :class:`TransformerCaptionHead` and the from-scratch
+project's ``ScratchCaptionHead``, and IDC-PCL's
 :class:`CrossModalTransformer`).
 A decoder that derives from it provides:
 

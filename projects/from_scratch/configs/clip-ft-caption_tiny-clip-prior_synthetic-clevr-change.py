@@ -1,7 +1,7 @@
 # CLIP-FT on the pretrained tiny CLIP: each image encoded alone by the tiny
 # CLIP's 4 blocks (no inter block, no difference segment, no adaptation),
 # then the recipe's caption side (ChangeSummaryNeck, BagOfWordsHead word
-# prior, TransformerCaptionHead, AdamW, batch 16, 5 epochs) compares them.
+# prior, ScratchCaptionHead, AdamW, batch 16, 5 epochs) compares them.
 # Of the tiny-CLIP ablation rows (docs/ablations_tiny_clip.md) this is the
 # one best on val; `tools/quickstart.py` trains it after the
 # from-scratch recipe. The encoder starts from the file that

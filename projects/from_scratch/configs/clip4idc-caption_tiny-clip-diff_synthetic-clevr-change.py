@@ -2,8 +2,8 @@
 # the adapted encoder of clip4idc-adapt_tiny-clip-diff_synthetic-clevr-change
 # (the tiny CLIP, 3 intra + 1 inter blocks, DifferenceSegment), then the
 # recipe's ChangeSummaryNeck, BagOfWordsHead word prior and pre-LN
-# TransformerCaptionHead, AdamW, batch 16, 5 epochs (this file's base).
-# Why not the paper's caption stage: at this scale BertCaptionHead with the
+# ScratchCaptionHead, AdamW, batch 16, 5 epochs (this file's base).
+# Why not the paper's caption stage: at this scale TransformerCaptionHead with the
 # published schedule writes the no-change sentence for every pair, with or
 # without adaptation, a difference segment, a trainable encoder or word
 # embedding (docs/tiny_clip.md, "Where the collapse sits").

@@ -2,7 +2,7 @@
 
 In earlier versions of mmidc the from-scratch options were arguments of
 ``CLIP4IDCBackbone`` (``conv_stem``, ``difference_tokens``,
-``aligned_difference``, ``pool``) and ``TransformerCaptionHead``
+``aligned_difference``, ``pool``) and ``ScratchCaptionHead``
 (``pooled_memory_tokens``, ``change_tokens``, ``word_loss_weight``,
 ``word_prior``). They are now components that a config composes
 (``ConvStem``, ``DifferenceSegment``, ``PairPooling``, ``ChangeSummaryNeck``,

@@ -20,7 +20,7 @@ def tiny_captioner(tiny_arch, **kwargs):
     cfg = dict(
         type='CLIP4IDCCaptioner',
         backbone=dict(type='CLIP4IDCBackbone', arch=tiny_arch, num_inter_layers=1),
-        head=dict(type='TransformerCaptionHead', hidden=64, num_heads=4,
+        head=dict(type='ScratchCaptionHead', hidden=64, num_heads=4,
                   num_encoder_layers=1, num_decoder_layers=1, dropout=0.0,
                   max_length=16, vocab=CAPTIONS))
     cfg.update(kwargs)
@@ -135,7 +135,7 @@ def test_checkpoint_is_self_contained_for_load_from(tiny_arch, tmp_path):
     trained = tiny_captioner(tiny_arch).eval()
     path = tmp_path / 'epoch_3.pth'
     torch.save(dict(meta=dict(epoch=3), state_dict=trained.state_dict()), path)
-    head = dict(type='TransformerCaptionHead', hidden=64, num_heads=4, num_encoder_layers=1,
+    head = dict(type='ScratchCaptionHead', hidden=64, num_heads=4, num_encoder_layers=1,
                 num_decoder_layers=1, max_length=16, vocab=str(path))
     restored = tiny_captioner(tiny_arch, head=head).eval()
     load_checkpoint(restored, str(path), strict=True)  # what Runner's load_from does
@@ -154,7 +154,7 @@ def test_extra_segments_reach_the_head_as_more_segments(tiny_arch):
                       num_inter_layers=1,
                       patch_embed=dict(type='ConvStem', channels=(8, 16)),
                       extra_segments=[dict(type='DifferenceSegment')]),
-        head=dict(type='TransformerCaptionHead', hidden=32, num_heads=2,
+        head=dict(type='ScratchCaptionHead', hidden=32, num_heads=2,
                   num_encoder_layers=1, num_decoder_layers=1)))
     assert model.head.num_segments == 3
     assert model.head.max_memory_tokens == 3 * 17
@@ -220,10 +220,10 @@ def test_aux_head_needs_a_neck(tiny_arch):
 
 
 def test_the_paper_head_gets_only_what_it_takes(tiny_arch):
-    """BertCaptionHead reads the backbone's tokens as they are: the
+    """TransformerCaptionHead reads the backbone's tokens as they are: the
     captioner gives it their width and nothing else; a neck's summary
     tokens need a head that takes extra tokens."""
-    head = dict(type='BertCaptionHead', hidden=64, num_heads=4,
+    head = dict(type='TransformerCaptionHead', hidden=64, num_heads=4,
                 num_encoder_layers=1, num_decoder_layers=1, dropout=0.0,
                 max_length=16, vocab=CAPTIONS, freeze_word_embed=False,
                 freeze_word_pos=False)

@@ -3,11 +3,11 @@ without a masked index (which waits for the GPU): it must equal the masked
 mean."""
 import torch
 
-from mmidc.models.heads import BertCaptionHead
+from mmidc.models.heads import TransformerCaptionHead
 
 
 def test_accuracy_equals_the_masked_mean():
-    head = BertCaptionHead(memory_dim=16, hidden=16, num_heads=2,
+    head = TransformerCaptionHead(memory_dim=16, hidden=16, num_heads=2,
                            num_encoder_layers=1, num_decoder_layers=1,
                            max_length=8, vocab=['the cube moved left',
                                                 'a red ball appeared'],

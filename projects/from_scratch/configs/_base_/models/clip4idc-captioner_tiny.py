@@ -1,6 +1,6 @@
 # CLIP4IDC's captioning-stage model at the tiny CPU size (see
 # configs/_base_/models/clip4idc-retriever_tiny.py) with a small captioner of
-# its own word embeddings (TransformerCaptionHead, the recipe's head, which
+# its own word embeddings (ScratchCaptionHead, the recipe's head, which
 # also takes the recipe's summary tokens and word prior): 1 encoder + 2
 # decoder pre-LN layers of width 128, no dropout (CPU runs train for a few
 # epochs only; dropout's random masks also cost ~15% of a CPU step). The
@@ -13,7 +13,7 @@ model = dict(
     type='CLIP4IDCCaptioner',
     backbone=dict(type='CLIP4IDCBackbone', arch={{_base_.tiny_arch}},
                   num_inter_layers=1),
-    head=dict(type='TransformerCaptionHead', hidden=128, num_heads=2,
+    head=dict(type='ScratchCaptionHead', hidden=128, num_heads=2,
               num_encoder_layers=1, num_decoder_layers=2, dropout=0.0,
               max_length=32, vocab=None),
     decode_cfg=dict(strategy='greedy'),

@@ -10,14 +10,27 @@ compared tensor by tensor, bitwise (:func:`compare`): a refactoring that
 moves code without changing behaviour leaves the record equal.
 
 Records are saved as ``.safetensors`` (:func:`save_record`); the predicted
-captions go into its metadata.
+captions go into its metadata. From the repository's root::
+
+    python -m tests.helpers.regression_record work_dirs/record.safetensors
+    python -m tests.helpers.regression_record --compare work_dirs/record.safetensors
+
+``--compare FILE`` records again and reports, entry by entry, whether the
+new outputs equal the file's bitwise; the exit status is 1 when any differs.
+The from-scratch captioner's components come from ``projects/from_scratch``.
 """
+import argparse
 import contextlib
 import copy
 import json
+import sys
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
+from mmengine.logging import MMLogger
+
+import mmidc  # noqa: F401  (registers the components)
+import projects.from_scratch  # noqa: F401  (the from-scratch captioner's parts)
 
 __all__ = ['FAMILIES', 'record', 'compare', 'save_record', 'load_record',
            'build_family', 'upgrade_state_dicts']
@@ -65,13 +78,13 @@ def _captioner() -> dict:
         neck=dict(type='ChangeSummaryNeck', change_tokens=2),
         aux_head=dict(type='BagOfWordsHead', loss_weight=10.0,
                       word_prior=True),
-        head=dict(type='TransformerCaptionHead', hidden=32, num_heads=2,
+        head=dict(type='ScratchCaptionHead', hidden=32, num_heads=2,
                   num_encoder_layers=1, num_decoder_layers=1, dropout=0.0,
                   max_length=16, vocab=list(CAPTIONS)))
 
 
 def _bert_head(**kwargs) -> dict:
-    return dict(type='BertCaptionHead', hidden=32, num_heads=2,
+    return dict(type='TransformerCaptionHead', hidden=32, num_heads=2,
                 num_encoder_layers=2, num_decoder_layers=2, dropout=0.0,
                 max_length=16, vocab=list(CAPTIONS), **kwargs)
 
@@ -378,3 +391,43 @@ def _tensor_verdict(a: torch.Tensor, b: torch.Tensor) -> str:
 
 
 _INT_OF = {2: torch.int16, 4: torch.int32, 8: torch.int64}
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('out', nargs='?', help='the record to write (.safetensors)')
+    parser.add_argument('--compare', metavar='FILE',
+                        help='compare a new record with FILE instead')
+    parser.add_argument('--seed', type=int, default=0)
+    parser.add_argument('--families', nargs='+', choices=sorted(FAMILIES),
+                        help='record only these (default: all)')
+    args = parser.parse_args(argv)
+    if bool(args.out) == bool(args.compare):
+        parser.error('give either an output file or --compare FILE')
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    MMLogger.get_current_instance().setLevel('WARNING')  # build messages
+    old = load_record(args.compare) if args.compare else None
+    new = record(args.seed, args.families)
+    if old is None:
+        save_record(*new, args.out)
+        print(f'{len(new[0])} tensors of {len(args.families or FAMILIES)} '
+              f'families written to {args.out}')
+        return 0
+    if args.families:  # compare only the families recorded
+        old = tuple({k: v for k, v in part.items()
+                     if k.split('/', 1)[0] in args.families} for part in old)
+    report = compare(old, new)
+    differ = [(k, v) for k, v in report if v != 'equal']
+    for key, verdict in differ:
+        print(f'DIFFERENT {key}: {verdict}')
+    print(f'{len(report) - len(differ)} of {len(report)} entries bitwise '
+          f'equal to {args.compare}')
+    return 1 if differ else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

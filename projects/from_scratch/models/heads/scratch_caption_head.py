@@ -1,4 +1,4 @@
-"""TransformerCaptionHead: a captioning Transformer trained from scratch, with
+"""ScratchCaptionHead: a captioning Transformer trained from scratch, with
 the inputs the from-scratch recipe conditions it on."""
 from typing import List, Optional
 
@@ -13,11 +13,11 @@ from mmidc.models.utils.generation import counted_bias, prefix_word_counts
 from mmidc.models.utils.retired_args import rejects_retired_args
 from mmidc.registry import MODELS
 
-__all__ = ['TransformerCaptionHead']
+__all__ = ['ScratchCaptionHead']
 
 
 @MODELS.register_module()
-class TransformerCaptionHead(BaseCaptionHead):
+class ScratchCaptionHead(BaseCaptionHead):
     """Pre-LN captioning Transformer over the backbone's pair tokens, with its
     own word embeddings (the from-scratch recipe's, docs/from_scratch.md).
 

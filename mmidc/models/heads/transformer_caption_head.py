@@ -1,4 +1,4 @@
-"""BertCaptionHead: the published CLIP4IDC code's captioning decoder."""
+"""TransformerCaptionHead: the published CLIP4IDC code's captioning decoder."""
 from typing import List, Optional, Union
 
 import torch
@@ -13,7 +13,7 @@ from ..utils.retired_args import rejects_retired_args
 from ..utils.transformer_layers import DecoderLayer, EncoderLayer, bert_init_
 from .base_caption_head import RETIRED_ARGS, BaseCaptionHead
 
-__all__ = ['BertCaptionHead']
+__all__ = ['TransformerCaptionHead']
 
 #: arguments of earlier versions -> the component that replaces each
 BERT_RETIRED_ARGS = dict(
@@ -27,7 +27,7 @@ LN_EPS = 1e-12
 
 
 @MODELS.register_module()
-class BertCaptionHead(BaseCaptionHead):
+class TransformerCaptionHead(BaseCaptionHead):
     """The captioning decoder of the published CLIP4IDC code: a BERT-style
     post-LN Transformer whose word embedding is CLIP's.
 
@@ -104,12 +104,12 @@ class BertCaptionHead(BaseCaptionHead):
                  init_cfg: Optional[dict] = None):
         if num_encoder_layers != num_decoder_layers:
             raise ValueError(
-                f'BertCaptionHead pairs decoder layer i with encoder layer i: '
+                f'TransformerCaptionHead pairs decoder layer i with encoder layer i: '
                 f'num_encoder_layers ({num_encoder_layers}) must equal '
                 f'num_decoder_layers ({num_decoder_layers})')
         if memory_dim != hidden:
             raise ValueError(
-                f'BertCaptionHead reads the backbone tokens as they are: '
+                f'TransformerCaptionHead reads the backbone tokens as they are: '
                 f'memory_dim ({memory_dim}) must equal hidden ({hidden})')
         super().__init__(max_length, vocab, loss, init_cfg)
         self.memory_dim = memory_dim
@@ -137,7 +137,7 @@ class BertCaptionHead(BaseCaptionHead):
         if pretrained is not None:
             self.load_clip_embeddings(pretrained)
         elif frozen:
-            print_log('BertCaptionHead: pretrained=None, so the frozen word '
+            print_log('TransformerCaptionHead: pretrained=None, so the frozen word '
                       'embeddings are random until a trained checkpoint is '
                       'loaded; to train, set pretrained to a CLIP or '
                       'adaptation-stage checkpoint', logger='current', level=30)
@@ -177,7 +177,7 @@ class BertCaptionHead(BaseCaptionHead):
         with torch.no_grad():
             self.word_embed.weight.copy_(rows)
             self.word_pos.copy_(pos[:self.max_length])
-        print_log(f'BertCaptionHead: word embeddings from {source} '
+        print_log(f'TransformerCaptionHead: word embeddings from {source} '
                   f'({len(ids)} of CLIP\'s token rows, {self.max_length} '
                   'positions)', logger='current')
 

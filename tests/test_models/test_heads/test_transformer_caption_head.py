@@ -1,4 +1,4 @@
-"""BertCaptionHead: post-LN layers, CLIP's tied word embeddings, the loss
+"""TransformerCaptionHead: post-LN layers, CLIP's tied word embeddings, the loss
 component, and the shared decoding."""
 import math
 
@@ -22,7 +22,7 @@ B, T, H = 4, 10, 32  # pairs, memory tokens, width
 
 
 def tiny_head(**kwargs):
-    cfg = dict(type='BertCaptionHead', hidden=H, num_heads=4,
+    cfg = dict(type='TransformerCaptionHead', hidden=H, num_heads=4,
                num_encoder_layers=2, num_decoder_layers=2, max_length=12,
                dropout=0.0)
     cfg.update(kwargs)
@@ -207,3 +207,26 @@ def test_runs_under_bf16_autocast():
         beam = head.beam_search(memory, beam_size=2)
     assert loss.dtype == torch.float32 and torch.isfinite(loss)
     assert torch.isfinite(beam.score).all()
+
+
+@pytest.mark.parametrize('family', ['clip4idc_paper_captioner',
+                                    'clip_ft_captioner', 'clip4idc_captioner'])
+def test_a_checkpoint_written_before_the_rename_loads_strictly(family):
+    """The paper head was ``BertCaptionHead`` and the from-scratch head
+    ``TransformerCaptionHead`` until b3f5a14: the tensor names and shapes of
+    that version (tests/data) are the names of the current models, and a
+    state dict of them loads with ``strict=True``."""
+    import json
+    import pathlib
+
+    from tests.helpers.regression_record import build_family
+    names = json.loads((pathlib.Path(__file__).parents[2] / 'data' /
+                        'captioner_state_names_b3f5a14.json').read_text())
+    old = names['families'][family]
+    model = build_family(family)
+    assert {k: list(v.shape) for k, v in model.state_dict().items()} == old
+    own = model.state_dict()  # integer buffers (vocabulary ids) as built
+    state = {k: torch.randn(shape) if own[k].is_floating_point() else own[k]
+             for k, shape in old.items()}
+    result = model.load_state_dict(state, strict=True)
+    assert not result.missing_keys and not result.unexpected_keys

@@ -10,7 +10,7 @@ B, T, D = 4, 10, 24  # pairs, memory tokens, memory width
 
 
 def tiny_head(**kwargs):
-    cfg = dict(type='TransformerCaptionHead', memory_dim=D, hidden=32, num_heads=4,
+    cfg = dict(type='ScratchCaptionHead', memory_dim=D, hidden=32, num_heads=4,
                num_encoder_layers=1, num_decoder_layers=2, max_length=12,
                max_memory_tokens=T, dropout=0.0)
     cfg.update(kwargs)
@@ -22,12 +22,12 @@ def tokens_of(captions, length=12):
 
 
 def test_builds_with_paper_defaults():
-    head = MODELS.build(dict(type='TransformerCaptionHead', memory_dim=768))
+    head = MODELS.build(dict(type='ScratchCaptionHead', memory_dim=768))
     assert len(head.encoder) == 3 and len(head.decoder) == 3
     assert head.word_embed.num_embeddings == 49408
     assert head.memory_proj.out_features == 512
     with pytest.raises(ValueError, match='num_heads'):
-        MODELS.build(dict(type='TransformerCaptionHead', hidden=30, num_heads=8))
+        MODELS.build(dict(type='ScratchCaptionHead', hidden=30, num_heads=8))
 
 
 def test_loss_shapes_and_tied_embedding():

@@ -1,8 +1,10 @@
-"""mmidc.benchmarks.regression_record: the same seed records the same outputs
+"""tests/helpers/regression_record.py (python -m tests.helpers.regression_record): the same seed records the same outputs
 bitwise; a changed model is reported, tensor by tensor."""
 import torch
 
-from mmidc.benchmarks import regression_record as rr
+import pytest
+
+from tests.helpers import regression_record as rr
 
 FAMILIES = ['clip4idc_paper_captioner', 'idc_pcl_captioner']
 
@@ -89,3 +91,30 @@ def test_old_state_dicts_are_compared_under_their_new_names():
     verdicts = dict(rr.compare(old, new))
     assert verdicts['fam/state_dict/enc.0.attn.kv_proj.weight'].startswith(
         '32 of 32 elements differ')
+
+
+def test_writes_then_compares_equal_and_reports_a_change(tmp_path, capsys):
+    tool = rr
+    path = str(tmp_path / 'record.safetensors')
+    args = ['--families', 'clip4idc_retriever']
+    assert tool.main([path] + args) == 0
+    assert tool.main(['--compare', path] + args) == 0
+    assert 'bitwise equal' in capsys.readouterr().out
+    tensors, captions = rr.load_record(path)
+    tensors['clip4idc_retriever/scores'] = tensors['clip4idc_retriever/scores'] + 1
+    rr.save_record(tensors, captions, path)
+    assert tool.main(['--compare', path] + args) == 1
+    assert 'DIFFERENT clip4idc_retriever/scores' in capsys.readouterr().out
+
+
+def test_bad_input_is_named(tmp_path):
+    tool = rr
+    bad = tmp_path / 'bad.safetensors'
+    bad.write_bytes(b'not a record')
+    with pytest.raises(ValueError, match='bad.safetensors'):
+        tool.main(['--compare', str(bad)])
+    with pytest.raises(SystemExit):
+        tool.main([])  # neither an output nor --compare
+    with pytest.raises(SystemExit):
+        tool.main(['x.safetensors', '--families', 'no_such_family'])
+    assert torch.get_num_threads() >= 1
