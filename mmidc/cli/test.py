@@ -1,0 +1,94 @@
+"""Evaluate a trained mmidc checkpoint on a config's test split.
+
+    python tools/test.py CONFIG CHECKPOINT [--work-dir DIR] [--out FILE]
+        [--partial-load] [--cfg-options key=value ...]
+        [--launcher none|pytorch|slurm|mpi]
+
+A checkpoint whose weights do not fit the config's model (another model
+family, another size) is an error naming the missing and unexpected key
+prefixes; --partial-load loads the keys that fit.
+"""
+import argparse
+import json
+import os
+import os.path as osp
+
+from mmengine.config import Config
+from mmengine.runner import Runner
+
+import mmidc  # noqa: F401
+from mmidc.apis.model_loading import (check_checkpoint_fits,
+                                      prepare_model_cfg_for_checkpoint)
+from mmidc.cli import working_dir_on_path
+from mmidc.runtime.cfg_options import CfgOptionsAction
+from mmidc.runtime.config_check import apply_launch_args, check_config
+from mmidc.runtime.data_root import apply_data_root
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description='Test an mmidc model')
+    parser.add_argument('config', help='config file path')
+    parser.add_argument('checkpoint', help='checkpoint file')
+    parser.add_argument('--work-dir', help='folder for the test logs')
+    parser.add_argument(
+        '--out',
+        help='also dump the raw per-sample predictions (pickle, via '
+        "MMEngine's DumpResults) to this file")
+    parser.add_argument(
+        '--cfg-options',
+        nargs='+',
+        action=CfgOptionsAction,
+        help='override config settings')
+    parser.add_argument(
+        '--partial-load',
+        action='store_true',
+        help='load a checkpoint whose weights do not all fit the model '
+        '(missing or unexpected keys are logged); without it they are an '
+        'error')
+    parser.add_argument(
+        '--launcher',
+        choices=['none', 'pytorch', 'slurm', 'mpi'],
+        default='none')
+    parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
+    args = parser.parse_args()
+    if 'LOCAL_RANK' not in os.environ:
+        os.environ['LOCAL_RANK'] = str(args.local_rank)
+    return args
+
+
+def main():
+    args = parse_args()
+    working_dir_on_path()  # `projects.<name>` from a clone's root
+    if not osp.isfile(args.checkpoint):
+        raise FileNotFoundError(f'checkpoint not found: {args.checkpoint}')
+    cfg = Config.fromfile(args.config)
+    if args.cfg_options is not None:
+        cfg.merge_from_dict(args.cfg_options)
+    apply_data_root(cfg, args.config)  # a child's data_root holds
+    apply_launch_args(cfg, args.config, args.launcher, args.work_dir)
+    cfg.load_from = args.checkpoint
+    # The checkpoint holds every weight and the caption vocabulary: no
+    # CLIP / adaptation-stage file, no training annotations needed here.
+    prepare_model_cfg_for_checkpoint(cfg.model, args.checkpoint)
+    cfg.resume = False
+    if args.out is not None:
+        evaluators = cfg.test_evaluator
+        if not isinstance(evaluators, list):
+            evaluators = [evaluators]
+        cfg.test_evaluator = [
+            *evaluators, dict(type='DumpResults', out_file_path=args.out)
+        ]
+    check_config(cfg)
+    runner = Runner.from_cfg(cfg)
+    check_checkpoint_fits(runner.model, args.checkpoint,
+                          partial=args.partial_load)
+    metrics = runner.test()
+    scores_file = osp.join(cfg.work_dir, 'test_scores.json')
+    with open(scores_file, 'w') as f:
+        json.dump({k: float(v) for k, v in metrics.items()}, f, indent=1)
+    print(f'test scores written to {scores_file}')
+    return metrics
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,144 @@
+"""Train an mmidc model (adaptation or captioning stage) with MMEngine.
+
+    python tools/train.py CONFIG [--work-dir DIR] [--resume [CKPT]]
+        [--amp [fp16|bf16]] [--image-cache] [--compile [MODE]] [--fused-optim]
+        [--cfg-options key=value ...] [--launcher none|pytorch|slurm|mpi]
+
+A work dir holds one training run at a time: a second run on it is refused,
+naming the process that holds it (``<work dir>/.train.lock``; the lock ends
+with that process, however it ends, so ``--resume`` of a killed run works).
+A caption vocabulary file the model names must hold the tokens of the
+training captions.
+
+Speed options (docs/benchmark.md): --image-cache reads pre-resized images
+(built on first use), --compile runs the training step through torch.compile,
+--fused-optim uses the optimizer's fused kernel.
+"""
+import argparse
+import os
+
+import torch.distributed as dist
+from mmengine.config import Config
+from mmengine.runner import Runner
+
+import mmidc  # noqa: F401  (registers components, safe checkpoint loading)
+from mmidc.cli import working_dir_on_path
+from mmidc.runtime.cfg_options import CfgOptionsAction
+from mmidc.runtime.config_check import (apply_launch_args, check_caption_vocab,
+                                        check_config)
+from mmidc.runtime.data_root import apply_data_root
+from mmidc.runtime.work_dir_lock import lock_work_dir
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description='Train an mmidc model')
+    parser.add_argument('config', help='train config file path')
+    parser.add_argument('--work-dir', help='folder for logs and checkpoints')
+    parser.add_argument(
+        '--resume',
+        nargs='?',
+        type=str,
+        const='auto',
+        help='resume from CKPT, or from the latest checkpoint in the work '
+        'dir when no path is given')
+    parser.add_argument(
+        '--amp',
+        nargs='?',
+        const='auto',
+        choices=['auto', 'fp16', 'bf16'],
+        help='mixed precision with fp32 master weights: fp16 with loss '
+        'scaling (the default on GPU) or bf16 autocast (the default on CPU)')
+    parser.add_argument(
+        '--image-cache',
+        action='store_true',
+        help='read the images from the pre-resized cache '
+        '<data_root>/cache_<H>x<W>, building it first if needed')
+    parser.add_argument(
+        '--compile',
+        nargs='?',
+        const='default',
+        metavar='MODE',
+        help='torch.compile the training step (MODE: default, '
+        'reduce-overhead, max-autotune); the compile time is logged')
+    parser.add_argument(
+        '--fused-optim',
+        action='store_true',
+        help="the optimizer's fused kernel (Adam, AdamW, SGD)")
+    parser.add_argument(
+        '--cfg-options',
+        nargs='+',
+        action=CfgOptionsAction,
+        help='override config settings, e.g. train_cfg.max_epochs=3')
+    parser.add_argument(
+        '--launcher',
+        choices=['none', 'pytorch', 'slurm', 'mpi'],
+        default='none',
+        help='job launcher (tools/dist_train.sh uses pytorch)')
+    parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
+    args = parser.parse_args()
+    if 'LOCAL_RANK' not in os.environ:
+        os.environ['LOCAL_RANK'] = str(args.local_rank)
+    return args
+
+
+def merge_args(cfg: Config, args) -> Config:
+    apply_launch_args(cfg, args.config, args.launcher, args.work_dir)
+    if args.fused_optim:
+        from mmidc.runtime.step_options import use_fused_optimizer
+        cfg.optim_wrapper = use_fused_optimizer(cfg.optim_wrapper)
+    if args.amp:
+        from mmidc.runtime.amp import amp_optim_wrapper
+        cfg.optim_wrapper = amp_optim_wrapper(cfg.optim_wrapper,
+                                              dtype=args.amp)
+    if args.compile:
+        from mmidc.runtime.step_options import use_compile
+        use_compile(cfg, args.compile)
+    if args.image_cache:
+        from mmidc.runtime.loader_setup import use_image_cache
+        use_image_cache(cfg, loaders=('train_dataloader', 'val_dataloader'))
+    if args.resume == 'auto':
+        # last_checkpoint, or the newest complete checkpoint when it is
+        # empty or names a missing file (None: MMEngine starts afresh).
+        from mmidc.engine import find_resume_checkpoint
+        cfg.resume = True
+        cfg.load_from = find_resume_checkpoint(cfg.work_dir)
+    elif args.resume is not None:
+        cfg.resume = True
+        cfg.load_from = args.resume
+    return cfg
+
+
+def main():
+    args = parse_args()
+    working_dir_on_path()  # `projects.<name>` from a clone's root
+    cfg = Config.fromfile(args.config)
+    if args.cfg_options is not None:
+        cfg.merge_from_dict(args.cfg_options)
+    apply_data_root(cfg, args.config)  # a child's data_root holds
+    cfg = merge_args(cfg, args)
+    check_config(cfg)
+    # One run per work dir: a second one is refused, naming the first (the
+    # lock ends with its process, a killed one too).
+    lock_work_dir(cfg.work_dir, args.launcher)
+    check_caption_vocab(cfg)
+    if 'runner_type' in cfg:
+        from mmidc.registry import RUNNERS
+        runner = RUNNERS.build(cfg)
+    else:
+        runner = Runner.from_cfg(cfg)
+    # the global batch logged; a warning when it is not the config's base
+    from mmidc.runtime.global_batch import log_global_batch
+    log_global_batch(runner.cfg, runner.world_size)
+    runner.train()
+    # Leave the process group before the interpreter exits: a rank whose
+    # communication threads still run at exit can abort (std::terminate)
+    # after a finished run, failing the launcher.
+    # The barrier first: a rank that leaves while another still
+    # communicates (its last checkpoint, its last log) aborts it.
+    if dist.is_available() and dist.is_initialized():
+        dist.barrier()
+        dist.destroy_process_group()
+
+
+if __name__ == '__main__':
+    main()
