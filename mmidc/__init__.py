@@ -1,6 +1,7 @@
 """mmidc: image difference captioning (CLIP4IDC) as an MMPretrain plugin."""
 from .version import __version__
-from . import engine  # noqa: F401  (safe checkpoint loading first)
+from . import utils  # noqa: F401  (safe checkpoint loading first)
+from . import engine  # noqa: F401
 from . import datasets, evaluation, models  # noqa: F401
 from .config_package import register_config_package
 from .shipped_projects import install_finder

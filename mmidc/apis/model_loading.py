@@ -11,7 +11,7 @@ from mmengine.model import BaseModel
 from mmengine.registry import init_default_scope
 from mmengine.runner import load_state_dict
 
-from mmidc.models.utils.checkpoint_io import read_checkpoint
+from mmidc.utils.checkpoint_io import read_checkpoint
 
 ConfigType = Union[str, os.PathLike, Config, dict]
 

@@ -1,13 +1,11 @@
-"""Runner-side pieces: safe checkpoint loading, atomic writes, a checkpoint
-hook safe against kills, a stop at non-finite losses, re-seeding,
-bf16 autocast, logging without a per-step device sync, compile timing, BERT's
+"""Runner-side pieces: atomic writes, a checkpoint hook safe against kills,
+a stop at non-finite losses, re-seeding, bf16 autocast, logging without a per-step device sync, compile timing, BERT's
 optimizer and schedules, the logit-scale clamp, the loaders' workers stopped
 at the end of a run, a warm-up over a share of the run and a warning when a
 run ends before its warm-up peaks."""
 from .atomic_backend import AtomicLocalBackend
 from .autocast_optim_wrapper import AutocastOptimWrapper
 from .checkpoint_hook import SafeCheckpointHook, find_resume_checkpoint
-from .checkpoint_safety import allow_mmengine_checkpoint_globals
 from .compile_timer_hook import CompileTimerHook
 from .deferred_runtime_info_hook import DeferredRuntimeInfoHook
 from .loader_shutdown_hook import LoaderShutdownHook
@@ -19,8 +17,7 @@ from .schedulers import BertWarmupLR, RunShareWarmupLR, bert_warmup_factor
 from .warmup_peak_hook import WarmupPeakHook
 
 __all__ = [
-    'AtomicLocalBackend', 'AutocastOptimWrapper',
-    'allow_mmengine_checkpoint_globals', 'CompileTimerHook',
+    'AtomicLocalBackend', 'AutocastOptimWrapper', 'CompileTimerHook',
     'DeferredRuntimeInfoHook', 'EpochReseedHook', 'LoaderShutdownHook',
     'LogitScaleClampHook',
     'BertAdam', 'NoDecayOptimWrapperConstructor', 'BertWarmupLR',

@@ -143,7 +143,7 @@ class CaptionVocab(nn.Module):
             raise FileNotFoundError(f'caption vocabulary file not found: {path}')
         if path.endswith('.json'):
             return cls(read_vocab_ids(path))
-        from mmidc.models.utils.checkpoint_io import read_checkpoint
+        from mmidc.utils.checkpoint_io import read_checkpoint
         state, _ = read_checkpoint(path)
         keys = [k for k in state if k.endswith('vocab.clip_ids')]
         if len(keys) != 1:

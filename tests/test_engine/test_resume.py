@@ -25,7 +25,7 @@ from mmengine.runner import Runner, loops
 
 import mmidc  # noqa: F401  (weights_only allow-list, registries)
 import projects.from_scratch  # noqa: F401  (the captioner's head)
-from mmidc.models.utils import resolve_checkpoint
+from mmidc.utils import resolve_checkpoint
 from mmidc.registry import MODELS
 from mmidc.runtime.config_check import check_config
 from tests.helpers import REPO

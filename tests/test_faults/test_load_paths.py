@@ -50,7 +50,7 @@ def load_into_model(path):
 
 
 def read_with_mmidc(path):
-    from mmidc.models.utils import read_checkpoint
+    from mmidc.utils import read_checkpoint
     return read_checkpoint(path)
 
 
@@ -85,7 +85,7 @@ def test_payload_refused_by_train_tool_resume(config, payload, tmp_path):
 def test_every_mmengine_scheme_forces_weights_only(payload):
     from mmengine.runner.checkpoint import CheckpointLoader
 
-    from mmidc.engine import checkpoint_safety
+    from mmidc.utils import checkpoint_safety
     assert all(getattr(loader, 'forces_weights_only', False)
                for loader in CheckpointLoader._schemes.values())
 

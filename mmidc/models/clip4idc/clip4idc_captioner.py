@@ -9,7 +9,7 @@ from mmengine.model import BaseModel
 
 from ..utils.base_captioner import BaseCaptioner
 from ..utils.caption_batch import stack_text_tokens
-from ..utils.checkpoint_pattern import resolve_checkpoint
+from mmidc.utils.checkpoint_pattern import resolve_checkpoint
 from ..utils.data_preprocessor import build_data_preprocessor
 from mmidc.registry import MODELS
 from ..utils.open_clip_utils import load_clip_state_dict, load_tower_weights, vision_state_dict
@@ -151,7 +151,7 @@ class CLIP4IDCCaptioner(BaseCaptioner, BaseModel):
 
         ``path`` may be a glob pattern (``work_dirs/<run>/best_rsum_*.pth``):
         the newest match is loaded, and no match is a ``FileNotFoundError``
-        naming the pattern (:func:`mmidc.models.utils.resolve_checkpoint`).
+        naming the pattern (:func:`mmidc.utils.resolve_checkpoint`).
         """
         path = resolve_checkpoint(path)
         state = vision_state_dict(load_clip_state_dict(path))  # backbone.X -> X

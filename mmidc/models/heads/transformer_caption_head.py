@@ -7,7 +7,7 @@ from torch import nn
 
 from mmidc.registry import MODELS
 from mmidc.text import CLIP_VOCAB_SIZE
-from ..utils.checkpoint_pattern import resolve_checkpoint
+from mmidc.utils.checkpoint_pattern import resolve_checkpoint
 from ..utils.open_clip_utils import load_clip_state_dict, text_state_dict
 from ..utils.retired_args import rejects_retired_args
 from ..utils.transformer_layers import DecoderLayer, EncoderLayer, bert_init_

@@ -6,9 +6,8 @@ from mmengine.logging import print_log
 from torch import nn
 
 from mmidc.registry import MODELS
+from mmidc.utils import read_checkpoint, resolve_checkpoint
 from ..utils.base_captioner import BaseCaptioner
-from ..utils.checkpoint_io import read_checkpoint
-from ..utils.checkpoint_pattern import resolve_checkpoint
 from ..utils.transformer_layers import upgrade_fused_qkv
 from .idc_pcl_base import SHARED_MODULES, IDCPCLBase
 from .masking import mask_caption_tokens

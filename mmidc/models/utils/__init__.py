@@ -7,8 +7,5 @@ from .caption_batch import *  # noqa: F401,F403
 from .generation import *  # noqa: F401,F403
 from .transformer_layers import *  # noqa: F401,F403
 from .base_captioner import *  # noqa: F401,F403
-from .checkpoint_io import *  # noqa: F401,F403
-from .checkpoint_pattern import *  # noqa: F401,F403
 from .segments import *  # noqa: F401,F403
 from .data_preprocessor import *  # noqa: F401,F403
-from .retired_args import *  # noqa: F401,F403

@@ -43,7 +43,7 @@ import torch
 from mmengine.logging import print_log
 from torch import nn
 
-from .checkpoint_io import read_checkpoint
+from mmidc.utils.checkpoint_io import read_checkpoint
 
 __all__ = [
     'check_open_clip_version', 'check_batch_first_blocks',

@@ -28,7 +28,7 @@ from typing import Dict
 
 import torch
 
-from mmidc.models.utils.checkpoint_io import read_checkpoint
+from mmidc.utils.checkpoint_io import read_checkpoint
 
 # (regex on the old name, replacement): one row per moved tensor.
 RENAMES = (

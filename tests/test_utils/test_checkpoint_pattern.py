@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from mmidc.models.utils import resolve_checkpoint
+from mmidc.utils import resolve_checkpoint
 
 
 def test_a_pattern_resolves_to_the_newest_match(tmp_path):

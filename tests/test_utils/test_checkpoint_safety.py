@@ -5,7 +5,7 @@ import pytest
 import torch
 from mmengine.logging import HistoryBuffer, MessageHub
 
-import mmidc.engine  # noqa: F401  (registers the allow-list)
+import mmidc.utils  # noqa: F401  (registers the allow-list)
 
 
 def _roundtrip(obj):

@@ -29,6 +29,9 @@ import numpy as np
 import torch
 from mmengine.logging import HistoryBuffer
 
+__all__ = ['allow_mmengine_checkpoint_globals', 'force_weights_only_loaders',
+           'load_from_local']
+
 _HISTORY_BUFFER_METHODS = ('min', 'max', 'mean', 'current')
 
 

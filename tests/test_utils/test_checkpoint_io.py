@@ -3,7 +3,7 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from mmidc.models.utils import read_checkpoint
+from mmidc.utils import read_checkpoint
 
 
 def _state():

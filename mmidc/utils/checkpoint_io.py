@@ -6,8 +6,9 @@ a trained model, the vocabulary buffer of a checkpoint) goes through
 
 * ``.safetensors``: read with safetensors (no pickle at all);
 * anything else (``.pth``, ``.pt``, ``.bin``): ``torch.load(weights_only=True)``.
-  MMEngine checkpoints pass thanks to the allow-list that ``import mmidc``
-  installs (:mod:`mmidc.engine.checkpoint_safety`); arbitrary pickles fail;
+  MMEngine checkpoints pass thanks to the allow-list that this package
+  installs when imported (:mod:`mmidc.utils.checkpoint_safety`); arbitrary
+  pickles fail;
 * TorchScript archives (OpenAI's own CLIP downloads) are refused with a
   message naming the converter.
 
