@@ -7,7 +7,6 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from mmidc.registry import MODELS, WEIGHT_INITIALIZERS
-from ..utils.retired_args import rejects_retired_args
 from ..utils.segments import split_segments
 from ..utils.open_clip_utils import (build_clip_vision_tower, grid_of,
                               interpolate_pos_embed, load_clip_state_dict,
@@ -18,10 +17,6 @@ __all__ = ['CLIP4IDCBackbone']
 # Parameters this module adds on top of CLIP's vision tower.
 _NEW_PARAMS = ('image_id_embedding', 'joint_positional_embedding', 'ln_joint',
                'extra_segments')
-#: values of earlier versions -> the component that replaces each
-RETIRED_ARGS = dict(new_param_init={
-    'mmidc': "use new_param_init=dict(type='TiledPositionInit')",
-    'published': "use new_param_init=dict(type='WidthScaledNormalInit')"})
 
 
 def _block_with_attention(block: nn.Module,
@@ -115,7 +110,6 @@ class CLIP4IDCBackbone(BaseModule):
         init_cfg (dict, optional): MMEngine init config.
     """
 
-    @rejects_retired_args(RETIRED_ARGS)
     def __init__(self,
                  arch: Union[str, dict] = 'ViT-B-32',
                  pretrained: Optional[Union[str, dict]] = None,

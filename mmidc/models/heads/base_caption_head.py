@@ -10,11 +10,6 @@ from ..utils.generation import CaptionGenerator
 
 __all__ = ['BaseCaptionHead']
 
-#: arguments the caption heads had in earlier versions -> what replaces each
-RETIRED_ARGS = dict(
-    label_smoothing="it is the loss's argument: loss=dict("
-    "type='CaptionCrossEntropyLoss', label_smoothing=0.1)")
-
 
 class BaseCaptionHead(CaptionGenerator, BaseModule):
     """An encoder over the memory tokens and a decoder over caption tokens.

@@ -10,24 +10,8 @@ from mmengine.model import BaseModule
 from torch import nn
 
 from mmidc.registry import MODELS
-from ..utils.retired_args import rejects_retired_args
 
 __all__ = ['ContrastiveAdaptationHead', 'gather_with_grad']
-
-#: arguments of earlier versions -> the component that replaces each
-RETIRED_ARGS = dict(
-    clamp_in_forward="the bound of the logit scale is the config's choice: "
-    "custom_hooks=[dict(type='LogitScaleClampHook')] clamps it after each "
-    "optimizer step (clamp_in_forward=False); without that hook the head "
-    "clamps it in the forward pass (clamp_in_forward=True)",
-    multi_positive="the loss chooses: loss=dict(type='MultiPositiveInfoNCELoss')"
-    " for True, loss=dict(type='SymmetricInfoNCELoss') for False",
-    two_way_reduction="it is the loss's argument: loss=dict("
-    "type='SymmetricInfoNCELoss', two_way_reduction='mean') (or "
-    "type='MultiPositiveInfoNCELoss')",
-    loss_weight="it is the loss's argument: loss=dict("
-    "type='SymmetricInfoNCELoss', loss_weight=1.0) (or "
-    "type='MultiPositiveInfoNCELoss')")
 
 
 class _GatherWithGrad(torch.autograd.Function):
@@ -110,7 +94,6 @@ class ContrastiveAdaptationHead(BaseModule):
         init_cfg (dict, optional): MMEngine init config.
     """
 
-    @rejects_retired_args(RETIRED_ARGS)
     def __init__(self,
                  init_logit_scale: float = math.log(1 / 0.07),
                  max_logit_scale: float = math.log(100),

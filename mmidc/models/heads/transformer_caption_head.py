@@ -9,18 +9,10 @@ from mmidc.registry import MODELS
 from mmidc.text import CLIP_VOCAB_SIZE
 from mmidc.utils.checkpoint_pattern import resolve_checkpoint
 from ..utils.open_clip_utils import load_clip_state_dict, text_state_dict
-from ..utils.retired_args import rejects_retired_args
 from ..utils.transformer_layers import DecoderLayer, EncoderLayer, bert_init_
-from .base_caption_head import RETIRED_ARGS, BaseCaptionHead
+from .base_caption_head import BaseCaptionHead
 
 __all__ = ['TransformerCaptionHead']
-
-#: arguments of earlier versions -> the component that replaces each
-BERT_RETIRED_ARGS = dict(
-    RETIRED_ARGS,
-    loss_reduction="the loss chooses: loss=dict(type='CaptionCrossEntropyLoss')"
-    " for 'mean', loss=dict(type='PairedSceneCrossEntropyLoss') for "
-    "'paired_scene_sum'")
 
 # BERT's LayerNorm epsilon (the published decoder's).
 LN_EPS = 1e-12
@@ -86,7 +78,6 @@ class TransformerCaptionHead(BaseCaptionHead):
             True.
     """
 
-    @rejects_retired_args(BERT_RETIRED_ARGS)
     def __init__(self,
                  memory_dim: int = 512,
                  hidden: int = 512,

@@ -9,23 +9,12 @@ from torch import nn
 
 from mmidc.registry import MODELS
 from mmidc.text import clip_tokenizer
-from ..utils.retired_args import reject_retired_args
 from .idc_pcl_base import IDCPCLBase
 from .masking import mask_caption_tokens, mask_one_image
 
 __all__ = ['IDCPCLPretrainer']
 
 TASKS = ('mlm', 'mvcl', 'fda')
-#: arguments of earlier versions -> the component that replaces each
-RETIRED_ARGS = dict(
-    mvcl_negatives="the MVCL loss chooses its negatives: mvcl_loss=dict("
-    "type='PredictedNegativeVisualContrastiveLoss') for 'predictions', "
-    "mvcl_loss=dict(type='MaskedVisualContrastiveLoss') for 'features'",
-    mvcl_exclude_counterpart="use mvcl_loss=dict(type=..., "
-    "exclude_counterpart=True)",
-    fda_layout="the FDA loss chooses the pairs it reads: fda_loss=dict("
-    "type='SplitBatchDifferenceAlignmentLoss') for 'split', "
-    "fda_loss=dict(type='DifferenceAlignmentLoss') for 'full'")
 
 
 @lru_cache(maxsize=65536)
@@ -94,7 +83,6 @@ class IDCPCLPretrainer(IDCPCLBase):
                  fda_loss: Optional[dict] = None,
                  task_seed: int = 0,
                  **trunk):
-        reject_retired_args(type(self).__name__, trunk, RETIRED_ARGS)
         super().__init__(**trunk)
         task_weights = dict(mlm=8, mvcl=1, fda=2) if task_weights is None \
             else dict(task_weights)

@@ -156,18 +156,6 @@ def test_defaults_are_the_papers_losses():
     assert type(model.fda_loss).__name__ == 'DifferenceAlignmentLoss'
 
 
-@pytest.mark.parametrize('flag,value,component', [
-    ('mvcl_negatives', 'predictions', 'PredictedNegativeVisualContrastiveLoss'),
-    ('mvcl_exclude_counterpart', True, 'exclude_counterpart=True'),
-    ('fda_layout', 'split', 'SplitBatchDifferenceAlignmentLoss')])
-def test_earlier_switches_name_their_component(flag, value, component):
-    with pytest.raises(TypeError) as error:
-        build(**{flag: value})
-    assert repr(flag) in str(error.value) and component in str(error.value)
-    with pytest.raises(TypeError, match='unexpected keyword'):
-        build(mvcl_negativs='predictions')
-
-
 def test_tied_mvcl_head_shares_the_feature_projection():
     torch.manual_seed(0)
     model = build(mvcl_head=dict(type='FeatureRegressionHead', tied=True))
