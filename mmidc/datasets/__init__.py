@@ -18,6 +18,10 @@ from .pair_image_cache import (PairImageCache, build_pair_image_cache,
 from .samplers import PairedSceneSampler, RepeatByCaptionsSampler
 from .second_cc import SECONDCCDataset
 from .spot_the_diff import SpotTheDiffDataset
+from .vocab_sources import (caption_datasets, config_vocab_file,
+                            default_vocab_file, ensure_vocab_file,
+                            model_vocab_files, training_captions,
+                            write_dataset_vocab_file)
 from .transforms import (LoadImagePair, LoadPairFeatures, PackIDCInputs,
                          RandomDistractorBefore, ResizePair,
                          SampleHardNegatives, TokenizeCaptions)
@@ -34,5 +38,7 @@ __all__ = [
     'transforms', 'PairedSceneSampler', 'RepeatByCaptionsSampler',
     'idc_collate', 'NABirdsPairDataset', 'KarpathyChangeCaptionDataset',
     'LEVIRCCDataset', 'LEVIRMCIDataset', 'WHUCDCDataset', 'SECONDCCDataset',
-    'DubaiCCDataset'
+    'DubaiCCDataset', 'caption_datasets', 'config_vocab_file',
+    'default_vocab_file', 'ensure_vocab_file', 'model_vocab_files',
+    'training_captions', 'write_dataset_vocab_file'
 ]

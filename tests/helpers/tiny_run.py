@@ -12,7 +12,7 @@ import os.path as osp
 import subprocess
 import sys
 
-from mmidc.text import write_vocab_file
+from mmidc.datasets import write_dataset_vocab_file
 from . import REPO
 from .pair_trees import make_clevr_change_tree
 
@@ -112,7 +112,7 @@ def make_tiny_data(root: str) -> str:
     ``root`` (once)."""
     if not osp.isfile(osp.join(root, 'splits.json')):
         make_clevr_change_tree(root, splits=SPLITS)
-        write_vocab_file(dict(type='CLEVRChangeDataset', data_root=root, split='train'))
+        write_dataset_vocab_file(dict(type='CLEVRChangeDataset', data_root=root, split='train'))
     return root
 
 

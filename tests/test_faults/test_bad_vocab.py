@@ -19,7 +19,7 @@ from mmidc.datasets.image_pair_dataset import ImagePairDataset
 from mmidc.datasets.spot_the_diff import SpotTheDiffDataset
 from mmidc.runtime.config_check import check_caption_vocab
 from mmidc.text import build_vocab_from_cfg, clip_tokenizer, write_vocab_file
-from mmidc.text.vocab_file import training_captions
+from mmidc.datasets.vocab_sources import training_captions
 from tests.helpers import pair_trees
 from tests.helpers.tiny_run import captioner_config, run_train, write_tiny_config
 

@@ -1,102 +1,33 @@
-"""The caption vocabulary file: which data sets of a config it is built
-from, where it goes, what it holds."""
-import json
-import os.path as osp
-
+"""mmidc.text.vocab_file: the file of a list of captions (its form is read
+back by CaptionVocab; a data set's file: test_datasets/test_vocab_sources.py)."""
 import pytest
-from mmengine.config import Config
 
 from mmidc.text import CaptionVocab, clip_tokenizer
-from mmidc.text.vocab_file import (caption_datasets, captions_key, config_vocab_file,
-                                   default_vocab_file, ensure_vocab_file, write_vocab_file)
-from tests.helpers.pair_trees import make_clevr_change_tree, make_my_pairs_tree, read_json
-
-TOKENISED = [dict(type='TokenizeCaptions'), dict(type='PackIDCInputs')]
+from mmidc.text.vocab_file import captions_key, vocab_file_name, write_vocab_file
+from tests.helpers.pair_trees import read_json
 
 
-def test_written_from_a_data_set_config(tmp_path):
-    root = str(tmp_path / 'clevr')
-    splits = make_clevr_change_tree(root)
-    out = write_vocab_file(dict(type='CLEVRChangeDataset', data_root=root,
-                                pipeline=TOKENISED))
-    assert out == osp.join(root, 'caption_vocab_train.json')
+def test_the_file_of_a_list_of_captions(tmp_path):
+    captions = ['a red cube', 'a blue ball']
+    out = str(tmp_path / 'captions.json')
+    assert write_vocab_file(captions, out) == out
     content = read_json(out)
-    # the change and no-change captions of the training scenes, in order
-    change = read_json(osp.join(root, 'change_captions.json'))
-    no_change = read_json(osp.join(root, 'no_change_captions.json'))
-    captions = [c for s in splits['train'] for c in (
-        change[f'CLEVR_default_{s:06d}.png'] + no_change[f'CLEVR_default_{s:06d}.png'])]
-    assert content['num_captions'] == len(captions)
+    assert content['source'] == 'captions'
+    assert content['num_captions'] == 2
     assert content['captions_sha256'] == captions_key(captions)
-    assert content['source'] == f'CLEVR-Change {root} (train)'
     ids = {i for c in captions for i in clip_tokenizer().encode(c)}
     assert content['clip_ids'] == sorted(ids | {49406, 49407})
-    vocab = CaptionVocab.from_file(out)
-    assert vocab.clip_ids.tolist() == [0, -1] + content['clip_ids']
+    assert CaptionVocab.from_file(out).clip_ids.tolist() == [0, -1] + content['clip_ids']
+    named = write_vocab_file(captions, str(tmp_path / 'n.json'), source_name='two')
+    assert read_json(named)['source'] == 'two'
+    assert vocab_file_name('val') == 'caption_vocab_val.json'
 
 
-def test_default_file_and_captions_need_a_name(tmp_path):
-    root = str(tmp_path / 'pairs')
-    make_my_pairs_tree(root)
-    out = write_vocab_file([dict(type='ImagePairDataset', data_root=root,
-                                 ann_file='train.jsonl')])
-    assert out == osp.join(root, 'caption_vocab_train.json')
-    assert read_json(out)['source'].endswith('train.jsonl')
-    captions = str(tmp_path / 'captions.json')
-    assert write_vocab_file(['a red cube', 'a blue ball'], captions) == captions
-    assert read_json(captions)['source'] == 'captions'
-    with pytest.raises(ValueError, match='out='):
-        write_vocab_file(['a red cube'])
-
-    class Named:
-        split, data_root, ann_file = 'val', '/data/x', '/data/x/ann.json'
-
-    assert default_vocab_file(Named()) == '/data/x/caption_vocab_val.json'
+def test_captions_key_depends_on_order_and_boundaries():
+    assert captions_key(['a b', 'c']) != captions_key(['c', 'a b'])
+    assert captions_key(['a b', 'c']) != captions_key(['a', 'b c'])
 
 
-def test_caption_datasets_are_the_tokenised_parts():
-    clevr = dict(type='CLEVRChangeDataset', data_root='a', pipeline=TOKENISED)
-    birds = dict(type='NABirdsPairDataset', data_root='b',
-                 pipeline=[dict(type='PackIDCInputs')])
-    cfg = Config(dict(train_dataloader=dict(dataset=dict(
-        type='ConcatDataset', datasets=[
-            dict(type='RepeatDataset', times=2, dataset=clevr), birds]))))
-    assert caption_datasets(cfg) == [dict(clevr, pipeline=[])]
-    # none tokenises its captions (e.g. a custom transform): every part
-    cfg.train_dataloader.dataset.datasets[0].dataset.pipeline = []
-    assert [d['data_root'] for d in caption_datasets(cfg)] == ['a', 'b']
-
-
-def test_the_file_a_config_names():
-    cfg = Config(dict(vocab_file='data/x/caption_vocab_train.json',
-                      model=dict(head=dict(vocab=None))))
-    assert config_vocab_file(cfg) == 'data/x/caption_vocab_train.json'
-    cfg.model.head.vocab = 'data/y/caption_vocab_train.json'
-    assert config_vocab_file(cfg) == 'data/y/caption_vocab_train.json'
-    cfg.model.head.vocab = 'work_dirs/a/epoch_3.pth'  # a checkpoint: not a file to write
-    assert config_vocab_file(cfg) == 'data/x/caption_vocab_train.json'
-    cfg.model.heads = [dict(vocab='data/y/v.json'), dict(vocab='data/z/v.json')]
-    with pytest.raises(ValueError, match='several'):
-        config_vocab_file(cfg)
-    assert config_vocab_file(Config(dict(model=dict()))) is None
-
-
-def test_the_same_captions_give_the_same_file(tmp_path):
-    root = str(tmp_path / 'clevr')
-    make_clevr_change_tree(root)
-    source = dict(type='CLEVRChangeDataset', data_root=root)
-    first = open(write_vocab_file(source, str(tmp_path / 'a.json'))).read()
-    assert open(write_vocab_file(source, str(tmp_path / 'b.json'))).read() == first
-    assert json.loads(first)['clip_ids'] == sorted(json.loads(first)['clip_ids'])
-
-
-def test_ensure_writes_only_a_missing_file(tmp_path):
-    root = str(tmp_path / 'clevr')
-    make_clevr_change_tree(root)
-    source = dict(type='CLEVRChangeDataset', data_root=root)
-    out = ensure_vocab_file(source)
-    assert out == osp.join(root, 'caption_vocab_train.json')
-    with open(out, 'w') as f:
-        f.write('[320]')  # kept as it is
-    assert ensure_vocab_file(source) == out
-    assert open(out).read() == '[320]'
+def test_only_captions(tmp_path):
+    with pytest.raises(TypeError, match='write_dataset_vocab_file'):
+        write_vocab_file([dict(type='CLEVRChangeDataset')], str(tmp_path / 'v.json'))

@@ -22,7 +22,8 @@ import sys
 
 from mmengine.config import Config
 
-from mmidc.text.vocab_file import caption_datasets, config_vocab_file, write_vocab_file
+from mmidc.datasets.vocab_sources import (caption_datasets, config_vocab_file,
+                                          write_dataset_vocab_file)
 from mmidc.runtime.dataset_args import add_dataset_args, check_dataset_args, with_dataset_options
 from mmidc.runtime.data_root import rebind_derived_paths
 
@@ -54,7 +55,7 @@ def main(argv=None):
         if args.split:
             datasets[0]['split'] = args.split
     datasets = [with_dataset_options(d, args.dataset_options) for d in datasets]
-    print(f'wrote {write_vocab_file(datasets, out)}')
+    print(f'wrote {write_dataset_vocab_file(datasets, out)}')
 
 
 if __name__ == '__main__':
