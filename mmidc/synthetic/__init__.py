@@ -9,6 +9,7 @@ from .caption_checker import (CaptionVerdict, check_change_caption,
                               check_scene_graph, judge_change_caption,
                               judge_no_change_caption, resolve_reference,
                               scene_graph_file)
+from .caption_grading import grade_records, load_scene_graph
 from .generator import (PRESETS, generate_dataset, generate_scene,
                         split_indices)
 from .scene import SceneSettings
@@ -18,4 +19,4 @@ __all__ = ['generate_dataset', 'generate_scene', 'split_indices', 'PRESETS',
            'check_dataset', 'check_change_caption', 'check_no_change_caption',
            'check_scene_graph', 'resolve_reference', 'CaptionVerdict',
            'judge_change_caption', 'judge_no_change_caption',
-           'scene_graph_file']
+           'scene_graph_file', 'grade_records', 'load_scene_graph']

@@ -12,8 +12,9 @@ same objects) and that every object is visible where it is referred to.
 
 :func:`judge_change_caption` and :func:`judge_no_change_caption` also say
 which parts of a caption are right (change type, object, new value): the
-grading of a model's captions (:class:`mmidc.evaluation.CaptionTruthMetric`)
-is built on them; :func:`check_dataset` verifies the generator's own output.
+grading of a model's captions (:mod:`.caption_grading`, which
+:class:`mmidc.evaluation.CaptionTruthMetric` calls) is built on them;
+:func:`check_dataset` verifies the generator's own output.
 """
 import json
 import os.path as osp

@@ -36,10 +36,9 @@ from statistics import mean
 
 from mmidc.evaluation.metrics.caption_truth import (format_object_word_table,
                                                     format_truth_table,
-                                                    grade_records,
-                                                    load_scene_graph,
-                                                    object_word_rows,
                                                     subset_sizes, truth_scores)
+from mmidc.synthetic.caption_grading import (grade_records, load_scene_graph,
+                                             object_word_rows)
 from mmidc.synthetic.properties import WORD_TO_COLOR, WORD_TO_MATERIAL
 from mmidc.text.caption_words import normalize_caption
 

@@ -8,8 +8,8 @@ from mmengine.logging import print_log
 from mmengine.structures import BaseDataElement
 
 from mmidc.registry import METRICS
-from .caption_truth import (format_truth_table, grade_records, subset_sizes,
-                            truth_scores)
+from mmidc.synthetic.caption_grading import grade_records
+from .caption_truth import format_truth_table, subset_sizes, truth_scores
 
 
 @METRICS.register_module()
@@ -84,7 +84,8 @@ class CaptionTruthMetric(BaseMetric):
                      change_type=sample['change_type']))
 
     def compute_metrics(self, results: List[dict]) -> dict:
-        """Grade every caption against its scene graph."""
+        """Grade every caption against its scene graph (the synthetic
+        package's :func:`~mmidc.synthetic.caption_grading.grade_records`)."""
         records = results
         if not records:
             raise ValueError('CaptionTruthMetric: no predictions to grade '
