@@ -1,6 +1,6 @@
 # CLIP4IDC stage 1 in miniature (CPU, minutes): the paper config
 # clip4idc-adapt_vit-b32_clevr-change.py with only the scale changed: the
-# tiny CLIP (mmidc-tiny-clip, pretrained by tools/pretrain_tiny_clip.py)
+# tiny CLIP (mmidc-tiny-clip, pretrained by python -m projects.tiny_clip.pretrain)
 # instead of ViT-B/32, the synthetic CLEVR-Change-style set at 96x144, and
 # the batch, epochs and learning rates below. Same classes, same recipe
 # (BertAdam, weight decay 0.2, warm-up cosine, the logit-scale clamp hook,
@@ -11,7 +11,7 @@
 _base_ = ['./clip4idc-adapt_vit-b32_clevr-change.py']
 data_root = 'data/synthetic_clevr_change'
 image_size = (96, 144)
-# tools/pretrain_tiny_clip.py's output (its default --work-dir).
+# python -m projects.tiny_clip.pretrain's output (its default --work-dir).
 tiny_clip = 'work_dirs/tiny_clip/mmidc-tiny-clip.safetensors'
 # The tiny CLIP has 4 vision blocks: 3 intra + 1 inter (the paper's 9 + 3
 # of 12, the same quarter inter).

@@ -1,6 +1,6 @@
 # Ablation "CLIP4IDC without L" (paper, table 5) in miniature: the caption
 # stage of clip4idc-caption_tiny-clip_synthetic-clevr-change.py with the
-# pair encoder started from the tiny CLIP (tools/pretrain_tiny_clip.py
+# pair encoder started from the tiny CLIP (python -m projects.tiny_clip.pretrain
 # --epochs 8) instead of an adaptation run, as
 # clip4idc-noadapt-caption_vit-b32_clevr-change.py does with ViT-B/32.
 # Measured with head.vocab, lr 1e-3 and a difference segment

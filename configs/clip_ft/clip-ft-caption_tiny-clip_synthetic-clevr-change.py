@@ -1,5 +1,5 @@
 # CLIP-FT baseline (paper, table 5) in miniature: the tiny CLIP
-# (tools/pretrain_tiny_clip.py --epochs 8) encodes each image on its own
+# (python -m projects.tiny_clip.pretrain --epochs 8) encodes each image on its own
 # (num_inter_layers=0: no fusion, no new parameters), no adaptation stage,
 # and the encoder is fine-tuned with the captioning stage of
 # clip4idc-caption_tiny-clip_synthetic-clevr-change.py, as

@@ -114,7 +114,7 @@ def square_pair(colour_before=(220, 30, 30), colour_after=(30, 30, 220),
 def write_tiny_clip(path, arch: str = 'mmidc-tiny-clip') -> str:
     """A random open_clip ``arch`` (a shipped mmidc config) saved as a
     safetensors file with open_clip's names, as
-    ``tools/pretrain_tiny_clip.py`` exports it."""
+    ``python -m projects.tiny_clip.pretrain`` exports it."""
     import open_clip
     from safetensors.torch import save_file
 

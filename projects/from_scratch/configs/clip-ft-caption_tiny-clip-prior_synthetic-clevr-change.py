@@ -5,7 +5,7 @@
 # Of the tiny-CLIP ablation rows (docs/ablations_tiny_clip.md) this is the
 # one best on val; `tools/quickstart.py` trains it after the
 # from-scratch recipe. The encoder starts from the file that
-# `python tools/pretrain_tiny_clip.py --epochs 8` writes.
+# `python -m projects.tiny_clip.pretrain --epochs 8` writes.
 _base_ = ['./clip4idc-caption_tiny-clip-diff_synthetic-clevr-change.py']
 model = dict(
     backbone=dict(num_inter_layers=0, extra_segments=[]),

@@ -1,6 +1,6 @@
 # The paper's adaptation in miniature
 # (configs/clip4idc/clip4idc-adapt_tiny-clip_synthetic-clevr-change.py: the
-# tiny CLIP pretrained by tools/pretrain_tiny_clip.py, the published recipe)
+# tiny CLIP pretrained by python -m projects.tiny_clip.pretrain, the published recipe)
 # with one registered part added: the project's DifferenceSegment (the
 # intra blocks' after - before tokens enter the inter block). At this scale
 # the inter attention alone does not learn to compare the two images (the

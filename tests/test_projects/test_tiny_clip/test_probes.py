@@ -3,12 +3,12 @@ import numpy as np
 import pytest
 import torch
 
-from mmidc.evaluation.zero_shot import (ATTRIBUTE_PROMPTS,
-                                        attribute_linear_probe,
-                                        attribute_zero_shot,
-                                        finetune_probe_accuracy,
-                                        linear_probe_accuracy, to_model_input,
-                                        zero_shot_accuracy)
+from projects.tiny_clip.probes import (ATTRIBUTE_PROMPTS,
+                                       attribute_linear_probe,
+                                       attribute_zero_shot,
+                                       finetune_probe_accuracy,
+                                       linear_probe_accuracy, to_model_input,
+                                       zero_shot_accuracy)
 
 
 def test_accuracy_by_cosine_not_dot_product():

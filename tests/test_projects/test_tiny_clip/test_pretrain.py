@@ -1,15 +1,14 @@
-"""tools/pretrain_tiny_clip.py: its options become the run's settings, and a
-pipeline error ends it with its message (the pre-training:
-tests/test_experiments/test_tiny_clip_pretraining.py)."""
+"""python -m projects.tiny_clip.pretrain: its options become the run's
+settings, and a pipeline error ends it with its message (the pre-training:
+test_pretraining.py)."""
 import pytest
 
-from mmidc.experiments import ExperimentError
-from mmidc.experiments.tiny_clip_pretraining import PretrainSettings
-from tests.helpers import load_tool
+from projects.tiny_clip import TinyCLIPError
+from projects.tiny_clip import pretrain as tool
+from projects.tiny_clip.pretraining import PretrainSettings
 
 
 def test_options_and_errors(monkeypatch):
-    tool = load_tool('tools/pretrain_tiny_clip.py')
     assert tool.parse_args([]) == PretrainSettings()
     assert tool.parse_args(['--epochs', '8', '--name', 'n']) == \
         PretrainSettings(epochs=8, name='n')
@@ -18,7 +17,7 @@ def test_options_and_errors(monkeypatch):
     assert tool.main(['--lr', '0.01']) == 'x' and runs[0].lr == 0.01
 
     def fail(settings):
-        raise ExperimentError('open_clip_train failed')
+        raise TinyCLIPError('open_clip_train failed')
 
     monkeypatch.setattr(tool, 'pretrain', fail)
     with pytest.raises(SystemExit, match='open_clip_train failed'):

@@ -7,13 +7,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from mmidc.synthetic.clip_corpus import (NUMBER_WORDS, PLURALS, corpus_caption,
-                                         generate_clip_corpus,
-                                         render_single_image,
-                                         zero_shot_renders)
 from mmidc.synthetic.properties import (WORD_TO_COLOR, WORD_TO_MATERIAL,
                                         WORD_TO_SHAPE, WORD_TO_SIZE)
 from mmidc.synthetic.scene import sample_objects, sample_view
+from projects.tiny_clip.corpus import (NUMBER_WORDS, PLURALS, corpus_caption,
+                                       generate_clip_corpus,
+                                       render_single_image, zero_shot_renders)
 
 PLURAL_TO_SHAPE = {w: s for s, words in PLURALS.items() for w in words}
 
@@ -60,7 +59,7 @@ def test_captions_are_true_of_their_objects():
 
 def test_relations_are_true():
     from mmidc.synthetic.captions import relation_holds
-    from mmidc.synthetic.clip_corpus import _relation_phrase
+    from projects.tiny_clip.corpus import _relation_phrase
     checked = 0
     for rng, objects, directions in _scenes(200, seed=1):
         if len(objects) != 2 or objects[0].shape == objects[1].shape:

@@ -21,7 +21,7 @@ import numpy as np
 import torch
 from mmengine.logging import print_log
 
-from ..synthetic.properties import COLORS, MATERIALS, SHAPES, SIZES
+from mmidc.synthetic.properties import COLORS, MATERIALS, SHAPES, SIZES
 
 __all__ = ['ATTRIBUTE_PROMPTS', 'zero_shot_accuracy', 'attribute_zero_shot',
            'linear_probe_accuracy', 'attribute_linear_probe',

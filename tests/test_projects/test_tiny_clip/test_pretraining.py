@@ -1,4 +1,4 @@
-"""mmidc.experiments.tiny_clip_pretraining: a few open_clip_train steps on a
+"""projects.tiny_clip.pretraining: a few open_clip_train steps on a
 tiny corpus give a checkpoint that open_clip and the CLIP4IDC paper configs
 load."""
 import copy
@@ -9,14 +9,15 @@ import torch
 from mmengine.config import Config
 from mmengine.registry import init_default_scope
 
-from mmidc.experiments import ExperimentError
-from mmidc.experiments.tiny_clip_pretraining import PretrainSettings, pretrain
+from projects.tiny_clip import TinyCLIPError
+from projects.tiny_clip.pretraining import PretrainSettings, pretrain
+from tests.helpers import REPO
 
 for _name in ('pandas', 'braceexpand', 'webdataset'):
     pytest.importorskip(_name, reason='open_clip_train needs the '
                         'clip-pretrain extra (pandas, braceexpand, webdataset)')
 
-ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
+ROOT = str(REPO)
 ADAPT = osp.join(ROOT, 'configs/clip4idc/clip4idc-adapt_vit-b32_clevr-change.py')
 CAPTION = osp.join(ROOT,
                    'configs/clip4idc/clip4idc-caption_vit-b32_clevr-change.py')
@@ -139,13 +140,13 @@ def test_missing_training_packages_are_named(run, monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, '__import__', no_open_clip_train)
-    with pytest.raises(ExperimentError, match='pandas braceexpand webdataset'):
+    with pytest.raises(TinyCLIPError, match='pandas braceexpand webdataset'):
         pretrain(PretrainSettings(work_dir=str(run['work'])))
 
 
 def test_model_option_trains_and_names_another_config(tmp_path):
-    """``model=`` trains another shipped config (8 px patches) and names the
-    export and its metadata after it."""
+    """``model=`` trains another config, the project's (8 px patches), and
+    names the export and its metadata after it."""
     import open_clip
     from safetensors import safe_open
     torch.set_num_threads(1)
@@ -163,21 +164,21 @@ def test_model_option_trains_and_names_another_config(tmp_path):
 
 
 def _logged(monkeypatch):
-    from mmidc.experiments import tiny_clip_pretraining
+    from projects.tiny_clip import pretraining
     logged = []
-    original = tiny_clip_pretraining.print_log
+    original = pretraining.print_log
 
     def record(msg, *args, **kwargs):
         logged.append(msg)
         original(msg, *args, **kwargs)
 
-    monkeypatch.setattr(tiny_clip_pretraining, 'print_log', record)
+    monkeypatch.setattr(pretraining, 'print_log', record)
     return logged
 
 
 def test_latest_checkpoint_skips_those_that_do_not_load(tmp_path,
                                                         monkeypatch):
-    from mmidc.experiments.tiny_clip_pretraining import latest_checkpoint
+    from projects.tiny_clip.pretraining import latest_checkpoint
     logged = _logged(monkeypatch)
     for epoch in (1, 2):
         torch.save(dict(epoch=epoch, state_dict={'w': torch.ones(2)}),

@@ -4,10 +4,11 @@ One command: writes the synthetic image-text corpus, trains the tiny CLIP with
 ``open_clip_train`` on CPU, resumes from its newest epoch checkpoint that loads
 (one that does not is named and set aside) when run
 again, and exports the final weights as a safetensors state dict with
-open_clip's names (:mod:`mmidc.experiments.tiny_clip_pretraining`)::
+open_clip's names (:mod:`projects.tiny_clip.pretraining`). From the
+repository root::
 
-    python tools/pretrain_tiny_clip.py                  # work_dirs/tiny_clip
-    python tools/pretrain_tiny_clip.py --epochs 8       # train on, resumed
+    python -m projects.tiny_clip.pretrain               # work_dirs/tiny_clip
+    python -m projects.tiny_clip.pretrain --epochs 8    # train on, resumed
                                                         # (a new cosine)
 
 Outputs under ``--work-dir``: ``corpus/`` (images and ``corpus.csv``),
@@ -19,14 +20,14 @@ command again only re-exports. Needs open_clip_train's packages
 import argparse
 import sys
 
-from mmidc.experiments import ExperimentError
-from mmidc.experiments.tiny_clip_pretraining import (MODEL_NAME,
-                                                     PretrainSettings,
-                                                     pretrain)
+from projects.tiny_clip import TinyCLIPError
+from projects.tiny_clip.pretraining import (MODEL_NAME, PretrainSettings,
+                                            pretrain)
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser = argparse.ArgumentParser(prog='python -m projects.tiny_clip.pretrain',
+                                     description=__doc__.split('\n')[0])
     parser.add_argument('--work-dir', default='work_dirs/tiny_clip',
                         help='output folder (default: %(default)s)')
     parser.add_argument('--num-images', type=int, default=8000,
@@ -62,7 +63,7 @@ def parse_args(argv=None):
 def main(argv=None):
     try:
         return pretrain(parse_args(argv))
-    except ExperimentError as err:
+    except TinyCLIPError as err:
         sys.exit(str(err))
 
 

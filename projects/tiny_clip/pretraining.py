@@ -1,9 +1,10 @@
 """Pre-train mmidc's tiny CLIP (``mmidc-tiny-clip``) with open_clip's trainer
-(``tools/pretrain_tiny_clip.py``; docs/tiny_clip.md).
+(``python -m projects.tiny_clip.pretrain``; docs/tiny_clip.md).
 
 :func:`pretrain` writes the synthetic image-text corpus
-(:mod:`mmidc.synthetic.clip_corpus`), trains the model config
-``mmidc/models/clip4idc/model_configs/mmidc-tiny-clip.json`` with
+(:mod:`projects.tiny_clip.corpus`), trains an open_clip model config (mmidc's
+``mmidc/models/clip4idc/model_configs/mmidc-tiny-clip.json`` by default, or
+one of the project's ``model_configs/``) with
 ``open_clip_train`` on CPU (its own loop, logging and checkpoints), resumes
 from its newest epoch checkpoint that loads when run again (a newer one that
 does not, e.g. the 0-byte file of a save that was killed, is logged and set
@@ -31,7 +32,7 @@ from typing import Optional, Tuple
 import torch
 from mmengine.logging import print_log
 
-from . import ExperimentError
+from . import TinyCLIPError
 
 __all__ = ['PretrainSettings', 'pretrain', 'export_state_dict',
            'latest_checkpoint', 'checkpoint_problem']
@@ -60,7 +61,8 @@ class PretrainSettings:
         export (str, optional): The safetensors file to write (default:
             ``<work_dir>/<model>.safetensors``).
         model (str): The open_clip model config to train (one of the
-            shipped ``mmidc-tiny-clip*`` configs or any registered name).
+            ``mmidc-tiny-clip`` configs, mmidc's or the project's, or any
+            registered name).
     """
     work_dir: str = 'work_dirs/tiny_clip'
     num_images: int = 8000
@@ -201,16 +203,16 @@ def pretrain(args: PretrainSettings) -> str:
     """Write the corpus, train (or resume) and export; returns the export.
 
     Raises:
-        ExperimentError: open_clip_train's packages are missing, or it
+        TinyCLIPError: open_clip_train's packages are missing, or it
             failed.
     """
-    from mmidc.synthetic.clip_corpus import generate_clip_corpus
-    from mmidc.models.utils.open_clip_utils import (get_clip_config,
-                                                    register_model_configs)
+    from mmidc.models.utils.open_clip_utils import get_clip_config
+    from .corpus import generate_clip_corpus
+    from .open_clip_models import register_model_configs
     try:
         import open_clip_train.main as oc_main
     except ImportError as err:
-        raise ExperimentError(
+        raise TinyCLIPError(
             f'open_clip_train needs the packages of open_clip\'s training '
             f'extra ({err}): pip install pandas braceexpand webdataset')
     register_model_configs()
@@ -232,13 +234,13 @@ def pretrain(args: PretrainSettings) -> str:
         with whole_image_crop(width / height):
             status = oc_main.main(argv)
         if status == -1:
-            raise ExperimentError(f'open_clip_train failed (see '
-                                  f'{osp.join(logs, name, "out.log")})')
+            raise TinyCLIPError(f'open_clip_train failed (see '
+                                f'{osp.join(logs, name, "out.log")})')
         print_log(f'tiny CLIP: trained in {time.time() - start:.0f} s',
                   logger='current')
         done = latest_checkpoint(checkpoint_dir)
     if done is None:
-        raise ExperimentError(f'no checkpoint in {checkpoint_dir}')
+        raise TinyCLIPError(f'no checkpoint in {checkpoint_dir}')
     out = args.export or osp.join(args.work_dir, f'{args.model}.safetensors')
     export_state_dict(done[1], out, arch=args.model)
     print_log(f'tiny CLIP: epoch {done[0]} weights in {out}', logger='current')

@@ -1,14 +1,15 @@
-# Rows for tools/analysis_tools/ablations.py --spec: the rows of
+# Rows for `python -m mmidc_lab.ablations --spec`: the rows of
 # tiny_clip_path.py (same configs, recipe and schedules) on a tiny CLIP
 # pretrained three times longer, on a three times larger corpus:
-#   python tools/pretrain_tiny_clip.py --work-dir work_dirs/tiny_clip_n24k \
+#   python -m projects.tiny_clip.pretrain --work-dir work_dirs/tiny_clip_n24k \
 #       --num-images 24000 --epochs 8
 # (192,000 samples against 64,000; docs/tiny_clip.md, "A longer
 # pre-training").
 title = ('CLIP4IDC ablations in miniature: the tiny CLIP pretrained on '
          '24,000 images')
-subject = ('The tiny CLIP pretrained by `tools/pretrain_tiny_clip.py '
-           '--num-images 24000 --epochs 8` (192,000 samples), adapted by the '
+subject = ('The tiny CLIP pretrained by `python -m '
+           'projects.tiny_clip.pretrain --num-images 24000 --epochs 8` '
+           '(192,000 samples), adapted by the '
            'paper\'s recipe with a difference segment and captioned by the '
            'from-scratch project\'s caption side '
            '(`projects/from_scratch/configs/*_tiny-clip-diff_*`, '

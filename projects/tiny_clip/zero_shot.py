@@ -3,9 +3,9 @@
 Renders ``--num-images`` single-object scenes that no corpus image and no
 data set scene shares, and classifies each object's colour, material, shape
 and size zero-shot ("a photo of a red object", ...), printing the accuracy
-beside chance::
+beside chance (from the repository root)::
 
-    python tools/analysis_tools/tiny_clip_zero_shot.py \\
+    python -m projects.tiny_clip.zero_shot \\
         work_dirs/tiny_clip/mmidc-tiny-clip.safetensors [--linear-probe 1500]
 
 ``--linear-probe N`` also fits a logistic regression per attribute on the
@@ -25,16 +25,17 @@ from typing import Optional
 
 import torch
 
-from mmidc.synthetic.clip_corpus import zero_shot_renders
-from mmidc.evaluation.zero_shot import (ATTRIBUTE_PROMPTS,
-                                        attribute_finetune_probe,
-                                        attribute_linear_probe,
-                                        attribute_zero_shot, to_model_input)
-from mmidc.models.utils.open_clip_utils import register_model_configs
+from projects.tiny_clip.corpus import zero_shot_renders
+from projects.tiny_clip.open_clip_models import register_model_configs
+from projects.tiny_clip.probes import (ATTRIBUTE_PROMPTS,
+                                       attribute_finetune_probe,
+                                       attribute_linear_probe,
+                                       attribute_zero_shot, to_model_input)
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser = argparse.ArgumentParser(prog='python -m projects.tiny_clip.zero_shot',
+                                     description=__doc__.split('\n')[0])
     parser.add_argument('checkpoint', nargs='?',
                         help='CLIP weights (open_clip names)')
     parser.add_argument('--random-init', action='store_true',

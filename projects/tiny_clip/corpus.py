@@ -10,7 +10,7 @@ small cyan cylinder to the left of a large gray ball").
 No image of the corpus is an image of a CLEVR-Change-style data set: image
 ``i`` of a corpus with seed ``s`` is drawn from the random stream
 ``(CORPUS_STREAM, s, i)`` and the data sets' scenes from ``(seed, i)``
-(:func:`~mmidc.synthetic.generator.generate_scene`), different
+(:func:`mmidc.synthetic.generate_scene`), different
 streams for every seed. The zero-shot evaluation renders come from yet
 another stream (``ZERO_SHOT_STREAM``).
 
@@ -27,12 +27,13 @@ from mmengine.logging import print_log
 from PIL import Image
 
 from mmidc.datasets.image_io import resize_rgb
-from .caption_checker import MIN_VISIBLE_PIXELS
-from .properties import (COLOR_WORDS, GENERIC_NOUNS, MATERIAL_WORDS,
-                         RELATION_PHRASES, SHAPE_WORDS, SIZE_WORDS)
-from .renderer import render
-from .scene import (DEFAULT_SETTINGS, SceneObject, sample_objects,
-                    sample_view)
+from mmidc.synthetic.caption_checker import MIN_VISIBLE_PIXELS
+from mmidc.synthetic.properties import (COLOR_WORDS, GENERIC_NOUNS,
+                                        MATERIAL_WORDS, RELATION_PHRASES,
+                                        SHAPE_WORDS, SIZE_WORDS)
+from mmidc.synthetic.renderer import render
+from mmidc.synthetic.scene import (DEFAULT_SETTINGS, SceneObject,
+                                   sample_objects, sample_view)
 
 __all__ = ['CORPUS_STREAM', 'ZERO_SHOT_STREAM', 'render_single_image',
            'corpus_caption', 'generate_clip_corpus', 'zero_shot_renders']

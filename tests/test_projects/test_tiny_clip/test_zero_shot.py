@@ -1,15 +1,14 @@
-"""tools/analysis_tools/tiny_clip_zero_shot.py on a random tiny CLIP."""
+"""python -m projects.tiny_clip.zero_shot on a random tiny CLIP."""
 import json
 
 import pytest
 
-from tests.helpers import load_tool
+from projects.tiny_clip import zero_shot as tool
 from tests.helpers.tiny_models import write_tiny_clip
 
 
 def test_prints_and_writes_each_attribute(tmp_path, capsys):
     ckpt = write_tiny_clip(tmp_path / 'tiny.safetensors')
-    tool = load_tool('tools/analysis_tools/tiny_clip_zero_shot.py')
     out = str(tmp_path / 'zs.json')
     results = tool.main([ckpt, '--num-images', '4', '--out', out])
     assert set(results) == {'color', 'material', 'shape', 'size'}
@@ -22,7 +21,6 @@ def test_prints_and_writes_each_attribute(tmp_path, capsys):
 
 
 def test_linear_probe_and_random_init(tmp_path, capsys):
-    tool = load_tool('tools/analysis_tools/tiny_clip_zero_shot.py')
     out = str(tmp_path / 'zs.json')
     results = tool.main(['--random-init', '--num-images', '4',
                          '--linear-probe', '6', '--out', out])
@@ -43,7 +41,6 @@ def test_linear_probe_and_random_init(tmp_path, capsys):
 
 
 def test_finetuned_probe(tmp_path, capsys):
-    tool = load_tool('tools/analysis_tools/tiny_clip_zero_shot.py')
     results = tool.main(['--random-init', '--num-images', '3',
                          '--finetune', '4', '--finetune-epochs', '2'])
     shape = results['shape']

@@ -1,9 +1,10 @@
-# Rows for tools/analysis_tools/ablations.py --spec: CLIP4IDC's ablations on
-# the pretrained tiny CLIP (tools/pretrain_tiny_clip.py), the paper's
+# Rows for `python -m mmidc_lab.ablations --spec`: CLIP4IDC's ablations on
+# the pretrained tiny CLIP (python -m projects.tiny_clip.pretrain), the paper's
 # adaptation stage with a difference segment, then the from-scratch
 # project's caption side (docs/tiny_clip.md says why).
 title = 'CLIP4IDC ablations in miniature: the pretrained tiny CLIP'
-subject = ('The tiny CLIP pretrained by `tools/pretrain_tiny_clip.py --epochs 8`, '
+subject = ('The tiny CLIP pretrained by `python -m '
+           'projects.tiny_clip.pretrain --epochs 8`, '
            'adapted by the paper\'s recipe with a difference segment and '
            'captioned by the from-scratch project\'s caption side '
            '(`projects/from_scratch/configs/*_tiny-clip-diff_*`, '
