@@ -216,7 +216,7 @@ def _backbone_image_size(backbone: dict) -> Optional[Tuple[int, int]]:
         return None
     size = backbone.get('img_size')
     if size is None:
-        from mmidc.models.utils.open_clip_utils import get_clip_config
+        from mmidc.models.open_clip import get_clip_config
         size = get_clip_config(backbone['arch'])['vision_cfg'].get(
             'image_size', 224)  # open_clip's CLIPVisionCfg default
     return to_hw(size, 'model.backbone.img_size')

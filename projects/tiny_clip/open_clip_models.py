@@ -9,7 +9,7 @@ both sets, so a config can name the project's architectures with::
 """
 import os.path as osp
 
-from mmidc.models.utils.open_clip_utils import \
+from mmidc.models.open_clip import \
     register_model_configs as register_mmidc_model_configs
 
 __all__ = ['MODEL_CONFIG_DIR', 'PROJECT_MODELS', 'register_model_configs']

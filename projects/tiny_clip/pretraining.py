@@ -206,7 +206,7 @@ def pretrain(args: PretrainSettings) -> str:
         TinyCLIPError: open_clip_train's packages are missing, or it
             failed.
     """
-    from mmidc.models.utils.open_clip_utils import get_clip_config
+    from mmidc.models.open_clip import get_clip_config
     from .corpus import generate_clip_corpus
     from .open_clip_models import register_model_configs
     try:

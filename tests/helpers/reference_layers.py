@@ -1,6 +1,6 @@
 """Transformer layers written out by hand (heads, scaled scores, masks,
 softmax, erf GELU, LayerNorm from its formula): what the layers of
-mmidc.models.utils.transformer_layers must compute."""
+mmidc.models.layers.transformer_layers must compute."""
 import math
 
 import torch

@@ -320,11 +320,11 @@ def upgrade_state_dicts(tensors: Dict[str, torch.Tensor]
                         ) -> Dict[str, torch.Tensor]:
     """A record with each family's ``state_dict/`` entries renamed to the
     current layout (the fused ``qkv`` attention of IDC-PCL's earlier
-    layers split, :func:`~mmidc.models.utils.upgrade_fused_qkv`; the NABirds
+    layers split, :func:`~mmidc.models.layers.upgrade_fused_qkv`; the NABirds
     task's linear layers of the cross-task pre-trainer moved into its heads);
     the other entries as they are."""
     from mmidc.models.idc_pcl import IDCPCLCrossTaskPretrainer
-    from mmidc.models.utils.transformer_layers import upgrade_fused_qkv
+    from mmidc.models.layers.transformer_layers import upgrade_fused_qkv
     out, states = {}, {}
     for key, value in tensors.items():
         family, sep, name = key.partition('/state_dict/')

@@ -118,7 +118,7 @@ def write_tiny_clip(path, arch: str = 'mmidc-tiny-clip') -> str:
     import open_clip
     from safetensors.torch import save_file
 
-    from mmidc.models.utils.open_clip_utils import register_model_configs
+    from mmidc.models.open_clip import register_model_configs
     register_model_configs()
     torch.manual_seed(0)
     model = open_clip.create_model(arch)

@@ -19,7 +19,7 @@ from mmengine.model import BaseDataPreprocessor
 from mmengine.runner import Runner
 
 import mmidc  # noqa: F401  (registries)
-from mmidc.models.utils.data_preprocessor import CLIP_MEAN, CLIP_STD
+from mmidc.models.data_preprocessors.idc_data_preprocessor import CLIP_MEAN, CLIP_STD
 from mmidc.registry import MODELS
 from mmidc.runtime.config_check import check_config
 from tests.helpers.tiny_run import captioner_config, write_tiny_config

@@ -7,10 +7,10 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from mmidc.registry import MODELS, WEIGHT_INITIALIZERS
-from ..utils.segments import split_segments
-from ..utils.open_clip_utils import (build_clip_vision_tower, grid_of,
-                              interpolate_pos_embed, load_clip_state_dict,
-                              load_tower_weights, vision_state_dict)
+from ..open_clip import (build_clip_vision_tower, grid_of,
+                         interpolate_pos_embed, load_clip_state_dict,
+                         load_tower_weights, vision_state_dict)
+from .segments import split_segments
 
 __all__ = ['CLIP4IDCBackbone']
 
@@ -86,7 +86,7 @@ class CLIP4IDCBackbone(BaseModule):
             open_clip config dict.
         pretrained (str | dict, optional): CLIP weights: a state-dict file,
             an MMEngine checkpoint, an open_clip tag or a loaded state dict
-            (see :mod:`mmidc.models.utils.open_clip_utils`). Missing CLIP keys
+            (see :mod:`mmidc.models.open_clip.weights`). Missing CLIP keys
             are an error.
         num_inter_layers (int): Blocks run on the joint sequence. 0 = no
             fusion (the CLIP-FT baseline; no new parameters). Default 3.

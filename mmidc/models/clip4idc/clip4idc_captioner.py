@@ -10,9 +10,9 @@ from mmengine.model import BaseModel
 from ..utils.base_captioner import BaseCaptioner
 from ..utils.caption_batch import stack_text_tokens
 from mmidc.utils.checkpoint_pattern import resolve_checkpoint
-from ..utils.data_preprocessor import build_data_preprocessor
+from ..data_preprocessors import build_data_preprocessor
 from mmidc.registry import MODELS
-from ..utils.open_clip_utils import load_clip_state_dict, load_tower_weights, vision_state_dict
+from ..open_clip import load_clip_state_dict, load_tower_weights, vision_state_dict
 
 __all__ = ['CLIP4IDCCaptioner']
 

@@ -7,8 +7,8 @@ import torch.nn.functional as F
 from mmengine.model import BaseModel
 
 from mmidc.registry import MODELS
-from ..utils.data_preprocessor import build_data_preprocessor
-from ..utils.open_clip_utils import load_clip_state_dict
+from ..data_preprocessors import build_data_preprocessor
+from ..open_clip import load_clip_state_dict
 
 __all__ = ['CLIP4IDCRetriever']
 

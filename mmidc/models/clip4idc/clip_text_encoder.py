@@ -5,8 +5,8 @@ import torch
 from mmengine.model import BaseModule
 
 from mmidc.registry import MODELS
-from ..utils.open_clip_utils import (build_clip_text_tower, load_clip_state_dict,
-                              load_tower_weights, text_state_dict)
+from ..open_clip import (build_clip_text_tower, load_clip_state_dict,
+                         load_tower_weights, text_state_dict)
 
 __all__ = ['CLIPTextEncoder']
 
@@ -26,7 +26,7 @@ class CLIPTextEncoder(BaseModule):
     Args:
         arch (str | dict): open_clip model name or config dict.
         pretrained (str | dict, optional): CLIP weights (see
-            :mod:`.open_clip_utils`); missing text keys are an error.
+            :mod:`mmidc.models.open_clip`); missing text keys are an error.
         grad_checkpointing (bool): Recompute blocks in backward.
         frozen_stages (int): -1 freezes nothing; k >= 0 freezes the token
             and positional embeddings and the first k blocks (the published

@@ -19,7 +19,7 @@ class BaseCaptionHead(CaptionGenerator, BaseModule):
     :meth:`cross_kv` (each decoder layer's cross-attention keys/values),
     :meth:`embed_tokens` and :meth:`output_logits` (the word input and
     output), and ``decoder``, its layers (``layer(x, cross_kv, cache)``,
-    e.g. :class:`~mmidc.models.utils.DecoderLayer`). This class runs them:
+    e.g. :class:`~mmidc.models.layers.DecoderLayer`). This class runs them:
     teacher forcing (:meth:`forward`, :meth:`loss`) and the
     :class:`CaptionGenerator` protocol (greedy and beam search with a
     key/value cache).

@@ -8,8 +8,8 @@ from torch import nn
 from mmidc.registry import MODELS
 from mmidc.text import CLIP_VOCAB_SIZE
 from mmidc.utils.checkpoint_pattern import resolve_checkpoint
-from ..utils.open_clip_utils import load_clip_state_dict, text_state_dict
-from ..utils.transformer_layers import DecoderLayer, EncoderLayer, bert_init_
+from ..layers.transformer_layers import DecoderLayer, EncoderLayer, bert_init_
+from ..open_clip import load_clip_state_dict, text_state_dict
 from .base_caption_head import BaseCaptionHead
 
 __all__ = ['TransformerCaptionHead']
@@ -70,7 +70,7 @@ class TransformerCaptionHead(BaseCaptionHead):
             checkpoint (an adaptation-stage ``CLIP4IDCRetriever``'s: its
             ``text_encoder``, as the published code does) or a glob
             pattern for one (the newest match), or a loaded state dict; see
-            :mod:`mmidc.models.utils.open_clip_utils`. None keeps the
+            :mod:`mmidc.models.open_clip.weights`. None keeps the
             random initialisation (tests).
         freeze_word_embed (bool): no gradient into ``word_embed``. Defaults
             to True.

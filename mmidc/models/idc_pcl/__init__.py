@@ -3,7 +3,6 @@ encoder (F_sing, F_pair), cross-modal transformer (F_cross), and the two
 stages' algorithms (pre-training, captioning)."""
 from .pair_feature_encoder import *  # noqa: F401,F403
 from .difference_feature_encoder import *  # noqa: F401,F403
-from .feature_preprocessor import *  # noqa: F401,F403
 from .pair_token_embedding import *  # noqa: F401,F403
 from .sinusoidal_pair_token_embedding import *  # noqa: F401,F403
 from .feature_regression_head import *  # noqa: F401,F403

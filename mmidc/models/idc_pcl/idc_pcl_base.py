@@ -8,7 +8,7 @@ from mmengine.model import BaseModel
 
 from mmidc.registry import MODELS
 from ..utils.caption_batch import stack_text_tokens
-from ..utils.data_preprocessor import build_data_preprocessor
+from ..data_preprocessors import build_data_preprocessor
 
 __all__ = ['IDCPCLBase']
 

@@ -7,7 +7,7 @@ import torch
 from mmengine.model import BaseModule
 from torch import nn
 
-from ..utils.transformer_layers import EncoderLayer, bert_init_
+from ..layers.transformer_layers import EncoderLayer, bert_init_
 
 __all__ = ['MaskedTransformer', 'ImageTokenEncoder']
 

@@ -6,7 +6,7 @@ from mmengine.model import BaseModule
 from torch import nn
 
 from mmidc.registry import MODELS
-from ..utils.transformer_layers import bert_init_
+from ..layers.transformer_layers import bert_init_
 
 __all__ = ['PairTokenEmbedding']
 

@@ -6,7 +6,7 @@ from torch import nn
 from torch.testing import assert_close
 
 from mmidc.models.heads import BaseCaptionHead
-from mmidc.models.utils import DecoderLayer
+from mmidc.models.layers import DecoderLayer
 from mmidc.text import clip_tokenizer
 
 CAPTIONS = ['the cube moved', 'nothing changed', 'a ball appeared',

@@ -5,7 +5,7 @@ import os
 
 import open_clip
 
-from mmidc.models.utils.open_clip_utils import MODEL_CONFIG_DIR as MMIDC_DIR
+from mmidc.models.open_clip import MODEL_CONFIG_DIR as MMIDC_DIR
 from projects.tiny_clip import open_clip_models
 
 

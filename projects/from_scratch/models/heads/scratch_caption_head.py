@@ -6,8 +6,7 @@ import torch
 from torch import nn
 
 from mmidc.models.heads.base_caption_head import BaseCaptionHead
-from mmidc.models.utils.transformer_layers import (DecoderLayer, EncoderLayer,
-                                                   bert_init_)
+from mmidc.models.layers import DecoderLayer, EncoderLayer, bert_init_
 from mmidc.models.utils.generation import counted_bias, prefix_word_counts
 from mmidc.registry import MODELS
 

@@ -6,11 +6,11 @@ import torch
 from torch import nn
 from torch.testing import assert_close
 
-from mmidc.models.utils.transformer_layers import (DecoderLayer, EncoderLayer,
-                                                   FeedForward,
-                                                   MultiheadAttention,
-                                                   bert_init_,
-                                                   upgrade_fused_qkv)
+from mmidc.models.layers.transformer_layers import (DecoderLayer, EncoderLayer,
+                                                    FeedForward,
+                                                    MultiheadAttention,
+                                                    bert_init_,
+                                                    upgrade_fused_qkv)
 from tests.helpers.reference_layers import (randomise_norms,
                                             ref_decoder_layer,
                                             ref_encoder_layer)

@@ -3,8 +3,8 @@ import torch
 from mmpretrain.structures import DataSample
 from torch.testing import assert_close
 
-from mmidc.models.utils import IDCDataPreprocessor
-from mmidc.models.utils.data_preprocessor import CLIP_MEAN, CLIP_STD
+from mmidc.models.data_preprocessors.idc_data_preprocessor import (
+    CLIP_MEAN, CLIP_STD, IDCDataPreprocessor)
 from mmidc.registry import MODELS
 
 

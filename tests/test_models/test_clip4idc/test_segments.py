@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from mmidc.models.utils import split_segments
+from mmidc.models.clip4idc.segments import split_segments
 
 
 def test_splits_into_equal_named_segments():

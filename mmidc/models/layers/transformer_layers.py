@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .generation import extend_cache
+from ..utils.generation import extend_cache
 
 __all__ = ['MultiheadAttention', 'FeedForward', 'EncoderLayer', 'DecoderLayer',
            'bert_init_', 'upgrade_fused_qkv']

@@ -1,0 +1,5 @@
+"""The data preprocessors: image pairs to CLIP-normalised float batches
+(``IDCDataPreprocessor``) and cached pair features batched as they are
+(``PairFeaturePreprocessor``)."""
+from .idc_data_preprocessor import *  # noqa: F401,F403
+from .pair_feature_preprocessor import *  # noqa: F401,F403

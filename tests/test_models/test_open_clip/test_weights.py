@@ -1,0 +1,26 @@
+"""mmidc.models.open_clip.weights: the positional embedding resized to a
+new grid (loading CLIP weights: test_clip4idc/test_clip4idc_backbone.py,
+test_clip4idc/test_clip_text_encoder.py)."""
+import torch
+import torch.nn.functional as F
+
+from mmidc.models.open_clip.weights import interpolate_pos_embed
+
+
+def test_pos_embed_resize_matches_a_hand_computation():
+    """interpolate_pos_embed (MMPretrain's resize_pos_embed underneath) keeps
+    the CLS row and resizes the grid like the explicit bicubic below."""
+    def by_hand(pos):
+        grid = pos[1:].float().reshape(1, 4, 6, 8).permute(0, 3, 1, 2)  # [1, D, h, w]
+        grid = F.interpolate(grid, size=(7, 5), mode='bicubic',
+                             align_corners=False)  # [1, D, 7, 5]
+        return grid.permute(0, 2, 3, 1).reshape(35, 8)  # [h'*w', D]
+
+    pos = torch.randn(1 + 4 * 6, 8)
+    resized = interpolate_pos_embed(pos, (4, 6), (7, 5))
+    assert torch.equal(resized[0], pos[0])
+    assert torch.equal(resized[1:], by_hand(pos))
+    assert interpolate_pos_embed(pos, (4, 6), (4, 6)) is pos
+    half = interpolate_pos_embed(pos.half(), (4, 6), (7, 5))  # fp32 inside
+    assert half.dtype == torch.float16
+    assert torch.equal(half[1:], by_hand(pos.half()).half())
