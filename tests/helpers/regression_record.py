@@ -68,9 +68,10 @@ def _retriever() -> dict:
 
 def _captioner() -> dict:
     """The from-scratch recipe's parts: conv stem, difference segment,
-    summary neck, bag-of-words head with its word prior."""
+    summary neck, bag-of-words head with its word prior (the project's
+    ConditionedCaptioner)."""
     return dict(
-        type='CLIP4IDCCaptioner',
+        type='ConditionedCaptioner',
         backbone=_backbone(
             patch_embed=dict(type='ConvStem', channels=(8, 16, 32)),
             extra_segments=[dict(type='DifferenceSegment', aligned=True,
@@ -178,10 +179,23 @@ def synthetic_batch(image_size: Sequence[int], seed: int = 0,
 
 #: per family, an end-of-text logit bias that makes the random decoders stop
 #: early, so that decoding also records finished sequences and frozen beams
-#: (CLIP4IDC: ``scale * [0.25, 0.5, 0.75, 1]`` per pair through the head's
-#: ``logit_bias``; IDC-PCL: ``scale`` added to the word predictor's bias).
+#: (CLIP4IDC: ``scale * [0.25, 0.5, 0.75, 1]`` per pair added to the head's
+#: logits by a logits processor, in one sum with the from-scratch family's
+#: word prior; IDC-PCL: ``scale`` added to the word predictor's bias).
 EOT_BIAS = dict(clip4idc_captioner=1.0, clip4idc_paper_captioner=0.3,
                 clip_ft_captioner=0.3, idc_pcl_captioner=0.15)
+
+
+class _AddBias:
+    """A logits processor: ``scores + bias`` (``bias`` ``[B, V]``, each
+    sample's row repeated for its beams)."""
+
+    def __init__(self, bias: torch.Tensor):
+        self.bias = bias
+
+    def __call__(self, tokens: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        bias = self.bias.repeat_interleave(scores.shape[0] // len(self.bias), 0)
+        return scores + bias.to(scores.dtype)
 
 
 @contextlib.contextmanager
@@ -190,14 +204,18 @@ def _eot_bias(model, scale: Optional[float], kwargs: dict):
     kwargs = dict(kwargs)
     if scale is None:
         yield kwargs
-    elif hasattr(model, 'head'):  # CLIP4IDCCaptioner
+    elif hasattr(model, 'head'):  # CLIP4IDCCaptioner and its subclass
         bias = torch.zeros(4, len(model.head.vocab))
         bias[:, model.head.vocab.eot_id] = scale * torch.tensor([.25, .5, .75, 1.])
-        if kwargs.get('logit_bias') is not None:
-            bias = kwargs['logit_bias'] + bias
-        kwargs['logit_bias'] = bias
+        processors = list(kwargs.get('logits_processors', ()))
+        if processors:  # the word prior: one sum of the prior and this bias
+            prior, = processors
+            processors = [type(prior)(prior.bias + bias)]
+        else:
+            processors = [_AddBias(bias)]
+        kwargs['logits_processors'] = processors
         yield kwargs
-    else:  # IDCPCLCaptioner: no logit_bias, shift its word bias for a while
+    else:  # IDCPCLCaptioner: shift its word bias for a while
         cm = model.cross_modal
         saved = cm.lm_bias.detach().clone()
         cm.lm_bias.data[cm.vocab.eot_id] += scale
@@ -225,8 +243,8 @@ def _decode_outputs(name: str, model, data: dict, out: dict,
                 out[f'{key}/mean_logprob'] = res.mean_logprob
                 out[f'{key}/score'] = res.score
     for strategy in ('greedy', 'beam'):
-        model.decode_cfg = dict(model.decode_cfg, strategy=strategy)
-        samples = model(inputs, copy.deepcopy(data['data_samples']), 'predict')
+        samples = model.predict(inputs, copy.deepcopy(data['data_samples']),
+                                strategy=strategy)
         captions[f'{name}/predict_{strategy}'] = [ds.pred_caption for ds in samples]
         out[f'{name}/predict_{strategy}/pred_score'] = torch.tensor(
             [ds.pred_score for ds in samples], dtype=torch.float64)

@@ -60,7 +60,7 @@ CAPTIONS = ['the red square turned blue', 'the blue square turned red',
 
 
 def captioner_cfg() -> dict:
-    """A complete config dict of a tiny ``CLIP4IDCCaptioner`` (the
+    """A complete config dict of a tiny ``ConditionedCaptioner`` (the
     from-scratch project's caption head: registered here, imported by the
     config once it is a file)."""
     import projects.from_scratch  # noqa: F401
@@ -69,7 +69,7 @@ def captioner_cfg() -> dict:
         custom_imports=dict(imports=['mmidc', 'projects.from_scratch'],
                             allow_failed_imports=False),
         model=dict(
-            type='CLIP4IDCCaptioner',
+            type='ConditionedCaptioner',
             backbone=tiny_backbone_cfg(),
             head=dict(type='ScratchCaptionHead', hidden=32, num_heads=2,
                       num_encoder_layers=1, num_decoder_layers=1,

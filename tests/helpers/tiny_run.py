@@ -84,7 +84,7 @@ CAPTIONER_TEMPLATE = """
 custom_imports = dict(imports=['mmidc', 'projects.from_scratch'],
                       allow_failed_imports=False)
 model = dict(
-    type='CLIP4IDCCaptioner',
+    type='ConditionedCaptioner',
     backbone=dict(type='CLIP4IDCBackbone', arch=tiny_arch, num_inter_layers=1),
     head=dict(type='ScratchCaptionHead', hidden=32, num_heads=2,
               num_encoder_layers=1, num_decoder_layers=1, dropout={dropout},

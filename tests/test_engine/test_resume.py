@@ -150,7 +150,7 @@ def test_best_checkpoint_pattern_feeds_the_captioner(runs):
     assert osp.basename(best).startswith('best_rsum_epoch_')
     arch = Config.fromfile(runs['config']).tiny_arch.to_dict()
     captioner = MODELS.build(dict(
-        type='CLIP4IDCCaptioner',
+        type='ConditionedCaptioner',
         backbone=dict(type='CLIP4IDCBackbone', arch=arch, num_inter_layers=1),
         head=dict(type='ScratchCaptionHead', hidden=32, num_heads=2,
                   num_encoder_layers=1, num_decoder_layers=1,

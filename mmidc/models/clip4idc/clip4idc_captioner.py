@@ -1,11 +1,10 @@
 """CLIP4IDC captioning stage: pair encoder + Transformer caption head."""
-import copy
-import inspect
 from typing import Optional
 
 import torch
 from mmengine.logging import print_log
 from mmengine.model import BaseModel
+from torch import nn
 
 from ..utils.base_captioner import BaseCaptioner
 from ..utils.caption_batch import stack_text_tokens
@@ -17,30 +16,27 @@ from ..open_clip import load_clip_state_dict, load_tower_weights, vision_state_d
 __all__ = ['CLIP4IDCCaptioner']
 
 
-def _arguments_of(head_type) -> set:
-    """The keyword arguments a registered head's constructor takes."""
-    cls = MODELS.get(head_type) if isinstance(head_type, str) else head_type
-    if cls is None:
-        raise KeyError(f'{head_type!r} is not a registered model component')
-    return set(inspect.signature(cls.__init__).parameters)
-
-
 @MODELS.register_module()
 class CLIP4IDCCaptioner(BaseCaptioner, BaseModel):
-    """Caption the difference between two images (CLIP4IDC, second stage).
+    """Caption the difference between two images (CLIP4IDC, second stage):
+    the backbone's ``2(n+1)`` pair tokens feed a caption head.
 
-    The backbone's ``2(n+1)`` tokens feed a caption head
-    (:class:`TransformerCaptionHead`, the paper's, or any registered caption head,
-    e.g. the from-scratch project's ``ScratchCaptionHead``).
+    The head is :class:`TransformerCaptionHead` (the paper's) or any
+    registered caption head that reads the backbone's tokens ``[B, T, D]``
+    as its ``memory``: a :class:`BaseCaptionHead` (``forward(memory,
+    text_tokens)``, ``loss(memory, text_tokens)``, the
+    :class:`CaptionGenerator` search) that takes ``memory_dim``, which
+    defaults to the backbone's width ``D``.
+
     Modes of ``forward(inputs, data_samples, mode)`` (``inputs`` is the
     preprocessed ``[B, 2, 3, H, W]``):
 
     - ``'loss'``: teacher forcing on each sample's ``text_tokens`` ``[L]``;
-      returns ``loss_caption`` and ``accuracy`` (and the auxiliary head's
-      losses when there is one).
-    - ``'predict'``: decodes with ``decode_cfg`` and sets ``pred_caption``
-      (str) and ``pred_score`` (float, mean log-prob per token) on each
-      data sample.
+      returns ``loss_caption`` and ``accuracy``.
+    - ``'predict'``: decodes with ``decode_cfg`` (:meth:`predict` takes
+      options that override it for one call) and sets ``pred_caption``
+      (str) and ``pred_score`` (float, mean log-prob per token) on each data
+      sample.
     - ``'tensor'``: teacher-forced logits ``[B, L-1, V]`` over the head's
       vocabulary (needs ``text_tokens``).
 
@@ -54,35 +50,19 @@ class CLIP4IDCCaptioner(BaseCaptioner, BaseModel):
     This happens in the constructor, so a later ``load_from``/``resume`` of
     a captioner checkpoint overrides it.
 
-    Optional components (none in the paper's configs; the from-scratch
-    project, projects/from_scratch, uses both):
-
-    - ``neck``: maps the backbone's tokens to a few summary tokens
-      ``[B, E, D]`` (e.g. ``ChangeSummaryNeck``, built with
-      ``in_channels`` and ``segments`` from the backbone); they join the
-      caption head's memory as its ``extra_tokens`` (a head that takes
-      them: e.g. ``ScratchCaptionHead``).
-    - ``aux_head``: reads the neck's tokens and adds its loss (e.g.
-      ``BagOfWordsHead``, built with ``in_channels``, ``num_classes``
-      and ``pad_id`` from the neck and the caption head's vocabulary; its
-      targets come from each sample's ``ref_tokens`` ``[K, L]``, the tokens
-      of all its references: ``TokenizeCaptions(mode='all',
-      key='ref_tokens')`` in the pipeline). When its ``logit_bias`` returns a
-      tensor, it is the caption head's ``logit_bias``, added to its
-      next-word logits (and by the search, in decoding).
+    A subclass that gives the head further inputs (e.g. the from-scratch
+    project's ``ConditionedCaptioner``) overrides :meth:`build_head` (to
+    build their sources before the head), :meth:`head_inputs` (what the head
+    reads besides the memory, in every mode) and, for further losses,
+    :meth:`loss`.
 
     Separate learning rates: ``optim_wrapper = dict(..., paramwise_cfg=dict(
     custom_keys={'backbone': dict(lr_mult=1e-3)}))`` (paper: 1e-7 / 1e-4).
 
     Args:
         backbone (dict): ``CLIP4IDCBackbone`` config.
-        head (dict): Caption head config. ``memory_dim``,
-            ``max_memory_tokens``, ``num_segments`` and ``num_extra_tokens``
-            default to the backbone's and the neck's, for a head that takes
-            them.
-        neck (dict, optional): Summary-token neck (see above).
-        aux_head (dict, optional): Auxiliary head on the neck's tokens (see
-            above); needs ``neck``.
+        head (dict): Caption head config; ``memory_dim`` defaults to the
+            backbone's width.
         data_preprocessor (dict, optional): Default ``IDCDataPreprocessor``.
         freeze_backbone (bool): No gradients into the backbone, kept in eval
             mode. Defaults to False.
@@ -97,8 +77,6 @@ class CLIP4IDCCaptioner(BaseCaptioner, BaseModel):
     def __init__(self,
                  backbone: dict,
                  head: dict,
-                 neck: Optional[dict] = None,
-                 aux_head: Optional[dict] = None,
                  data_preprocessor: Optional[dict] = None,
                  freeze_backbone: bool = False,
                  decode_cfg: Optional[dict] = None,
@@ -109,42 +87,19 @@ class CLIP4IDCCaptioner(BaseCaptioner, BaseModel):
             init_cfg=init_cfg)
         self.set_decode_cfg(decode_cfg)
         self.backbone = MODELS.build(backbone)
-        width = self.backbone.output_dim
-        self.neck = None
-        if neck is not None:
-            self.neck = MODELS.build(dict(neck, in_channels=width,
-                                          segments=self.backbone.segments))
-        head = copy.deepcopy(head)
-        takes = _arguments_of(head['type'])
-        layout = dict(memory_dim=width,
-                      max_memory_tokens=self.backbone.num_tokens(),
-                      num_segments=self.backbone.num_segments,
-                      num_extra_tokens=(self.neck.num_tokens
-                                        if self.neck is not None else 0))
-        if self.neck is not None and 'num_extra_tokens' not in takes:
-            raise ValueError(f"the neck's summary tokens join the caption "
-                             f"head's memory: {head['type']} does not take "
-                             'extra tokens (the from-scratch project\'s '
-                             'ScratchCaptionHead does)')
-        for key, value in layout.items():
-            if key in takes:
-                head.setdefault(key, value)
-        self.head = MODELS.build(head)
-        self.aux_head = None
-        if aux_head is not None:
-            if self.neck is None:
-                raise ValueError('aux_head reads the neck\'s summary tokens: '
-                                 'set a neck too')
-            vocab = self.head.vocab
-            self.aux_head = MODELS.build(dict(
-                aux_head, in_channels=self.neck.num_tokens * width,
-                num_classes=len(vocab), pad_id=vocab.pad_id))
+        self.head = self.build_head(head)
         if init_backbone_from is not None:
             self.load_backbone(init_backbone_from)
         self.freeze_backbone = freeze_backbone
         if freeze_backbone:
             self.backbone.requires_grad_(False)
             self.backbone.eval()
+
+    def build_head(self, head: dict) -> nn.Module:
+        """The caption head of config ``head``, ``memory_dim`` defaulting to
+        the backbone's width (called once the backbone is built)."""
+        return MODELS.build(dict(dict(memory_dim=self.backbone.output_dim),
+                                 **head))
 
     def load_backbone(self, path: str) -> None:
         """Load ``backbone.*`` weights of an adaptation-stage checkpoint.
@@ -182,51 +137,26 @@ class CLIP4IDCCaptioner(BaseCaptioner, BaseModel):
         if mode == 'tensor':
             tokens = stack_text_tokens(data_samples, inputs.device)
             memory = self.extract_feat(inputs)
-            _, head_inputs = self.condition(memory)
-            return self.head(memory, tokens, **head_inputs)
+            return self.head(memory, tokens, **self.head_inputs(memory))
         raise ValueError(f'mode={mode!r}: expected loss, predict or tensor')
 
-    def condition(self, memory: torch.Tensor):
-        """The auxiliary head's word logits ``[B, V]`` (None without it) and
-        the caption head's further inputs: the neck's summary tokens
-        ``extra_tokens`` ``[B, E, D]`` and the auxiliary head's
-        ``logit_bias`` ``[B, V]``, each only where there is one."""
-        if self.neck is None:
-            return None, {}
-        summary = self.neck(memory)
-        if self.aux_head is None:
-            return None, dict(extra_tokens=summary)
-        logits = self.aux_head(summary)
-        bias = self.aux_head.logit_bias(logits)
-        head_inputs = dict(extra_tokens=summary)
-        if bias is not None:
-            head_inputs['logit_bias'] = bias
-        return logits, head_inputs
+    def head_inputs(self, memory: torch.Tensor) -> dict:
+        """The caption head's inputs besides the backbone's tokens
+        ``memory`` ``[B, T, D]``, as keyword arguments of its ``forward``,
+        ``loss`` and search: none here."""
+        return {}
 
     def loss(self, inputs: torch.Tensor, data_samples: list) -> dict:
         tokens = stack_text_tokens(data_samples, inputs.device)
         memory = self.extract_feat(inputs)
-        word_logits, head_inputs = self.condition(memory)
-        losses = self.head.loss(memory, tokens, **head_inputs)
-        if self.aux_head is not None:
-            losses.update(self.aux_head.loss(word_logits,
-                                             self._references(data_samples)))
-        return losses
-
-    def _references(self, data_samples: list) -> list:
-        """Each sample's ``ref_tokens`` ``[K, L]`` as compact ids."""
-        if not all('ref_tokens' in ds for ds in data_samples):
-            raise KeyError("aux_head needs every sample's ref_tokens [K, L]: "
-                           "add TokenizeCaptions(mode='all', key='ref_tokens') "
-                           'to the training pipeline')
-        return [self.head.vocab.to_compact(ds.ref_tokens) for ds in data_samples]
+        return self.head.loss(memory, tokens, **self.head_inputs(memory))
 
     @property
     def caption_decoder(self):
         return self.head
 
     def decoder_inputs(self, inputs: torch.Tensor):
-        """The backbone's tokens and the neck's and auxiliary head's
-        conditioning, what the head decodes from."""
+        """The backbone's tokens and :meth:`head_inputs`, what the head
+        decodes from."""
         memory = self.extract_feat(inputs)
-        return memory, self.condition(memory)[1]
+        return memory, self.head_inputs(memory)

@@ -15,9 +15,15 @@ class BaseCaptioner:
     A captioner sets ``decode_cfg`` with :meth:`set_decode_cfg` and provides
     ``caption_decoder`` (its :class:`CaptionGenerator`) and
     :meth:`decoder_inputs`; :meth:`generate` decodes a preprocessed batch
-    with ``decode_cfg`` and :meth:`predict` sets ``pred_caption`` (str) and
-    ``pred_score`` (float, mean log-probability per token) on each data
-    sample.
+    and :meth:`predict` sets ``pred_caption`` (str) and ``pred_score``
+    (float, mean log-probability per token) on each data sample.
+
+    Both decode with ``decode_cfg``, or with decoding options given to the
+    call, which override its keys for that call only (``decode_cfg`` is not
+    changed): ``strategy``, ``beam_size``, ``length_penalty``,
+    ``max_length`` (:func:`check_decode_cfg`; an unknown one is a
+    ``KeyError``). ``model.predict(inputs, strategy='beam', beam_size=5)``
+    searches five beams once.
     """
 
     caption_decoder: CaptionGenerator
@@ -28,20 +34,34 @@ class BaseCaptioner:
 
     def decoder_inputs(self, inputs: torch.Tensor) -> Tuple[torch.Tensor, dict]:
         """What ``caption_decoder`` decodes from the preprocessed ``inputs``:
-        its ``memory`` and keyword arguments (e.g. ``extra_tokens``)."""
+        its ``memory`` and keyword arguments of its search (the decoder's
+        further inputs, e.g. ``extra_tokens``, and ``logits_processors``)."""
         raise NotImplementedError(f'{type(self).__name__} must implement '
                                   'decoder_inputs')
 
-    def generate(self, inputs: torch.Tensor) -> CaptionDecodeOutput:
-        """Decode the preprocessed ``inputs`` with ``decode_cfg``."""
+    def generate(self, inputs: torch.Tensor,
+                 **decode_options) -> CaptionDecodeOutput:
+        """Decode the preprocessed ``inputs`` with ``decode_cfg``, its keys
+        overridden by ``decode_options`` for this call."""
+        cfg = check_decode_cfg(dict(self.decode_cfg, **decode_options))
         memory, kwargs = self.decoder_inputs(inputs)
-        return generate(self.caption_decoder, memory, self.decode_cfg, **kwargs)
+        return generate(self.caption_decoder, memory, cfg, **kwargs)
 
     def predict(self, inputs: torch.Tensor,
-                data_samples: Optional[list] = None) -> List:
-        """Caption each pair of ``inputs``; new ``DataSample``s when
-        ``data_samples`` is None."""
-        out = self.generate(inputs)
+                data_samples: Optional[list] = None,
+                **decode_options) -> List:
+        """Caption each pair of the preprocessed ``inputs``.
+
+        Args:
+            inputs (Tensor): the batch, as the data preprocessor returns it.
+            data_samples (list, optional): the batch's data samples, which
+                get the predictions; new ``DataSample``s when None.
+            **decode_options: ``decode_cfg`` keys for this call only.
+
+        Returns:
+            list: the data samples with ``pred_caption`` and ``pred_score``.
+        """
+        out = self.generate(inputs, **decode_options)
         captions = self.caption_decoder.decode_text(out.tokens)
         if data_samples is None:
             from mmpretrain.structures import DataSample

@@ -19,12 +19,16 @@ A decoder that derives from it provides:
   word after ``tokens`` ``[N, t]``; with caches, it reads the earlier
   positions from them and appends the newest.
 
-A ``logit_bias`` ``[B, V]`` given to the search (e.g. an auxiliary head's
-word prior) is added to the scores of every step. A counted bias
-``[B, K, V]`` holds one row per number of times a word was already
-generated: word ``w`` gets ``bias[:, min(c_w, K - 1), w]`` when the sequence
-holds it ``c_w`` times (:func:`counted_bias`; teacher forcing uses
-:func:`prefix_word_counts`), so a prior can say "once, not twice".
+Score edits during decoding are the search's ``logits_processors``: a list
+of callables ``(tokens, scores) -> scores`` (the contract of Hugging Face's
+``LogitsProcessor``), applied in their order at every step. ``tokens``
+``[N, t]`` are the compact ids written so far (the start token first;
+``N = B * beam_size`` rows in beam search, each sample's beams in a row) and
+``scores`` ``[N, V]`` the decoder's next-word **logits**, in the decoder's
+dtype, before anything else is done to them (the float conversion, the
+banned ids, the log-softmax). A processor returns new scores of the same
+shape (e.g. a per-sample word prior added to them, or a banned word set to
+``-inf``); it may not change ``scores`` in place.
 
 A layer's cache is a dict of batch-first tensors (self-attention keys and
 values ``k``, ``v`` ``[N, h, T, C/h]``); :func:`extend_cache` appends a
@@ -36,15 +40,18 @@ layout overrides it.
 :func:`generate` runs it.
 """
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import Callable, List, Optional, Sequence
 
 import torch
 
 from mmidc.text import CaptionVocab, build_vocab_from_cfg
 
-__all__ = ['CaptionDecodeOutput', 'CaptionGenerator', 'check_decode_cfg',
-           'generate', 'extend_cache', 'counted_bias', 'prefix_word_counts',
-           'DECODE_KEYS']
+__all__ = ['CaptionDecodeOutput', 'CaptionGenerator', 'LogitsProcessor',
+           'check_decode_cfg', 'generate', 'extend_cache', 'DECODE_KEYS']
+
+#: A score edit of the search: ``(tokens [N, t], logits [N, V]) -> logits``
+#: (see the module docstring).
+LogitsProcessor = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
 #: The keys of a captioner's ``decode_cfg``.
 DECODE_KEYS = {'strategy', 'beam_size', 'length_penalty', 'max_length'}
@@ -58,48 +65,6 @@ def extend_cache(cache: dict, k: torch.Tensor, v: torch.Tensor):
         v = torch.cat([cache['v'], v], dim=2)
     cache['k'], cache['v'] = k, v
     return k, v
-
-
-def prefix_word_counts(tokens: torch.Tensor, num_words: int) -> torch.Tensor:
-    """How often each word occurs in each prefix of ``tokens``.
-
-    Args:
-        tokens (Tensor): compact ids ``[N, t]``, the start token first.
-        num_words (int): the vocabulary size ``V``.
-
-    Returns:
-        Tensor: ``[N, t, V]``; row ``i`` counts the words of
-        ``tokens[:, 1:i + 1]`` (the start token is not a word), what the
-        decoder has written when it predicts position ``i + 1``.
-    """
-    N, t = tokens.shape
-    hot = tokens.new_zeros(N, t, num_words)  # [N, t, V]
-    hot[:, 1:].scatter_(2, tokens[:, 1:, None], 1)  # one-hot of each word
-    return hot.cumsum(1)  # [N, t, V]
-
-
-def counted_bias(bias: torch.Tensor, counts: torch.Tensor) -> torch.Tensor:
-    """The bias each word gets given how often it was written.
-
-    Args:
-        bias (Tensor): ``[N, V]`` (returned as it is, broadcast over the
-            positions of ``counts``) or counted, ``[N, K, V]``.
-        counts (Tensor): ``[N, V]`` or ``[N, t, V]`` word counts
-            (:func:`prefix_word_counts`).
-
-    Returns:
-        Tensor: the bias of ``counts``' shape: ``bias[n, min(c, K - 1), w]``
-        for a word ``w`` written ``c`` times.
-    """
-    if bias.dim() == 2:
-        return bias if counts.dim() == 2 else bias[:, None]  # [N, (1,) V]
-    if bias.dim() != 3:
-        raise ValueError('logit_bias must be [N, V] or counted [N, K, V], '
-                         f'got shape {tuple(bias.shape)}')
-    level = counts.clamp(max=bias.shape[1] - 1)
-    if counts.dim() == 2:  # one step: [N, V] -> [N, 1, V]
-        return bias.gather(1, level[:, None])[:, 0]  # [N, V]
-    return bias.gather(1, level)  # [N, t, V]
 
 
 @dataclass
@@ -148,12 +113,13 @@ class CaptionGenerator:
             for key in cache:
                 cache[key] = cache[key][index]
 
-    def _log_probs(self, logits: torch.Tensor,
-                   bias: Optional[torch.Tensor] = None) -> torch.Tensor:
-        """Next-token log-probs ``[N, V]`` of ``logits`` (plus ``bias``
-        ``[N, V]``); pad, start and unk never generated."""
-        if bias is not None:
-            logits = logits + bias.to(logits.dtype)
+    def _log_probs(self, logits: torch.Tensor, tokens: torch.Tensor,
+                   processors: Sequence[LogitsProcessor] = ()) -> torch.Tensor:
+        """Next-token log-probs ``[N, V]`` of ``logits`` after the
+        ``processors`` (given ``tokens`` ``[N, t]``, the prefix so far); pad,
+        start and unk never generated."""
+        for processor in processors:
+            logits = processor(tokens, logits)
         logits = logits.float()
         banned = [self.vocab.pad_id, self.vocab.sot_id]
         if self.vocab.unk_id is not None:
@@ -161,26 +127,10 @@ class CaptionGenerator:
         logits[:, banned] = float('-inf')
         return logits.log_softmax(-1)
 
-    def _start_counts(self, bias: Optional[torch.Tensor],
-                      n: int) -> Optional[torch.Tensor]:
-        """Zero word counts ``[n, V]`` for a counted ``bias``, else None."""
-        if bias is None or bias.dim() == 2:
-            return None
-        return torch.zeros(n, bias.shape[-1], dtype=torch.long, device=bias.device)
-
-    @staticmethod
-    def _step_bias(bias: Optional[torch.Tensor],
-                   counts: Optional[torch.Tensor]) -> Optional[torch.Tensor]:
-        """This step's bias ``[N, V]``: ``bias`` itself, or its rows for
-        the words' ``counts`` when it is counted."""
-        if counts is None:
-            return bias
-        return counted_bias(bias, counts)
-
     @torch.no_grad()
     def greedy_decode(self, memory: torch.Tensor, max_length: Optional[int] = None,
                       use_cache: bool = True,
-                      logit_bias: Optional[torch.Tensor] = None,
+                      logits_processors: Sequence[LogitsProcessor] = (),
                       **inputs) -> CaptionDecodeOutput:
         """Greedy decoding, each sequence stopping at its end-of-text.
 
@@ -190,8 +140,8 @@ class CaptionGenerator:
                 (at most ``max_length - 1`` generated). Defaults to the
                 decoder's.
             use_cache (bool): key/value cache; ``False`` recomputes the prefix.
-            logit_bias (Tensor, optional): ``[B, V]`` added to every step's
-                scores, or counted ``[B, K, V]`` (:func:`counted_bias`).
+            logits_processors (Sequence[callable]): score edits, applied in
+                order to every step's logits (see the module docstring).
             **inputs: the decoder's further inputs (``start_decoding``'s).
         """
         max_length = min(max_length or self.max_length, self.max_length)
@@ -201,14 +151,11 @@ class CaptionGenerator:
         sum_logprob = memory.new_zeros(B, dtype=torch.float)
         length = torch.zeros(B, dtype=torch.long, device=memory.device)
         done = torch.zeros(B, dtype=torch.bool, device=memory.device)
-        counts = self._start_counts(logit_bias, B)
         for _ in range(max_length - 1):
             log_probs = self._log_probs(self.next_logits(tokens, context, caches),
-                                        self._step_bias(logit_bias, counts))
+                                        tokens, logits_processors)
             logprob, word = log_probs.max(-1)  # [B], [B]
             word = word.masked_fill(done, self.vocab.pad_id)
-            if counts is not None:
-                counts.scatter_add_(1, word[:, None], torch.ones_like(word[:, None]))
             sum_logprob += logprob.masked_fill(done, 0.0)
             length += (~done).long()
             tokens = torch.cat([tokens, word[:, None]], dim=1)  # [B, t+1]
@@ -223,7 +170,7 @@ class CaptionGenerator:
     def beam_search(self, memory: torch.Tensor, beam_size: int = 3,
                     length_penalty: float = 1.0, max_length: Optional[int] = None,
                     use_cache: bool = True,
-                    logit_bias: Optional[torch.Tensor] = None,
+                    logits_processors: Sequence[LogitsProcessor] = (),
                     **inputs) -> CaptionDecodeOutput:
         """Beam search; a beam that emits end-of-text is frozen.
 
@@ -238,11 +185,7 @@ class CaptionGenerator:
         K = beam_size
         tokens, context, caches = self.start_decoding(memory, K, use_cache,
                                                       **inputs)  # [B*K, 1]
-        prior = None
-        if logit_bias is not None:
-            prior = logit_bias.repeat_interleave(K, dim=0)  # [B*K, (K',) V]
         B = memory.shape[0]
-        counts = self._start_counts(prior, B * K)
         device = memory.device
         beam_logprob = torch.full((B, K), float('-inf'), device=device)
         beam_logprob[:, 0] = 0.0  # all beams start equal: keep one
@@ -250,7 +193,7 @@ class CaptionGenerator:
         done = torch.zeros(B, K, dtype=torch.bool, device=device)
         for _ in range(max_length - 1):
             log_probs = self._log_probs(self.next_logits(tokens, context, caches),
-                                        self._step_bias(prior, counts))
+                                        tokens, logits_processors)
             V = log_probs.shape[-1]
             log_probs = log_probs.view(B, K, V)  # [B, K, V]
             # a finished beam continues only with pad, at no cost
@@ -263,9 +206,6 @@ class CaptionGenerator:
             flat_parent = (parent + torch.arange(B, device=device)[:, None] * K).view(-1)
             tokens = torch.cat([tokens[flat_parent], word.view(-1, 1)], dim=1)  # [B*K, t+1]
             self.reorder_caches(caches, flat_parent)
-            if counts is not None:  # the parents' counts plus the new word
-                counts = counts[flat_parent].scatter_add_(
-                    1, word.view(-1, 1), torch.ones_like(word.view(-1, 1)))
             was_done = done.gather(1, parent)
             length = length.gather(1, parent) + (~was_done).long()
             done = was_done | (word == self.vocab.eot_id)
@@ -311,7 +251,8 @@ def check_decode_cfg(cfg: dict) -> dict:
 def generate(decoder: CaptionGenerator, memory: torch.Tensor, cfg: dict,
              **kwargs) -> CaptionDecodeOutput:
     """Decode ``memory`` with ``decoder`` as the checked ``decode_cfg``
-    ``cfg`` says (``kwargs``: ``logit_bias`` and the decoder's inputs)."""
+    ``cfg`` says (``kwargs``: ``logits_processors`` and the decoder's
+    inputs)."""
     if cfg['strategy'] == 'beam':
         return decoder.beam_search(memory, cfg['beam_size'], cfg['length_penalty'],
                                    cfg['max_length'], **kwargs)

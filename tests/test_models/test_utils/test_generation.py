@@ -8,8 +8,7 @@ import torch
 
 from mmidc.text import EOT_ID, CaptionVocab, clip_tokenizer
 from mmidc.models.utils.generation import (CaptionGenerator, check_decode_cfg,
-                                           counted_bias, extend_cache, generate,
-                                           prefix_word_counts)
+                                           extend_cache, generate)
 from tests.helpers.toy_decoder import A, B, MarkovDecoder
 
 
@@ -31,8 +30,33 @@ def test_beam_finds_the_caption_greedy_misses(use_cache):
     assert torch.equal(generate(decoder, memory, cfg).tokens, beam.tokens)
 
 
+class AddBias:
+    """A processor adding a per-sample bias ``[B, V]`` (rows repeated for
+    the beams), recording what it was called with."""
+
+    def __init__(self, bias):
+        self.bias, self.calls = bias, []
+
+    def __call__(self, tokens, scores):
+        self.calls.append((tokens.clone(), scores.clone()))
+        rows = self.bias.repeat_interleave(scores.shape[0] // len(self.bias), 0)
+        return scores + rows
+
+
+class Ban:
+    """A processor that bans the compact id ``word``."""
+
+    def __init__(self, word):
+        self.word = word
+
+    def __call__(self, tokens, scores):
+        scores = scores.clone()
+        scores[:, self.word] = float('-inf')
+        return scores
+
+
 @pytest.mark.parametrize('use_cache', [True, False])
-def test_logit_bias_is_added_to_every_step(use_cache):
+def test_processors_edit_every_steps_logits(use_cache):
     """Per pair: a bias for B turns the first pair's greedy caption into the
     beam's; one for A keeps the second repeating A to the length limit."""
     decoder, memory = MarkovDecoder(), torch.zeros(2, 1, 1)
@@ -40,98 +64,75 @@ def test_logit_bias_is_added_to_every_step(use_cache):
     bias = torch.zeros(2, V)
     bias[0, c(B)] = 1.0  # log 0.4 + 1 > log 0.6
     bias[1, c(A)] = 1.0  # log 0.3 + 1 > log 0.4 (end)
-    greedy = decoder.greedy_decode(memory, use_cache=use_cache, logit_bias=bias)
+    prior = AddBias(bias)
+    greedy = decoder.greedy_decode(memory, use_cache=use_cache,
+                                   logits_processors=[prior])
     assert greedy.tokens.tolist() == [[B, EOT_ID, 0, 0, 0], [A] * 5]
+    # called at each step with the prefix so far and the raw logits
+    assert [t.shape for t, _ in prior.calls] == [(2, i) for i in range(1, 6)]
+    tokens, scores = prior.calls[1]
+    assert tokens[:, 1].tolist() == [c(B), c(A)]
+    assert torch.equal(scores, decoder.table[tokens[:, -1]])
     one = decoder.beam_search(memory, beam_size=1, use_cache=use_cache,
-                              logit_bias=bias)
+                              logits_processors=[AddBias(bias)])
     assert torch.equal(one.tokens, greedy.tokens)
+    prior = AddBias(bias)
     beam = decoder.beam_search(memory, beam_size=2, use_cache=use_cache,
-                               logit_bias=bias)
+                               logits_processors=[prior])
     assert beam.tokens[0].tolist()[:2] == [B, EOT_ID]
+    assert prior.calls[0][0].shape == (4, 1)  # 2 pairs x 2 beams
     plain = decoder.greedy_decode(memory, use_cache=use_cache,
-                                  logit_bias=torch.zeros(2, V))
+                                  logits_processors=[AddBias(torch.zeros(2, V))])
     assert plain.tokens.tolist() == [[A, EOT_ID]] * 2
-
-
-def counted_toy_bias(decoder, a_rows):
-    """A counted bias ``[1, K, V]``: ``a_rows[k]`` for A once the caption
-    holds it ``k`` times, nothing for the other words."""
-    V = len(decoder.vocab)
-    bias = torch.zeros(1, len(a_rows), V)
-    bias[0, :, decoder.vocab.to_compact_id(A)] = torch.tensor(a_rows)
-    return bias
-
-
-def rescore(decoder, bias, tokens):
-    """Sum of log-probs of the CLIP ids ``tokens`` ``[T]`` (end included),
-    each step biased by the row of the counts so far: an independent loop."""
-    c = decoder.vocab.to_compact_id
-    words = [decoder.vocab.sot_id] + [c(int(t)) for t in tokens if int(t)]
-    counts, total = torch.zeros(bias.shape[-1], dtype=torch.long), 0.0
-    for prev, word in zip(words, words[1:]):
-        row = bias[0, counts.clamp(max=bias.shape[1] - 1), torch.arange(bias.shape[-1])]
-        total += decoder._log_probs(decoder.table[prev][None].clone(), row[None])[0, word]
-        counts[word] += 1
-    return total, len(words) - 1
+    cfg = check_decode_cfg(dict(strategy='beam', beam_size=2))
+    assert torch.equal(generate(decoder, memory, cfg,
+                                logits_processors=[AddBias(bias)]).tokens,
+                       beam.tokens)
 
 
 @pytest.mark.parametrize('use_cache', [True, False])
-def test_counted_bias_follows_how_often_a_word_was_written(use_cache):
-    """A bias for A that holds for its first (and second) writing only:
-    greedy writes A that many times, then ends; a flat bias repeats A."""
-    decoder, memory = MarkovDecoder(), torch.zeros(1, 1, 1)
-    once = counted_toy_bias(decoder, [1.0, -5.0])
-    greedy = decoder.greedy_decode(memory, use_cache=use_cache, logit_bias=once)
-    assert greedy.tokens.tolist() == [[A, EOT_ID]]
-    twice = counted_toy_bias(decoder, [1.0, 1.0, -5.0])
-    greedy = decoder.greedy_decode(memory, use_cache=use_cache, logit_bias=twice)
-    assert greedy.tokens.tolist() == [[A, A, EOT_ID]]
-    flat = counted_toy_bias(decoder, [1.0])  # K = 1: the plain bias
-    assert decoder.greedy_decode(memory, use_cache=use_cache,
-                                 logit_bias=flat).tokens.tolist() == [[A] * 5]
-    # beam search: beam 1 is greedy; a wider beam's score is that of its
-    # caption under the counted bias (the counts follow the beams)
-    for bias in (once, twice):
-        one = decoder.beam_search(memory, beam_size=1, use_cache=use_cache,
-                                  logit_bias=bias)
-        assert torch.equal(one.tokens, decoder.greedy_decode(
-            memory, use_cache=use_cache, logit_bias=bias).tokens)
-    # on a random table (every word may follow every word) beams change
-    # places: the winner's score is its caption's under the counted bias
+def test_a_banned_word_is_never_emitted(use_cache):
+    """On random tables (every word may follow every word), the word the
+    plain search writes first, once banned, is written by neither greedy nor
+    beam search; the ban changes nothing else."""
     torch.manual_seed(0)
+    decoder, memory = MarkovDecoder(), torch.zeros(2, 1, 1)
     decoder.vocab = CaptionVocab([A, B, 300, 400, 500, 600])
     V = len(decoder.vocab)
-    for _ in range(10):
+    for _ in range(5):
         decoder.table = torch.randn(V, V)
         decoder.table[:, decoder.vocab.eot_id] -= 2.0  # longer captions
-        bias = torch.randn(1, 3, V) * 2
-        beam = decoder.beam_search(memory, beam_size=3, use_cache=use_cache,
-                                   logit_bias=bias)
-        total, length = rescore(decoder, bias, beam.tokens[0])
-        assert torch.allclose(beam.score, torch.tensor([total / length]))
+        for run in (lambda **kw: decoder.greedy_decode(memory, **kw),
+                    lambda **kw: decoder.beam_search(memory, beam_size=3, **kw)):
+            plain = run(use_cache=use_cache)
+            word = int(plain.tokens[0, 0])  # a CLIP id
+            banned = run(use_cache=use_cache, logits_processors=[
+                Ban(decoder.vocab.to_compact_id(word))])
+            assert word not in banned.tokens.flatten().tolist()
+            assert torch.isfinite(banned.score).all()
 
 
-def test_prefix_word_counts_and_counted_bias_against_a_loop():
-    torch.manual_seed(0)
-    N, t, V, K = 3, 7, 6, 3
-    tokens = torch.randint(1, V, (N, t))
-    tokens[:, 0] = 0  # the start token is never counted
-    counts = prefix_word_counts(tokens, V)  # [N, t, V]
-    bias = torch.randn(N, K, V)
-    out = counted_bias(bias, counts)  # [N, t, V]
-    for n in range(N):
-        for i in range(t):
-            for w in range(V):
-                c = int((tokens[n, 1:i + 1] == w).sum())
-                assert counts[n, i, w] == c
-                assert out[n, i, w] == bias[n, min(c, K - 1), w]
-    # one step ([N, V] counts) and the plain [N, V] bias
-    assert torch.equal(counted_bias(bias, counts[:, -1]), out[:, -1])
-    plain = torch.randn(N, V)
-    assert counted_bias(plain, counts[:, -1]) is plain
-    assert counted_bias(plain, counts).shape == (N, 1, V)
-    with pytest.raises(ValueError, match='logit_bias must be'):
-        counted_bias(torch.zeros(N), counts)
+def test_processors_run_in_order():
+    """A ban then a bias that lifts the banned word: it is lifted back (the
+    later processor sees the earlier one's scores); the other order keeps it
+    banned."""
+    decoder, memory = MarkovDecoder(), torch.zeros(1, 1, 1)
+    V, c = len(decoder.vocab), decoder.vocab.to_compact_id
+    seen = []
+
+    class Lift:
+        def __call__(self, tokens, scores):
+            seen.append(scores[:, c(B)].clone())
+            return torch.where(torch.isinf(scores), torch.zeros_like(scores),
+                               scores)
+
+    out = decoder.greedy_decode(memory, logits_processors=[Ban(c(B)), Lift()])
+    assert seen[0].item() == float('-inf')  # Lift ran after Ban
+    assert out.tokens[0, 0].item() == B  # log 0.4 < 0: lifted B wins
+    seen.clear()
+    out = decoder.greedy_decode(memory, logits_processors=[Lift(), Ban(c(B))])
+    assert seen[0].item() == pytest.approx(math.log(0.4))
+    assert B not in out.tokens.flatten().tolist()
 
 
 def test_extend_cache_appends_along_positions():

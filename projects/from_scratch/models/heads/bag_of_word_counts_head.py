@@ -5,6 +5,7 @@ import torch
 
 from mmidc.registry import MODELS
 
+from ..processors.counted_word_prior import CountedWordPrior
 from .bag_of_words_head import BagOfWordsHead
 
 __all__ = ['BagOfWordCountsHead']
@@ -24,8 +25,8 @@ class BagOfWordCountsHead(BagOfWordsHead):
     and its word prior is counted: a word the caption holds ``c`` times gets
     ``scale * log(sigmoid(logit[min(c, K - 1)]))``, the belief that the
     captions hold it once more. The caption head adds it by the counts of
-    the words before each position (``counted_bias`` in
-    :mod:`mmidc.models.utils.generation`). Loss and prior are
+    the words before each position; in decoding it is a
+    :class:`CountedWordPrior` (:meth:`logits_processor`). Loss and prior are
     :class:`BagOfWordsHead`'s, over ``[B, K, V]``.
 
     Args:
@@ -72,3 +73,10 @@ class BagOfWordCountsHead(BagOfWordsHead):
             at_least = counts[:, None, :] >= levels.to(counts)[None, :, None]  # [R, K, V]
             rows.append(at_least.float().mean(0))  # [K, V]
         return torch.stack(rows)  # [B, K, V]
+
+    def logits_processor(self, logits: torch.Tensor) -> Optional[CountedWordPrior]:
+        """The counted word prior of :meth:`logit_bias` (``[B, K, V]``) as a
+        logits processor of the search (:class:`CountedWordPrior`), or
+        None."""
+        bias = self.logit_bias(logits)
+        return None if bias is None else CountedWordPrior(bias)

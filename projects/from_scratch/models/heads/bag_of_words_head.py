@@ -7,6 +7,7 @@ from mmengine.model import BaseModule
 from torch import nn
 
 from mmidc.registry import MODELS
+from ..processors.word_prior import WordPrior
 
 __all__ = ['BagOfWordsHead']
 
@@ -28,7 +29,8 @@ class BagOfWordsHead(BaseModule):
     With ``word_prior=True`` the classifier's belief also conditions the
     captioner: :meth:`logit_bias` is ``scale * log(sigmoid(logits))`` per
     vocabulary word (``scale`` learned, starting at 1), which the captioner
-    adds to the caption head's next-word logits at every step, so the
+    adds to the caption head's next-word logits at every step (in decoding
+    as :meth:`logits_processor`, a :class:`WordPrior`), so the
     decoder names the attributes the classifier read (attribute inputs to a
     captioner: Yao et al., "Boosting Image Captioning with Attributes", 2017).
 
@@ -114,3 +116,9 @@ class BagOfWordsHead(BaseModule):
         if self.prior_scale is None:
             return None
         return self.prior_scale * F.logsigmoid(logits)
+
+    def logits_processor(self, logits: torch.Tensor) -> Optional[WordPrior]:
+        """The word prior of :meth:`logit_bias` as a logits processor of
+        the search (:class:`WordPrior`), or None."""
+        bias = self.logit_bias(logits)
+        return None if bias is None else WordPrior(bias)

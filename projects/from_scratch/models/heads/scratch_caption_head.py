@@ -7,8 +7,8 @@ from torch import nn
 
 from mmidc.models.heads.base_caption_head import BaseCaptionHead
 from mmidc.models.layers import DecoderLayer, EncoderLayer, bert_init_
-from mmidc.models.utils.generation import counted_bias, prefix_word_counts
 from mmidc.registry import MODELS
+from ..processors.counted_word_prior import counted_bias, prefix_word_counts
 
 __all__ = ['ScratchCaptionHead']
 
@@ -31,10 +31,10 @@ class ScratchCaptionHead(BaseCaptionHead):
       join the memory after the backbone's tokens, each with its own learned
       embedding (``num_extra_tokens = E``);
     - ``logit_bias`` ``[B, V]`` (e.g. an auxiliary head's word prior) is added
-      to the next-word logits at every position (in decoding, the search
-      adds it); a counted one ``[B, K, V]`` gives each word the row of the
-      number of times the caption already holds it (``counted_bias`` in
-      :mod:`mmidc.models.utils.generation`).
+      to the next-word logits at every position; a counted one ``[B, K, V]``
+      gives each word the row of the number of times the caption already
+      holds it (:func:`counted_bias`). In decoding the search adds it as a
+      logits processor (:class:`WordPrior`, :class:`CountedWordPrior`).
 
     Args:
         memory_dim (int): width of the backbone tokens (CLIP4IDC: the

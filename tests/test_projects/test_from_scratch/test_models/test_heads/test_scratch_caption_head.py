@@ -3,6 +3,7 @@ import torch
 
 from mmidc.text import EOT_ID, SOT_ID, build_caption_vocab, clip_tokenizer
 from mmidc.registry import MODELS
+from projects.from_scratch.models.processors import CountedWordPrior, WordPrior
 
 CAPTIONS = ['the red cube changed to blue', 'there is no change',
             'the small sphere has been added', 'the cylinder moved']
@@ -174,16 +175,19 @@ def test_logit_bias_is_added_at_every_step():
     plain = head.decode_step(compact, head.cross_kv(head.encode(memory)))
     torch.testing.assert_close(head(memory, tokens, logit_bias=bias),
                                plain + bias[:, None])
-    # decoding applies it too (greedy, cached or not, and beam search)
-    cached = head.greedy_decode(memory, use_cache=True, logit_bias=bias)
+    # decoding applies it as a processor (greedy, cached or not, and beam
+    # search)
+    prior = [WordPrior(bias)]
+    cached = head.greedy_decode(memory, use_cache=True, logits_processors=prior)
     assert torch.equal(cached.tokens, head.greedy_decode(
-        memory, use_cache=False, logit_bias=bias).tokens)
+        memory, use_cache=False, logits_processors=prior).tokens)
     assert torch.equal(cached.tokens, head.beam_search(
-        memory, beam_size=1, logit_bias=bias).tokens)
+        memory, beam_size=1, logits_processors=prior).tokens)
     sure = torch.full((B, len(head.vocab)), -30.0)  # a bias sure of one word
     sure[:, head.vocab.eot_id] = 30.0
-    for out in (head.greedy_decode(memory, logit_bias=sure),
-                head.beam_search(memory, beam_size=3, logit_bias=sure)):
+    for out in (head.greedy_decode(memory, logits_processors=[WordPrior(sure)]),
+                head.beam_search(memory, beam_size=3,
+                                 logits_processors=[WordPrior(sure)])):
         assert out.tokens.tolist() == [[EOT_ID]] * B
     # the caption loss trains what the bias comes from
     bias = bias.requires_grad_(True)
@@ -209,9 +213,10 @@ def test_counted_logit_bias_follows_the_words_before_each_position():
                 c = int((compact[b, 1:i + 1] == w).sum())
                 expected[b, i, w] += bias[b, min(c, 2), w]
     torch.testing.assert_close(head(memory, tokens, logit_bias=bias), expected)
-    out = head.greedy_decode(memory, logit_bias=bias)
+    prior = [CountedWordPrior(bias)]
+    out = head.greedy_decode(memory, logits_processors=prior)
     assert torch.equal(out.tokens, head.greedy_decode(
-        memory, use_cache=False, logit_bias=bias).tokens)
+        memory, use_cache=False, logits_processors=prior).tokens)
     for b in range(B):
         ids = out.tokens[b][out.tokens[b] != 0]  # up to end-of-text
         forced = head(memory[b:b + 1], torch.cat([tokens[:1, :1], ids[None]], 1),
