@@ -1,6 +1,5 @@
 """Caption the difference between two images of your own."""
 import os
-from contextlib import contextmanager
 from typing import Dict, Iterator, List, Optional, Sequence, Union
 
 import numpy as np
@@ -13,7 +12,10 @@ from .model_loading import ConfigType
 
 
 class IDCInferencer(BasePairInferencer):
-    """Image difference captioning with a ``CLIP4IDCCaptioner``.
+    """Image difference captioning with a captioning-stage model: a
+    captioner with ``decode_cfg`` and ``predict(inputs, data_samples,
+    **decode_options)`` (``CLIP4IDCCaptioner``, ``IDCPCLCaptioner`` and
+    their subclasses).
 
     Examples:
         >>> from mmidc.apis import IDCInferencer
@@ -33,6 +35,10 @@ class IDCInferencer(BasePairInferencer):
         strategy (str, optional): ``'greedy'`` or ``'beam'``; default: the
             config's ``decode_cfg`` (greedy unless it says otherwise).
         beam_size (int, optional): beams for ``'beam'``; default: config's.
+
+    ``strategy`` and ``beam_size`` (here, or per call) are decoding options
+    passed to the model's ``predict``; the model's ``decode_cfg`` is not
+    changed.
     """
 
     def __init__(self,
@@ -52,38 +58,39 @@ class IDCInferencer(BasePairInferencer):
                 f'IDCInferencer needs a captioning-stage config '
                 f'(CLIP4IDCCaptioner); for retrieval use '
                 f'IDCRetrievalInferencer')
-        self.model.decode_cfg = self._decode_cfg(strategy, beam_size)
+        #: This inferencer's decoding options (``strategy``, ``beam_size``),
+        #: given to the model's ``predict`` with each batch; the model's
+        #: ``decode_cfg`` holds the rest and is never changed.
+        self.decode_options = self._decode_options(strategy, beam_size, {})
 
-    def _decode_cfg(self, strategy: Optional[str], beam_size: Optional[int]) -> dict:
-        cfg = dict(self.model.decode_cfg)
+    @staticmethod
+    def _decode_options(strategy: Optional[str], beam_size: Optional[int],
+                        defaults: dict) -> dict:
+        """``defaults`` with ``strategy`` and ``beam_size`` where given
+        (checked)."""
+        options = dict(defaults)
         if strategy is not None:
             if strategy not in ('greedy', 'beam'):
                 raise ValueError(f"strategy must be 'greedy' or 'beam', got "
                                  f'{strategy!r}')
-            cfg['strategy'] = strategy
+            options['strategy'] = strategy
         if beam_size is not None:
             if beam_size < 1:
                 raise ValueError(f'beam_size must be >= 1, got {beam_size}')
-            cfg['beam_size'] = beam_size
-        return cfg
-
-    @contextmanager
-    def _decoding(self, strategy: Optional[str], beam_size: Optional[int]):
-        saved = self.model.decode_cfg
-        self.model.decode_cfg = self._decode_cfg(strategy, beam_size)
-        try:
-            yield
-        finally:
-            self.model.decode_cfg = saved
+            options['beam_size'] = beam_size
+        return options
 
     @torch.no_grad()
     def predict_samples(self, samples: Sequence[dict],
                         strategy: Optional[str] = None,
                         beam_size: Optional[int] = None) -> List:
         """Caption prepared pairs (:meth:`prepare_pair`) as one batch;
-        returns the ``DataSample`` with ``pred_caption`` / ``pred_score``."""
-        with self._decoding(strategy, beam_size):
-            return self.model.test_step(pseudo_collate(list(samples)))
+        returns the ``DataSample`` with ``pred_caption`` / ``pred_score``.
+        ``strategy`` and ``beam_size`` override :attr:`decode_options` for
+        this call (passed to the model's ``predict``)."""
+        options = self._decode_options(strategy, beam_size, self.decode_options)
+        data = self.model.data_preprocessor(pseudo_collate(list(samples)), False)
+        return self.model.predict(data['inputs'], data['data_samples'], **options)
 
     def stream(self, pairs: Sequence[Pair], batch_size: int = 1,
                strategy: Optional[str] = None,

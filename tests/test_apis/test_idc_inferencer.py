@@ -35,13 +35,37 @@ def test_greedy_and_beam(captioner):
     greedy = captioner(before, after, strategy='greedy')
     beam = captioner(before, after, strategy='beam', beam_size=3)
     assert isinstance(beam['caption'], str)
-    assert captioner.model.decode_cfg['strategy'] == 'greedy'  # restored
+    assert captioner.model.decode_cfg['strategy'] == 'greedy'  # unchanged
     beam_inferencer_default = IDCInferencer(
         captioner.config, None, device='cpu', strategy='beam', beam_size=2)
-    assert beam_inferencer_default.model.decode_cfg['beam_size'] == 2
+    assert beam_inferencer_default.decode_options == dict(strategy='beam',
+                                                          beam_size=2)
+    assert beam_inferencer_default.model.decode_cfg == captioner.model.decode_cfg
+    with pytest.raises(ValueError, match='beam_size'):
+        captioner(before, after, strategy='beam', beam_size=0)
     with pytest.raises(ValueError, match='strategy'):
         captioner(before, after, strategy='sampling')
     assert greedy['caption']
+
+
+def test_options_reach_predict_and_the_model_is_not_changed(captioner):
+    """The inferencer's captions are the model's own predict with the
+    options, on the preprocessed batch; decode_cfg stays as it was."""
+    import torch
+    from mmengine.dataset import pseudo_collate
+    before, after, _ = square_pair()
+    saved = dict(captioner.model.decode_cfg)
+    sample = captioner.prepare_pair(before, after)
+    data = captioner.model.data_preprocessor(pseudo_collate([sample]), False)
+    for options in (dict(), dict(strategy='beam', beam_size=3),
+                    dict(strategy='greedy')):
+        with torch.no_grad():
+            expected = captioner.model.predict(
+                data['inputs'], None, **dict(captioner.decode_options, **options))[0]
+        result = captioner(before, after, **options)
+        assert result == {'caption': expected.pred_caption,
+                          'score': float(expected.pred_score)}
+        assert captioner.model.decode_cfg == saved
 
 
 def test_wrong_stage_and_config_errors(captioner_files, retriever_files, tmp_path):
