@@ -1,5 +1,6 @@
-"""The training and test commands (``tools/train.py``, ``tools/test.py``;
-``python -m mmidc.cli.train`` / ``python -m mmidc.cli.test`` from anywhere).
+"""The training, test and captioning commands (``tools/train.py``,
+``tools/test.py``, ``tools/caption_pair.py``; ``python -m mmidc.cli.train`` /
+``.test`` / ``.caption_pair`` from anywhere).
 
 Run from a clone's root, a config may import a project's components
 (``custom_imports = dict(imports=['mmidc', 'projects.<name>'])``): the

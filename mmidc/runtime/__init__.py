@@ -1,5 +1,5 @@
-"""What prepares, checks and records a run, shared by the command-line tools,
-:mod:`mmidc.experiments` and :mod:`mmidc.benchmarks`.
+"""What prepares and checks a run, shared by the commands (:mod:`mmidc.cli`)
+and the data-preparation tools.
 
 - :mod:`.loader_setup`: the loader settings a config gets when it is read
   (``configs/_base_/datasets/image_pair.py``), ``'auto'`` ones resolved, and
@@ -14,8 +14,6 @@
   or ``--dataset-type`` and ``--data-root``).
 - :mod:`.step_options`: the fused optimizer and ``torch.compile`` switches.
 - :mod:`.amp`: the mixed-precision optimizer wrapper.
-- :mod:`.checkout`: the checkout's root and its git commit.
-- :mod:`.run_logs`: a run's logged scalars and its val-best checkpoint.
 - :mod:`.global_batch`: the global batch of a run against its config's base
   batch, logged by ``tools/train.py``.
 - :mod:`.work_dir_lock`: one training run per work dir.

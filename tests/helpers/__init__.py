@@ -27,7 +27,7 @@ def load_tool(relative_path: str) -> ModuleType:
 
     Args:
         relative_path (str): Path relative to the repository root, e.g.
-            ``'tools/analysis_tools/benchmark.py'``.
+            ``'tools/caption_pair.py'``.
     """
     path = REPO / relative_path
     name = 'tool_' + path.stem

@@ -8,7 +8,7 @@ from typing import Sequence, Tuple
 
 import torch
 
-from mmidc.benchmarks.demo_load import multipart
+from mmidc_lab.benchmarks.demo_load import multipart
 from .tiny_models import captioner_cfg, retriever_cfg, save_checkpoint, write_config
 
 

@@ -59,7 +59,7 @@ def test_a_run_of_the_shipped_runtime_releases_its_workers(tmp_path):
 def test_a_gpu_run_with_pinned_persistent_workers_exits_promptly(tmp_path):
     """With pinned memory and persistent workers a run used to spend 5 s per
     worker at interpreter exit (about 60-80 s with 15 workers)."""
-    from mmidc.benchmarks.e2e import run_train
+    from mmidc_lab.benchmarks.e2e import run_train
     config = write_tiny_config(str(tmp_path), max_epochs=1, extra=(
         'train_dataloader.update(num_workers=8, persistent_workers=True, '
         'pin_memory=True)\n'

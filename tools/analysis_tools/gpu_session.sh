@@ -11,7 +11,7 @@
 # 2. tests: the `cuda` tests (pytest -m cuda): AMP fp16/bf16 steps, one-process
 #    NCCL dist_train.sh, resume on CUDA, the inferencer on CUDA, the batched
 #    preprocessor and the step numerics on CUDA.
-# 3. bench: tools/analysis_tools/benchmark.py --gpu-rows, writing the GPU
+# 3. bench: python -m mmidc_lab.benchmark --gpu-rows, writing the GPU
 #    section of docs/benchmark.md (a copy under $OUT) and the JSON; sections in
 #    order of priority, the results so far saved after each one, stopped
 #    cleanly before the time limit ($BUDGET seconds in all, default 570).
@@ -62,6 +62,12 @@ print('torch', torch.__version__, 'cuda', torch.version.cuda, 'mmengine', mmengi
       'gpu', torch.cuda.get_device_name() if torch.cuda.is_available() else None)
 PYEOF
 nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1 || true
+# The shipped configs where an installed mmidc keeps them (mmidc/.mim/configs,
+# which the lab resolves mmidc::NAME against): linked as an editable install
+# links them, since mmidc runs from this clone uninstalled.
+if [ ! -e mmidc/.mim/configs ]; then
+  mkdir -p mmidc/.mim && ln -s ../../configs mmidc/.mim/configs
+fi
 
 if wants setup || wants bench; then
   if [ ! -f "$DATA/splits.json" ]; then
@@ -84,7 +90,7 @@ if wants bench; then
   cp docs/benchmark.md "$OUT/benchmark.md"
   LEFT=$(( BUDGET - ($(date +%s) - START) ))
   log "benchmark, ${LEFT}s left"
-  timeout --signal=INT --kill-after=20 "$LEFT" "$PY" tools/analysis_tools/benchmark.py \
+  timeout --signal=INT --kill-after=20 "$LEFT" "$PY" -m mmidc_lab.benchmark \
     --gpu-rows --data-dir "$DATA" --out "$OUT/bench.json" --write-docs "$OUT/benchmark.md" \
     ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench.log" | grep "^\[\|^|" | tail -60
   log "benchmark exit status ${PIPESTATUS[0]} (124/130: stopped at the time limit; the sections before are in bench.json)"

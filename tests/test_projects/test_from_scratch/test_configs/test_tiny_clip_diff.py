@@ -10,8 +10,8 @@ from mmengine.runner import Runner
 from safetensors.torch import load_file
 
 import mmidc  # noqa: F401
-from mmidc.experiments.clip4idc_ablation import load_rows, run_options
-from mmidc.experiments.run_configs import load_config
+from mmidc_lab.experiments.clip4idc_ablation import load_rows, run_options
+from mmidc_lab.experiments.run_configs import load_config
 from mmidc.runtime.config_check import apply_launch_args, check_config
 from mmidc.synthetic import generate_dataset
 from tests.helpers import REPO
@@ -21,8 +21,8 @@ CONFIGS = REPO / 'projects' / 'from_scratch' / 'configs'
 ADAPT = 'clip4idc-adapt_tiny-clip-diff_synthetic-clevr-change.py'
 CAPTION = 'clip4idc-caption_tiny-clip-diff_synthetic-clevr-change.py'
 CLIP_FT = 'clip-ft-caption_tiny-clip-prior_synthetic-clevr-change.py'
-SPEC = REPO / 'tools/analysis_tools/ablation_specs/tiny_clip_path.py'
-LONG_SPEC = REPO / 'tools/analysis_tools/ablation_specs/tiny_clip_long.py'
+SPEC = REPO / 'projects/tiny_clip/ablation_specs/tiny_clip_path.py'
+LONG_SPEC = REPO / 'projects/tiny_clip/ablation_specs/tiny_clip_long.py'
 
 
 def tiny_run(name: str, root: str, work_dir: str, **options) -> Runner:

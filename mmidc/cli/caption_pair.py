@@ -1,0 +1,177 @@
+"""Caption the difference between two images, or many pairs
+(``python tools/caption_pair.py`` in a clone; ``python -m
+mmidc.cli.caption_pair`` from anywhere).
+
+One pair (prints the caption and its score)::
+
+    python tools/caption_pair.py CONFIG CHECKPOINT before.png after.png \
+        [--beam 3] [--device cpu] [--show-attention attention.png]
+
+Many pairs, written as JSONL (one result a line, input order), with a
+progress bar::
+
+    python tools/caption_pair.py CONFIG CHECKPOINT \
+        --pairs-file pairs.jsonl [--data-root DIR] --out results.jsonl \
+        [--batch-size 64] [--workers N] [--worker-type auto] [--device cuda]
+    python tools/caption_pair.py CONFIG CHECKPOINT --folder DIR --out results.jsonl
+
+``pairs.jsonl`` uses ImagePairDataset's format (``{"img1": ..., "img2":
+..., "pair_id": ...}``, captions optional); a folder pairs
+``NAME_before.EXT`` with ``NAME_after.EXT``, ``before/NAME.EXT`` with
+``after/NAME.EXT``, or ``A/NAME.EXT`` with ``B/NAME.EXT`` (the
+remote-sensing layout, e.g. LEVIR-CC's ``images/test``). A pair whose
+images cannot be used gets an ``error`` record instead of a caption; the
+exit status is 1 if any pair failed.
+"""
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from tqdm import tqdm
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(
+        description='Caption the difference between two images.',
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split('\n', 1)[1])
+    parser.add_argument('config', help='captioning-stage config file')
+    parser.add_argument('checkpoint', help='trained checkpoint (.pth/.safetensors)')
+    parser.add_argument('before', nargs='?', help='the before image')
+    parser.add_argument('after', nargs='?', help='the after image')
+    parser.add_argument('--pairs-file', help='JSONL/JSON list of pairs')
+    parser.add_argument('--data-root', default='',
+                        help='folder that --pairs-file image paths are relative to')
+    parser.add_argument('--folder', help='folder of NAME_before/NAME_after images, '
+                        'or of before/ + after/ or A/ + B/ subfolders')
+    parser.add_argument('--out', help='JSONL results file (batch forms)')
+    parser.add_argument('--beam', type=int, default=None, metavar='N',
+                        help='beam search with N beams (1: greedy; default: config)')
+    parser.add_argument('--batch-size', type=int, default=64,
+                        help='pairs per forward pass (default 64)')
+    parser.add_argument('--workers', type=int, default=None,
+                        help='image-decoding threads or processes (default: the '
+                        'cores, at most 16; 0: decode in the main thread)')
+    parser.add_argument('--worker-type', default='auto',
+                        choices=['auto', 'thread', 'process'],
+                        help='decode on threads or forked processes (default auto: '
+                        'threads; they share one interpreter lock, which caps them '
+                        'at a few times one thread, yet forked processes measured '
+                        'slower: docs/benchmark.md)')
+    parser.add_argument('--device', default=None, help="'cpu', 'cuda', 'cuda:1'...")
+    parser.add_argument('--max-pixels', type=float, default=40e6,
+                        help='pixel budget per image (default 40e6): larger JPEGs '
+                        'are decoded downscaled, other formats refused')
+    parser.add_argument('--show-attention', metavar='OUT.png',
+                        help='save the attention-map figure of the pair')
+    args = parser.parse_args(argv)
+    batch_forms = [bool(args.pairs_file), bool(args.folder)]
+    single = args.before is not None
+    if sum(batch_forms) + single != 1:
+        parser.error('give BEFORE AFTER, or --pairs-file, or --folder (one of them)')
+    if single and args.after is None:
+        parser.error('the AFTER image is missing')
+    if not single and not args.out:
+        parser.error('--out results.jsonl is required with --pairs-file / --folder')
+    if not single and args.show_attention:
+        parser.error('--show-attention takes one pair (BEFORE AFTER)')
+    if args.beam is not None and args.beam < 1:
+        parser.error(f'--beam must be >= 1, got {args.beam}')
+    if args.batch_size < 1:
+        parser.error(f'--batch-size must be >= 1, got {args.batch_size}')
+    return args
+
+
+def decode_options(beam):
+    if beam is None:
+        return {}
+    return dict(strategy='greedy') if beam == 1 else dict(strategy='beam', beam_size=beam)
+
+
+def describe_error(err: Exception) -> str:
+    """An error record's text: the message of a bad input (it names the
+    image), type and message of anything else."""
+    from mmidc.apis import ImageInputError
+    if isinstance(err, ImageInputError):
+        return str(err)
+    return f'{type(err).__name__}: {err}'
+
+
+def caption_many(inferencer, pairs, out_file, batch_size, decode, workers=None,
+                 worker_type='auto'):
+    """Caption ``PairRecord`` s in batches; returns the number that failed.
+
+    ``workers`` threads or processes decode the next batches' images while
+    the model captions the current one (``IDCInferencer.prepared_batches``).
+    """
+    failed = 0
+    Path(out_file).parent.mkdir(parents=True, exist_ok=True)
+    batches = inferencer.prepared_batches(
+        [(p.img1, p.img2) for p in pairs], batch_size,
+        pair_ids=[p.pair_id for p in pairs], workers=workers,
+        worker_type=worker_type)
+    with open(out_file, 'w', encoding='utf-8') as out, \
+            tqdm(total=len(pairs), unit='pair', desc='captioning') as bar:
+        for batch in batches:
+            records, samples = [], []
+            for index, item in batch:
+                pair = pairs[index]
+                record = dict(pair_id=pair.pair_id, img1=pair.img1, img2=pair.img2)
+                if isinstance(item, Exception):
+                    record['error'] = describe_error(item)
+                    failed += 1
+                else:
+                    samples.append(item)
+                records.append(record)
+            preds = iter(inferencer.predict_samples(samples, **decode) if samples else [])
+            lines = []
+            for record in records:
+                if 'error' not in record:
+                    record.update(inferencer.to_result(next(preds)))
+                lines.append(json.dumps(record) + '\n')
+            out.writelines(lines)
+            bar.update(len(batch))
+    return failed
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    from mmidc.apis import IDCInferencer, ImageInputError
+    from mmidc.apis.pair_sources import pairs_from_folder, pairs_from_jsonl
+    try:
+        pairs = None
+        if args.pairs_file:
+            pairs = pairs_from_jsonl(args.pairs_file, args.data_root)
+        elif args.folder:
+            pairs = pairs_from_folder(args.folder)
+        inferencer = IDCInferencer(args.config, args.checkpoint, args.device,
+                                   max_pixels=int(args.max_pixels),
+                                   **decode_options(args.beam))
+        if pairs is None:
+            result = inferencer(args.before, args.after)
+            print(result['caption'])
+            print(f'score (mean log-prob per token): {result["score"]:.4f}')
+            if args.show_attention:
+                inferencer.visualize_attention(args.before, args.after,
+                                               args.show_attention, result['caption'])
+                print(f'attention maps saved to {args.show_attention}')
+            return 0
+    except (ImageInputError, FileNotFoundError, NotADirectoryError, ValueError,
+            TypeError, KeyError) as err:
+        print(f'error: {err}', file=sys.stderr)
+        return 2
+    start = time.perf_counter()
+    failed = caption_many(inferencer, pairs, args.out, args.batch_size, {},
+                          args.workers, args.worker_type)
+    seconds = time.perf_counter() - start
+    print(f'{len(pairs) - failed} of {len(pairs)} pairs captioned in '
+          f'{seconds:.2f} s ({len(pairs) / seconds:.1f} pairs/s) -> {args.out}')
+    if failed:
+        print(f'{failed} pair(s) failed: see their "error" in {args.out}', file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
