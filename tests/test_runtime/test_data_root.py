@@ -55,6 +55,34 @@ def test_child_that_sets_only_data_root_moves_every_derived_path(tmp_path):
     assert apply_data_root(cfg, child) == []
 
 
+def test_the_documented_base_and_a_child_that_sets_only_data_root(tmp_path):
+    """docs/new_dataset.md's own base (pair_loaders over image_pair.py):
+    its loaders read its reader and splits alone, and a child that sets
+    only data_root moves every loader."""
+    text = (REPO / 'docs' / 'new_dataset.md').read_text()
+    found = [b for b in re.findall(r'```python\n(.*?)```', text, flags=re.S)
+             if 'pair_loaders' in b]
+    assert len(found) == 1, found
+    base = write_config(tmp_path / 'my_layout.py', found[0].replace(
+        "'./image_pair.py'", repr(str(BASES / 'image_pair.py'))))
+    cfg = Config.fromfile(base)
+    assert [dict(cfg[key].dataset, pipeline=None) for key in LOADERS] == [
+        dict(type='MyLayoutDataset', data_root='data/my_layout', split=split,
+             pipeline=None) for split in ('train', 'valid', 'test')]
+    assert cfg.train_dataloader.batch_size == 16
+    assert '_loader_setup' not in cfg
+    child = write_config(tmp_path / 'child.py', (
+        f'_base_ = [{base!r}]\n'
+        "data_root = 'data/elsewhere'\n"
+        'train_dataloader = dict(batch_size=32)\n'))
+    cfg = Config.fromfile(child)
+    apply_data_root(cfg, child)
+    assert loader_roots(cfg) == ['data/elsewhere'] * 3
+    assert cfg.vocab_file == 'data/elsewhere/caption_vocab_train.json'
+    assert cfg.train_dataloader.batch_size == 32
+    assert cfg.train_dataloader.dataset.type == 'MyLayoutDataset'
+
+
 def test_caption_truth_root_and_features_follow(tmp_path):
     child = write_config(tmp_path / 'child.py', (
         f"_base_ = [{str(BASES / 'synthetic_clevr_change.py')!r}]\n"

@@ -16,9 +16,10 @@ train_pipeline = [
     dict(type='PackIDCInputs'),
 ]
 test_pipeline = [load_features, dict(type='PackIDCInputs')]
-train_dataloader = dict(dataset=dict(pipeline=train_pipeline))
-val_dataloader = dict(dataset=dict(pipeline=test_pipeline))
-test_dataloader = dict(dataset=dict(pipeline=test_pipeline))
+_loader_setup = __import__('mmidc.runtime.loader_setup',
+                           fromlist=['pair_loaders'])
+train_dataloader, val_dataloader, test_dataloader = _loader_setup.pair_loaders(
+    'CLEVRChangeDataset', data_root, train_pipeline, test_pipeline)
 cached_features = dict(
     data_preprocessor=dict(_delete_=True, type='PairFeaturePreprocessor'),
     feature_encoder=dict(_delete_=True, type='PairFeatureEncoder',

@@ -1,7 +1,7 @@
 # Your own image pairs (ImagePairDataset): JSON list or JSONL files of
 # {"img1": ..., "img2": ..., "captions": [...], "pair_id"?, "change_type"?}
 # with image paths relative to data_root. The other data-set bases inherit
-# the pipelines and loaders defined here and swap only the data set.
+# the pipelines defined here and write their loaders with the same builder.
 #
 # Captioning-stage loaders; the adaptation configs switch the pipelines to the
 # retrieval ones (and, for CLEVR-Change, drop the no-change pairs).
@@ -11,12 +11,22 @@
 #   _base_ = ['./image_pair.py']
 #   data_root = 'data/<name>'                  # the distributed layout's root
 #   vocab_file = data_root + '/caption_vocab_train.json'
-#   train_dataloader = dict(dataset=dict(
-#       _delete_=True, type='<Reader>Dataset', data_root=data_root,
-#       split='train', pipeline={{_base_.train_pipeline}}))
-#   val_dataloader / test_dataloader: the same with split='val' / 'test'
-#     and {{_base_.test_pipeline}}; an evaluator that reads files takes
-#     data_root=data_root.
+#   _loader_setup = __import__('mmidc.runtime.loader_setup',
+#                              fromlist=['pair_loaders'])
+#   train_dataloader, val_dataloader, test_dataloader = \
+#       _loader_setup.pair_loaders('<Reader>Dataset', data_root,
+#                                  _base_.train_pipeline,
+#                                  _base_.test_pipeline)
+#   pair_loaders (mmidc.runtime.loader_setup) returns the three loaders
+#   below for that reader, each reading data_root with its split ('train',
+#   'val', 'test'; `splits=` for other names, a dict per split for other
+#   arguments, as below), in place of the data set the base's loaders held.
+#   Further keyword arguments go to every split's data set
+#   (skip_missing_images=True); train_batch_size, test_batch_size and
+#   num_workers set the loaders. A base whose pipelines differ passes its
+#   own. A config that inherits a base changes a loader by merging, as
+#   usual (`train_dataloader = dict(batch_size=32)`). An evaluator that
+#   reads files takes data_root=data_root.
 # - Every path under the data set's folder is written from data_root
 #   (data_root + '/...'), never as a second literal of the folder; the image
 #   cache as '{data_root}/cache_HxW' (each loader's own root, filled in by
@@ -67,45 +77,26 @@ retrieval_test_pipeline = [
     dict(type='PackIDCInputs'),
 ]
 
-# Loader defaults, computed when the config is read, so that every runner
-# (tools/train.py, MMPretrain's tools, `mim train`, Runner.from_cfg) gets
-# numbers: workers = this machine's cores shared by its training processes
-# (one core left to each), at most 16; pinned memory when CUDA is available
-# (mmidc.runtime.loader_setup). __import__ rather than an `import`
-# statement: MMEngine reads a config that imports a module (other than a
-# built-in one) as a lazy-import config, and one inheritance chain cannot mix
-# the two kinds. idc_collate stacks the pairs into one uint8 [B, 2, 3, H, W]
-# tensor in the workers, which the data preprocessor copies to the GPU in one
-# transfer.
+# The three loaders, written by one builder (mmidc.runtime.loader_setup.
+# pair_loaders; every data-set base calls it): train 16 pairs a batch,
+# shuffled; val and test 64, in order. Workers and pinned memory are
+# computed when the config is read, so that every runner (tools/train.py,
+# MMPretrain's tools, `mim train`, Runner.from_cfg) gets numbers: workers =
+# this machine's cores shared by its training processes (one core left to
+# each), at most 16; pinned memory when CUDA is available. idc_collate stacks
+# the pairs into one uint8 [B, 2, 3, H, W] tensor in the workers, which the
+# data preprocessor copies to the GPU in one transfer. __import__ rather than
+# an `import` statement: MMEngine reads a config that imports a module (other
+# than a built-in one) as a lazy-import config, and one inheritance chain
+# cannot mix the two kinds; the module itself is not kept in the config.
+# replace=False: this file has no loaders to inherit.
 _loader_setup = __import__('mmidc.runtime.loader_setup',
-                           fromlist=['auto_num_workers'])
-train_dataloader = dict(
-    batch_size=16,
-    num_workers=_loader_setup.auto_num_workers(),
-    pin_memory=_loader_setup.auto_pin_memory(),
-    persistent_workers=True,
-    sampler=dict(type='DefaultSampler', shuffle=True),
-    collate_fn=dict(type='idc_collate'),
-    dataset=dict(type='ImagePairDataset', data_root=data_root,
-                 ann_file='train.jsonl', pipeline=train_pipeline))
-val_dataloader = dict(
-    batch_size=64,
-    num_workers=_loader_setup.auto_num_workers(),
-    pin_memory=_loader_setup.auto_pin_memory(),
-    persistent_workers=True,
-    sampler=dict(type='DefaultSampler', shuffle=False),
-    collate_fn=dict(type='idc_collate'),
-    dataset=dict(type='ImagePairDataset', data_root=data_root,
-                 ann_file='val.jsonl', pipeline=test_pipeline))
-test_dataloader = dict(
-    batch_size=64,
-    num_workers=_loader_setup.auto_num_workers(),
-    pin_memory=_loader_setup.auto_pin_memory(),
-    persistent_workers=True,
-    sampler=dict(type='DefaultSampler', shuffle=False),
-    collate_fn=dict(type='idc_collate'),
-    dataset=dict(type='ImagePairDataset', data_root=data_root,
-                 ann_file='test.jsonl', pipeline=test_pipeline))
+                           fromlist=['pair_loaders'])
+train_dataloader, val_dataloader, test_dataloader = _loader_setup.pair_loaders(
+    'ImagePairDataset', data_root, train_pipeline, test_pipeline,
+    splits=(dict(ann_file='train.jsonl'), dict(ann_file='val.jsonl'),
+            dict(ann_file='test.jsonl')),
+    replace=False)
 # Total, per change type (any name), all change pairs and no-change pairs
 # ("semantic" / "distractor" on CLEVR-Change's types, "change" / "no_change"
 # otherwise); types absent from the data are simply not reported. The
