@@ -19,7 +19,7 @@ model = dict(
     backbone=dict(arch='mmidc-tiny-clip', img_size=None, num_inter_layers=1),
     text_encoder=dict(arch='mmidc-tiny-clip'),
     pretrained=tiny_clip)
-# What tools/quickstart.py generates when data_root is empty.
+# What the quickstart generates when data_root is empty.
 synthetic_data = dict(num_scenes=3000, image_size=(240, 160), seed=0)
 load_pair = dict(type='LoadImagePair', cache_dir='{data_root}/cache_96x144',
                  cache_size=image_size)

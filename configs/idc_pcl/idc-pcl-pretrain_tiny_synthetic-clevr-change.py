@@ -1,5 +1,5 @@
 # IDC-PCL pre-training at a CPU size on the synthetic CLEVR-Change-style set
-# (tools/quickstart.py or tools/generate_synthetic_clevr_change.py writes it,
+# (the quickstart or tools/generate_synthetic_clevr_change.py writes it,
 # with its 96x144 image cache): MLM, MVCL and FDA on the change and
 # no-change pairs of the training split. FDA's hard negatives are read from
 # hard_negatives_train.json, written once with

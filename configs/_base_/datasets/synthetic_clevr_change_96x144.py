@@ -1,5 +1,5 @@
 # The synthetic set at the tiny CPU model's input size (96x144), read from
-# the pre-resized cache that tools/quickstart.py builds.
+# the pre-resized cache that the quickstart builds.
 _base_ = ['./synthetic_clevr_change.py']
 image_size = (96, 144)
 data_root = 'data/synthetic_clevr_change'

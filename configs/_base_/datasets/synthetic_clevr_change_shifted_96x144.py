@@ -2,7 +2,7 @@
 # seed, 6-10 objects, wider camera and light ranges, 360x240 renders
 # (tools/generate_synthetic_clevr_change.py --preset shifted; val and test
 # splits only, docs/synthetic_data.md), at the tiny model's input size from
-# its pre-resized cache. tools/quickstart.py scores its trained captioner
+# its pre-resized cache. The quickstart scores its trained captioner
 # with this set's test loader and evaluators.
 _base_ = ['./synthetic_clevr_change_96x144.py']
 # A second folder: a top-level *_root (a child that sets shifted_root moves

@@ -3,7 +3,7 @@
 # then the recipe's caption side (ChangeSummaryNeck, BagOfWordsHead word
 # prior, ScratchCaptionHead, AdamW, batch 16, 5 epochs) compares them.
 # Of the tiny-CLIP ablation rows (docs/ablations_tiny_clip.md) this is the
-# one best on val; `tools/quickstart.py` trains it after the
+# one best on val; the quickstart (`--tiny-clip`) trains it after the
 # from-scratch recipe. The encoder starts from the file that
 # `python -m projects.tiny_clip.pretrain --epochs 8` writes.
 _base_ = ['./clip4idc-caption_tiny-clip-diff_synthetic-clevr-change.py']

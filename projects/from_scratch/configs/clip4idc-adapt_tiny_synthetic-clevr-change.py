@@ -10,7 +10,7 @@ _base_ = [
 ]
 model = dict(backbone={{_base_.scratch_backbone}},
              neck={{_base_.scratch_pair_pooling}})
-# What tools/quickstart.py generates when data_root is empty.
+# What the quickstart generates when data_root is empty.
 synthetic_data = dict(num_scenes=3000, image_size=(240, 160), seed=0)
 train_dataloader = dict(dataset=dict(with_no_change=False))
 val_dataloader = dict(dataset=dict(

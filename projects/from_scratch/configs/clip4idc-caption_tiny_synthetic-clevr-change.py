@@ -1,6 +1,6 @@
 # Quickstart stage 2 (CPU, minutes): the tiny captioner on the synthetic
 # CLEVR-Change-style set (change and no-change pairs), its pair encoder
-# initialised from stage 1's best checkpoint (tools/quickstart.py passes its
+# initialised from stage 1's best checkpoint (the quickstart passes its
 # own with --cfg-options model.init_backbone_from=...; captioning without
 # adaptation: model.init_backbone_from=None).
 # The from-scratch recipe: CLIP4IDC's tiny architecture with the components
