@@ -16,8 +16,7 @@ class AutocastOptimWrapper(OptimWrapper):
     MMEngine's ``AmpOptimWrapper`` only runs on accelerators. bf16 has fp32's
     exponent range, so it needs no loss scaling and works on CPU as well;
     the parameters and optimizer state stay fp32 (autocast only lowers the
-    precision of the matmuls), unlike the public CLIP4IDC code, which keeps
-    fp16 weights and loses updates at small learning rates.
+    precision of the matmuls).
 
     Args:
         dtype (str): ``'bfloat16'`` (default) or ``'float16'`` (GPU only; use

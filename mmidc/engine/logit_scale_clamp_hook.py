@@ -10,8 +10,7 @@ class LogitScaleClampHook(Hook):
     """Call ``clamp_logit_scale_()`` of every module that has it after each
     training iteration, i.e. after the optimizer step.
 
-    This is how CLIP's own training (and the published CLIP4IDC code) bounds
-    the temperature. The hook takes the bound over from the forward pass: a
+    The hook takes the bound over from the forward pass: a
     :class:`~mmidc.models.heads.ContrastiveAdaptationHead` uses the parameter
     unclamped once the hook has started (``before_train``), so its gradient
     is never cut off, and the hook clamps the parameter in place after each

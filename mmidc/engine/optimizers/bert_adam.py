@@ -11,8 +11,7 @@ __all__ = ['BertAdam']
 
 @OPTIMIZERS.register_module()
 class BertAdam(Optimizer):
-    """The Adam variant of the original BERT code, which the published
-    CLIP4IDC code trains both stages with.
+    """The Adam variant of the original BERT code.
 
     For every parameter ``p`` with a gradient ``g``, one step is::
 
@@ -30,17 +29,16 @@ class BertAdam(Optimizer):
 
     The learning-rate schedule is not part of the optimizer here (BERT's
     ``warmup``/``t_total`` arguments): MMEngine's parameter schedulers set
-    each group's ``lr`` (see :class:`~mmidc.engine.BertWarmupLR` for the
-    reference's schedules). The global gradient clipping of the reference's
-    training loop is the optimizer wrapper's ``clip_grad=dict(max_norm=1.0)``,
-    applied before this optimizer's step.
+    each group's ``lr`` (BERT's schedules:
+    :class:`~mmidc.engine.BertWarmupLR`).
+    A global gradient clipping is the optimizer wrapper's
+    (``clip_grad=dict(max_norm=1.0)``), applied before this optimizer's step.
 
     Args:
         params (iterable): Parameters or parameter groups.
         lr (float): Learning rate.
         betas (tuple[float, float]): ``(beta1, beta2)``. Defaults to
-            ``(0.9, 0.999)`` (the reference's captioning stage; its
-            adaptation stage uses ``beta2=0.98``).
+            ``(0.9, 0.999)``.
         eps (float): Added to ``sqrt(v)``. Defaults to 1e-6.
         weight_decay (float): Decoupled weight decay. Defaults to 0.01.
         max_grad_norm (float): Per-parameter gradient clipping norm; ``<= 0``

@@ -22,9 +22,9 @@ class NoDecayOptimWrapperConstructor(DefaultOptimWrapperConstructor):
 
     - ``no_decay_keys`` (list[str]): every parameter whose full name
       contains one of these strings gets ``weight_decay=0``. ``['bias']``
-      is the BERT-code rule the published CLIP4IDC code uses: it catches
-      ``in_proj_bias`` of attention layers too, which MMEngine's
-      ``bias_decay_mult`` (parameters named exactly ``bias``) does not.
+      (BERT's rule) catches ``in_proj_bias`` of attention layers too, which
+      MMEngine's ``bias_decay_mult`` (parameters named exactly ``bias``)
+      does not.
     - ``no_decay_norms_in`` (list[str]): module prefixes (``'head'``); the
       parameters of every normalisation layer under one of them get
       ``weight_decay=0``.

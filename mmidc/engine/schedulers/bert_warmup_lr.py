@@ -35,16 +35,14 @@ def bert_warmup_factor(progress: float, warmup: float, schedule: str) -> float:
 
 @PARAM_SCHEDULERS.register_module()
 class BertWarmupLR(LRSchedulerMixin, _ParamScheduler):
-    """BERT's warmup schedules (``BertAdam``'s ``schedule`` argument), as
-    the published CLIP4IDC code uses them: warmup-cosine for the adaptation
-    stage, warmup-linear for captioning, both with ``warmup=0.1``.
+    """BERT's warmup schedules (``BertAdam``'s ``schedule`` argument).
 
     Iteration ``k`` of ``T = end - begin`` (counted from ``begin``) trains
     with ``lr = base_lr * factor(k / T)`` (:func:`bert_warmup_factor`), so
-    the very first iteration has ``lr = 0`` when ``warmup > 0``, as in the
-    reference. Give ``begin``/``end`` in epochs with
-    ``convert_to_iter_based=True`` to schedule per iteration over a run of
-    ``end`` epochs (the reference's ``t_total``).
+    the very first iteration has ``lr = 0`` when ``warmup > 0``. Give
+    ``begin``/``end`` in epochs with ``convert_to_iter_based=True`` to
+    schedule per iteration over a run of ``end`` epochs (BERT's
+    ``t_total``).
 
     Args:
         optimizer (Optimizer | OptimWrapper): The optimizer.

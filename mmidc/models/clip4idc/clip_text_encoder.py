@@ -29,9 +29,7 @@ class CLIPTextEncoder(BaseModule):
             :mod:`mmidc.models.open_clip`); missing text keys are an error.
         grad_checkpointing (bool): Recompute blocks in backward.
         frozen_stages (int): -1 freezes nothing; k >= 0 freezes the token
-            and positional embeddings and the first k blocks (the published
-            CLIP4IDC code's ``--freeze_layer_num k``; its scripts use 0).
-            Default -1.
+            and positional embeddings and the first k blocks. Default -1.
         init_cfg (dict, optional): MMEngine init config.
     """
 

@@ -58,32 +58,25 @@ class ContrastiveAdaptationHead(BaseModule):
 
     The temperature is bounded at ``max_logit_scale`` (``ln 100``):
 
-    - by default the forward pass uses ``min(logit_scale, max)``. At or
-      above the bound the gradient of ``logit_scale`` is zero, so a scale
-      that starts there (OpenAI's checkpoint holds ``ln 100``) can never
-      move;
+    - by default the forward pass uses ``min(logit_scale, max)``: at or
+      above the bound the gradient of ``logit_scale`` is zero;
     - with :class:`~mmidc.engine.LogitScaleClampHook` in ``custom_hooks``
-      (as CLIP's own training and the published CLIP4IDC code do), the
-      forward pass uses the parameter as it is and the hook clamps it after
-      each optimizer step (:meth:`clamp_logit_scale_`): the gradient is
-      never cut off and the parameter never exceeds the bound after a step.
+      the forward pass uses the parameter as it is and the hook clamps it
+      after each optimizer step (:meth:`clamp_logit_scale_`): the gradient
+      is never cut off and the parameter never exceeds the bound after a
+      step.
 
     Under DDP (``torch.distributed`` initialised, world size > 1) pair and
     text features and tokens are gathered from all ranks, so negatives span
     the global batch; every rank computes the global loss, and gradients of
     all ranks' copies flow back to the local features (see
     :func:`gather_with_grad`), so DDP's gradient average gives the exact
-    gradient of the global loss. (The published code's gather passes back
-    only this rank's copy of the gradient, so after DDP's average its
-    gradients are ``1/W`` of the global loss's, W the world size: the same
-    direction; with Adam-type updates the steps differ mainly where the
-    gradient clipping is active.)
+    gradient of the global loss.
 
     Args:
         init_logit_scale (float): Initial ``logit_scale`` (log of the inverse
             temperature). Default ``ln(1 / 0.07)``, CLIP's; the retriever
-            overwrites it with a checkpoint's ``logit_scale``. (The published
-            code starts from 1.0 before loading CLIP.)
+            overwrites it with a checkpoint's ``logit_scale``.
         max_logit_scale (float): The bound. Default ``ln 100``.
         learnable_scale (bool): Train ``logit_scale``. Default True.
         loss (dict): Config of the contrastive loss, called with the logits

@@ -20,8 +20,8 @@ LN_EPS = 1e-12
 
 @MODELS.register_module()
 class TransformerCaptionHead(BaseCaptionHead):
-    """The captioning decoder of the published CLIP4IDC code: a BERT-style
-    post-LN Transformer whose word embedding is CLIP's.
+    """CLIP4IDC's captioning decoder: a BERT-style post-LN Transformer whose
+    word embedding is CLIP's.
 
     - **Layers** (BERT's): each sub-layer is
       ``LayerNorm(x + Dropout(sublayer(x)))``, LayerNorm eps 1e-12, GELU,
@@ -36,18 +36,16 @@ class TransformerCaptionHead(BaseCaptionHead):
       ``max_length`` rows), loaded from ``pretrained``. The decoder's input
       is ``Dropout(LayerNorm(word_embed[token] + word_pos[position]))``; the
       output is BERT's prediction transform (Linear, GELU, LayerNorm), then
-      ``@ word_embed.weight.T + output_bias`` (tied). Frozen by default
-      (the published code on CLEVR-Change; it trains the token embedding at
-      lr 1e-7 on Spot-the-Diff and always freezes the positional one).
-    - **Vocabulary**: with ``vocab=None`` (the published code's) the output
+      ``@ word_embed.weight.T + output_bias`` (tied). Both are frozen by
+      default (``freeze_word_embed``, ``freeze_word_pos``).
+    - **Vocabulary**: with ``vocab=None`` the output
       is CLIP's full 49,408-token vocabulary and ``word_embed`` is CLIP's
       whole table. A restricted vocabulary keeps CLIP's rows of its tokens
       (compact id ``k`` gets the row of CLIP id ``vocab.clip_ids[k]``; the
       unknown token, which has no CLIP id, a zero row): its logits are the
       full head's logits at those tokens.
-    - **Loss**: the mean next-token cross-entropy over the batch's tokens
-      (:class:`CaptionCrossEntropyLoss`); the published code's CLEVR-Change
-      loss is :class:`PairedSceneCrossEntropyLoss`.
+    - **Loss**: ``loss``, by default the mean next-token cross-entropy over
+      the batch's tokens (:class:`CaptionCrossEntropyLoss`).
 
     Args:
         memory_dim (int): Width of the backbone tokens; must equal
@@ -60,15 +58,14 @@ class TransformerCaptionHead(BaseCaptionHead):
             layers. Defaults to 3.
         ffn_ratio (int): Feed-forward width / ``hidden``. Defaults to 4.
         dropout (float): Dropout. Defaults to 0.1.
-        max_length (int): Caption context length, start token included:
-            the published code decodes 32 tokens after the start token.
-            Defaults to 33.
+        max_length (int): Caption context length, start token included
+            (also the decoding limit). Defaults to 33.
         vocab, loss, init_cfg: As in :class:`BaseCaptionHead`. ``loss``
             defaults to ``dict(type='CaptionCrossEntropyLoss')``.
         pretrained (str | dict, optional): where ``word_embed`` and
             ``word_pos`` come from: a CLIP state-dict file, an MMEngine
             checkpoint (an adaptation-stage ``CLIP4IDCRetriever``'s: its
-            ``text_encoder``, as the published code does) or a glob
+            ``text_encoder``) or a glob
             pattern for one (the newest match), or a loaded state dict; see
             :mod:`mmidc.models.open_clip.weights`. None keeps the
             random initialisation (tests).
