@@ -4,9 +4,7 @@ from . import utils  # noqa: F401  (safe checkpoint loading first)
 from . import engine  # noqa: F401
 from . import datasets, evaluation, models  # noqa: F401
 from .config_package import register_config_package
-from .shipped_projects import install_finder
 
-install_finder()  # `projects.<name>` (custom_imports of the projects' configs)
 register_config_package()  # `_base_ = ['mmidc::clip4idc/NAME.py']`
 
 __all__ = ['__version__']

@@ -31,6 +31,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from mmidc.cli import working_dir_on_path
+
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(
@@ -138,6 +140,7 @@ def caption_many(inferencer, pairs, out_file, batch_size, decode, workers=None,
 
 def main(argv=None):
     args = parse_args(argv)
+    working_dir_on_path()  # `projects.<name>` from a clone's root
     from mmidc.apis import IDCInferencer, ImageInputError
     from mmidc.apis.pair_sources import pairs_from_folder, pairs_from_jsonl
     try:

@@ -37,6 +37,7 @@ from mmidc.datasets.pair_image_cache import cache_target, pipeline_image_cache
 from mmidc.runtime.loader_setup import dataset_image_paths, loader_dataset
 from mmidc.runtime.cfg_options import CfgOptionsAction
 from mmidc.runtime.data_root import rebind_derived_paths
+from mmidc.cli import working_dir_on_path
 
 DATALOADERS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
 
@@ -99,6 +100,7 @@ def dataset_cfgs(args):
 
 def main(argv=None):
     args = parse_args(argv)
+    working_dir_on_path()  # a project's config (projects.<name>) from a clone's root
     init_default_scope('mmidc')
     unread = {}  # caches the pipelines do not read yet
     for shard, cfg in dataset_cfgs(args):

@@ -26,6 +26,7 @@ from mmidc.datasets.vocab_sources import (caption_datasets, config_vocab_file,
                                           write_dataset_vocab_file)
 from mmidc.runtime.dataset_args import add_dataset_args, check_dataset_args, with_dataset_options
 from mmidc.runtime.data_root import rebind_derived_paths
+from mmidc.cli import working_dir_on_path
 
 
 def parse_args(argv=None):
@@ -42,6 +43,7 @@ def parse_args(argv=None):
 
 def main(argv=None):
     args = parse_args(argv)
+    working_dir_on_path()  # a project's config (projects.<name>) from a clone's root
     out = args.out
     if args.config:
         cfg = Config.fromfile(args.config)

@@ -31,6 +31,7 @@ from mmidc.datasets import write_feature_shard
 from mmidc.registry import DATASETS, MODELS, TRANSFORMS
 from mmidc.runtime.cfg_options import CfgOptionsAction
 from mmidc.runtime.data_root import rebind_derived_paths
+from mmidc.cli import working_dir_on_path
 
 DATALOADERS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
 IMAGE_STEPS = ('LoadImagePair', 'ResizePair')
@@ -107,6 +108,7 @@ def extract(paths, pipeline, encoder, preprocessor, batch_size, device):
 
 def main(argv=None):
     args = parse_args(argv)
+    working_dir_on_path()  # a project's config (projects.<name>) from a clone's root
     cfg = Config.fromfile(args.config)
     if args.cfg_options:
         cfg.merge_from_dict(args.cfg_options)

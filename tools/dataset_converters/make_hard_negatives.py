@@ -41,6 +41,7 @@ from mmidc.registry import DATASETS
 from mmidc.runtime.dataset_args import (add_dataset_args, check_dataset_args,
                                         with_dataset_options)
 from mmidc.runtime.data_root import rebind_derived_paths
+from mmidc.cli import working_dir_on_path
 
 
 def parse_args(argv=None):
@@ -129,6 +130,7 @@ def default_out(dataset) -> str:
 
 def main(argv=None):
     args = parse_args(argv)
+    working_dir_on_path()  # a project's config (projects.<name>) from a clone's root
     dataset = build_dataset(args)
     captions_by_pair = [dataset.get_data_info(i)['gt_captions']
                         for i in range(len(dataset))]

@@ -22,6 +22,7 @@ import sys
 from mmidc.apis.demo_app import (DEFAULT_MAX_MEGAPIXELS, DEFAULT_MAX_QUEUE,
                                  DEFAULT_MAX_UPLOAD_MB, create_app,
                                  load_candidates)
+from mmidc.cli import working_dir_on_path
 
 
 def parse_args(argv=None):
@@ -57,6 +58,7 @@ def parse_args(argv=None):
 
 def main(argv=None):
     args = parse_args(argv)
+    working_dir_on_path()  # a project's config (projects.<name>) from a clone's root
     import uvicorn
 
     from mmidc.apis import IDCInferencer, IDCRetrievalInferencer

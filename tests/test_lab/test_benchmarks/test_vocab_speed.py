@@ -1,6 +1,6 @@
 """mmidc_lab.benchmarks.vocab_speed: CLEVR-like captions and one timed step of a
 small caption head with each vocabulary."""
-import mmidc  # noqa: F401  (makes `projects` importable)
+import mmidc  # noqa: F401  (registries; `projects` is found from the clone root)
 import projects.from_scratch  # noqa: F401  (registers the priced head)
 from mmidc_lab.benchmarks.vocab_speed import clevr_like_captions, step_time
 from mmidc.text import CaptionVocab, build_caption_vocab

@@ -4,7 +4,7 @@ tiny CLIP, one intra-op thread per test."""
 import pytest
 import torch
 
-import mmidc  # noqa: F401  (makes `projects` importable)
+import mmidc  # noqa: F401  (registries; `projects` is found from the clone root)
 import projects.from_scratch  # noqa: F401  (registers the components)
 from tests.test_models.conftest import tiny_clip  # noqa: F401
 
