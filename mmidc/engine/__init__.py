@@ -1,8 +1,9 @@
 """Runner-side pieces: atomic writes, a checkpoint hook safe against kills,
-a stop at non-finite losses, re-seeding, bf16 autocast, logging without a per-step device sync, compile timing, BERT's
-optimizer and schedules, the logit-scale clamp, the loaders' workers stopped
-at the end of a run, a warm-up over a share of the run and a warning when a
-run ends before its warm-up peaks."""
+a stop at non-finite losses, re-seeding, bf16 autocast, logging without a
+per-step device sync, compile timing, BERT's optimizer and schedules, the
+logit-scale clamp, the loaders' workers stopped at the end of a run, a
+warm-up over a share of the run and a warning when a run ends before its
+warm-up peaks. Safe checkpoint loading is :mod:`mmidc.utils`'."""
 from .atomic_backend import AtomicLocalBackend
 from .autocast_optim_wrapper import AutocastOptimWrapper
 from .checkpoint_hook import SafeCheckpointHook, find_resume_checkpoint

@@ -49,8 +49,8 @@ def read_checkpoint(
     Raises:
         FileNotFoundError: ``path`` does not exist.
         ValueError: a TorchScript archive, a file ``weights_only`` refuses,
-            a corrupt ``.safetensors`` file, or a file that holds no state dict of tensors; the message names
-            ``path``.
+            a corrupt ``.safetensors`` file, or a file that holds no state
+            dict of tensors; the message names ``path``.
     """
     path = os.fspath(path)
     if not os.path.isfile(path):
