@@ -6,12 +6,13 @@ are decided at build time, as OpenMMLab packages do:
   ``mmcv-lite`` (the same package without the ops, all mmidc needs) is
   declared. ``MMIDC_MMCV=lite`` or ``MMIDC_MMCV=none`` decides instead (a
   wheel built for other machines: say which).
-- ``mmidc/.mim``: ``configs/``, ``tools/``, ``model-index.yml`` and
-  ``projects/``, where ``mim`` (``mim search / train / test mmidc``) looks for
-  them: copied into a wheel, symlinks in an editable install. The projects'
-  configs import their components as ``projects.<name>``, which
-  ``import mmidc`` resolves to ``mmidc/.mim/projects``
-  (:mod:`mmidc.shipped_projects`).
+- ``mmidc/.mim``: ``configs/``, ``tools/`` and ``model-index.yml``, where
+  ``mim`` (``mim search / train / test mmidc``) looks for them. A wheel gets
+  copies, written into the build directory only (:class:`BuildPy`; an sdist
+  carries the top-level folders, MANIFEST.in), so that building never
+  writes into the sources; an editable install gets symlinks to the clone's
+  folders (:func:`link_mim_files`, as MMPretrain's setup.py). ``projects/``
+  is not shipped: a project is run from a clone's root.
 """
 import configparser
 import os
@@ -23,12 +24,15 @@ import tempfile
 import warnings
 
 from setuptools import setup
+from setuptools.command.build_py import build_py
 
 ROOT = osp.dirname(osp.abspath(__file__))
 MMCV_LITE = 'mmcv-lite>=2.0.0,<2.4.0'
 #: Distributions that install the ``mmcv`` package, the full ones first.
 MMCV_DISTRIBUTIONS = ('mmcv', 'mmcv-full', 'mmcv-lite')
-MIM_FILES = ('configs', 'tools', 'model-index.yml', 'projects')
+MIM_FILES = ('configs', 'tools', 'model-index.yml')
+#: What the copies leave out.
+MIM_IGNORE = shutil.ignore_patterns('__pycache__', '*.pyc')
 
 _FIND_MMCV = f"""
 import importlib.metadata as metadata
@@ -87,37 +91,72 @@ def mmcv_requirements() -> list:
     return [] if found in ('mmcv', 'mmcv-full') else [MMCV_LITE]
 
 
-def add_mim_extension() -> None:
-    """Put ``MIM_FILES`` into ``mmidc/.mim``: symlinks for an editable
-    install, copies for a wheel or an sdist (as MMPretrain's setup.py)."""
-    if {'develop', 'editable_wheel'} & set(sys.argv):
-        mode = 'symlink'
-    elif {'sdist', 'bdist_wheel', 'build'} & set(sys.argv):
-        mode = 'copy'
-    else:
+def link_mim_files(root: str = ROOT) -> None:
+    """For an editable install (``develop``, ``editable_wheel``): symlinks
+    ``mmidc/.mim/NAME`` to the clone's ``NAME`` for each of ``MIM_FILES``
+    (copies where links cannot be made), and nothing else in that folder;
+    any other command: nothing."""
+    if not {'develop', 'editable_wheel'} & set(sys.argv):
         return
-    mim_path = osp.join(ROOT, 'mmidc', '.mim')
+    mim_path = osp.join(root, 'mmidc', '.mim')
     os.makedirs(mim_path, exist_ok=True)
+    for name in set(os.listdir(mim_path)) - set(MIM_FILES):
+        _remove(osp.join(mim_path, name))  # what earlier versions put there
     for name in MIM_FILES:
-        src = osp.join(ROOT, name)
+        src = osp.join(root, name)
         dst = osp.join(mim_path, name)
         if not osp.exists(src):
             continue
-        if osp.islink(dst) or osp.isfile(dst):
-            os.remove(dst)
-        elif osp.isdir(dst):
-            shutil.rmtree(dst)
-        if mode == 'symlink':
-            try:
-                os.symlink(osp.relpath(src, mim_path), dst)
-                continue
-            except OSError:  # e.g. no symlink privilege on Windows
-                warnings.warn(f'could not link {dst}; copying {src}')
-        if osp.isdir(src):
-            shutil.copytree(src, dst, ignore=shutil.ignore_patterns(
-                '__pycache__', '*.pyc'))
+        _remove(dst)
+        try:
+            os.symlink(osp.relpath(src, mim_path), dst)
+        except OSError:  # e.g. no symlink privilege on Windows
+            warnings.warn(f'could not link {dst}; copying {src}')
+            _copy(src, dst)
+
+
+def copy_mim_files(package_dir: str, root: str = ROOT) -> list:
+    """Copy ``MIM_FILES`` of ``root`` into ``package_dir/.mim`` (the built
+    ``mmidc`` package); returns the files written."""
+    mim_path = osp.join(package_dir, '.mim')
+    written = []
+    for name in MIM_FILES:
+        src, dst = osp.join(root, name), osp.join(mim_path, name)
+        if not osp.exists(src):
+            continue
+        _remove(dst)
+        os.makedirs(mim_path, exist_ok=True)
+        _copy(src, dst)
+        if osp.isdir(dst):
+            written += [osp.join(d, f) for d, _, fs in os.walk(dst) for f in fs]
         else:
-            shutil.copyfile(src, dst)
+            written.append(dst)
+    return written
+
+
+def _remove(path: str) -> None:
+    if osp.islink(path) or osp.isfile(path):
+        os.remove(path)
+    elif osp.isdir(path):
+        shutil.rmtree(path)
+
+
+def _copy(src: str, dst: str) -> None:
+    if osp.isdir(src):
+        shutil.copytree(src, dst, ignore=MIM_IGNORE)
+    else:
+        shutil.copyfile(src, dst)
+
+
+class BuildPy(build_py):
+    """``build_py`` that also puts ``MIM_FILES`` into the built package
+    (``<build_lib>/mmidc/.mim``), what a wheel holds; an editable build
+    links them instead (:func:`link_mim_files`)."""
+
+    def run(self):
+        super().run()
+        if not getattr(self, 'editable_mode', False):
+            copy_mim_files(osp.join(self.build_lib, 'mmidc'))
 
 
 def install_requires() -> list:
@@ -131,5 +170,5 @@ def install_requires() -> list:
 
 
 if __name__ == '__main__':
-    add_mim_extension()
-    setup(install_requires=install_requires())
+    link_mim_files()
+    setup(install_requires=install_requires(), cmdclass={'build_py': BuildPy})

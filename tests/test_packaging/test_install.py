@@ -1,14 +1,15 @@
 """mmidc installed as a user installs it, each time into a fresh virtual
 environment (no system site-packages), from a copy of the sources:
 
-- ``pip install .``: mmcv-lite comes with it; the package imports, and
-  ``mim search / train / test mmidc`` work from a folder outside the sources
-  with the configs, tools and projects shipped in the wheel (the tiny config
-  is the from-scratch project's: its components import as
-  ``projects.from_scratch``);
+- ``pip install .``: mmcv-lite comes with it; the package imports, the
+  sources are left as they were (no ``mmidc/.mim`` copies), ``mim search
+  mmidc`` works from a folder outside the sources with the configs shipped
+  in the wheel, and ``mim train / test mmidc`` run the from-scratch
+  project's tiny config from the clone's root (projects are not shipped:
+  ``projects.from_scratch`` is the clone's);
 - ``pip install -e .`` next to a full mmcv (a stand-in ``mmcv`` distribution):
   the full mmcv is kept, mmcv-lite is not installed over it, and
-  ``mmidc/.mim`` links to the clone's configs, tools and projects.
+  ``mmidc/.mim`` links to the clone's configs and tools.
 
 torch and torchvision are put into each environment first by uv, from its
 cache (the versions pip would pick, in setup.cfg's ranges; pip keeps them),
@@ -153,6 +154,7 @@ def test_pip_install_imports_trains_and_serves_mim(tmp_path):
     src = copy_sources(tmp_path / 'src')
     python = fresh_venv(tmp_path / 'venv', tmp_path)
     run([python, '-m', 'pip', 'install', '-q', '--no-compile', src], tmp_path)
+    assert not (src / 'mmidc' / '.mim').exists()  # built in build/ only
 
     installed = distributions(python, tmp_path)
     assert 'mmcv-lite' in installed and 'mmcv' not in installed, installed
@@ -164,22 +166,24 @@ def test_pip_install_imports_trains_and_serves_mim(tmp_path):
     mim = python.parent / 'mim'
     outside = tmp_path / 'elsewhere'
     outside.mkdir()
-    # the projects ship in the wheel: importable after mmidc, from anywhere
-    project = run([python, '-c', 'import mmidc, projects.from_scratch as p; '
-                   'print(p.__file__)'], outside)
-    assert project.strip().startswith(str(tmp_path / 'venv')), project
+    # the projects are not shipped: outside a clone there is none
+    project = run([python, '-c', 'import mmidc, importlib.util; '
+                   'print(importlib.util.find_spec("projects"))'], outside)
+    assert project.strip() == 'None', project
     found = run([mim, 'search', 'mmidc'], outside)
-    assert f'config id: {TINY_NAME}' in found
     assert 'clip4idc-caption_vit-b32_clevr-change' in found
 
+    # a project's config runs from the clone's root, the installed mmidc
+    # with the clone's projects/
     data_root = make_tiny_synthetic(str(tmp_path / 'synthetic'))
     options = cfg_options_args(tiny_overrides(data_root))
-    run([mim, 'train', 'mmidc', f'{TINY_NAME}.py', '--work-dir', outside / 'work',
-         *options], outside)
+    config = f'projects/from_scratch/configs/{TINY_NAME}.py'
+    run([mim, 'train', 'mmidc', config, '--work-dir', outside / 'work',
+         *options], src)
     checkpoint = outside / 'work' / 'epoch_1.pth'
     assert checkpoint.is_file()
-    run([mim, 'test', 'mmidc', f'{TINY_NAME}.py', '--checkpoint', checkpoint,
-         '--work-dir', outside / 'test', *options], outside)
+    run([mim, 'test', 'mmidc', config, '--checkpoint', checkpoint,
+         '--work-dir', outside / 'test', *options], src)
     assert (outside / 'test' / 'test_scores.json').is_file()
 
 
@@ -199,7 +203,7 @@ def test_editable_install_keeps_a_full_mmcv(tmp_path):
 
     # editable: mmidc/.mim links to the sources, next to the imported package
     assert (src / 'mmidc' / '.mim' / 'configs').is_symlink()
-    assert (src / 'mmidc' / '.mim' / 'projects').is_symlink()
+    assert not (src / 'mmidc' / '.mim' / 'projects').exists()
     found = run([python, '-c', 'import mmidc, os; print(os.path.realpath(os.path.join('
                  'os.path.dirname(mmidc.__file__), ".mim", "model-index.yml")))'], tmp_path)
     assert found.strip() == str((src / 'model-index.yml').resolve())

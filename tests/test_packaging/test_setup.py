@@ -1,5 +1,6 @@
 """setup.py's build-time parts: which mmcv a build declares, and the
-``mmidc/.mim`` files mim reads (the install tests run them for real)."""
+``mmidc/.mim`` files mim reads: linked in an editable install, copied into
+a wheel's build directory only (the install tests run pip for real)."""
 import os
 import runpy
 import subprocess
@@ -94,33 +95,106 @@ def _has(metadata, name):
         return False
 
 
-def test_mim_files_are_linked_for_editable_installs_and_copied_for_wheels(
-        setup_py, tmp_path, monkeypatch):
-    add = setup_py['add_mim_extension']
-    monkeypatch.setitem(add.__globals__, 'ROOT', str(tmp_path))
+def test_mim_files_are_linked_for_editable_installs_only(setup_py, tmp_path,
+                                                         monkeypatch):
+    link = setup_py['link_mim_files']
     (tmp_path / 'configs' / 'family').mkdir(parents=True)
     (tmp_path / 'configs' / 'family' / 'a.py').write_text('x = 1\n')
     (tmp_path / 'tools').mkdir()
-    (tmp_path / 'tools' / 'train.py').write_text('')
     (tmp_path / 'model-index.yml').write_text('Import: []\n')
     (tmp_path / 'projects' / 'recipe').mkdir(parents=True)
-    (tmp_path / 'projects' / 'recipe' / '__init__.py').write_text('y = 2\n')
     mim = tmp_path / 'mmidc' / '.mim'
+    for command in ('egg_info', 'bdist_wheel', 'sdist', 'build', 'build_py'):
+        monkeypatch.setattr(sys, 'argv', ['setup.py', command])
+        link(str(tmp_path))
+        assert not mim.exists(), command  # nothing written into the sources
 
-    monkeypatch.setattr(sys, 'argv', ['setup.py', 'egg_info'])
-    add()
-    assert not mim.exists()  # metadata only: nothing to ship
-
+    mim.mkdir(parents=True)
+    os.symlink('../../projects', mim / 'projects')  # an earlier version's
     monkeypatch.setattr(sys, 'argv', ['setup.py', 'editable_wheel'])
-    add()
-    for name in ('configs', 'tools', 'model-index.yml', 'projects'):
+    link(str(tmp_path))
+    assert sorted(os.listdir(mim)) == ['configs', 'model-index.yml', 'tools']
+    for name in ('configs', 'tools', 'model-index.yml'):
         assert (mim / name).is_symlink()
         assert (mim / name).resolve() == (tmp_path / name).resolve()
 
-    monkeypatch.setattr(sys, 'argv', ['setup.py', 'bdist_wheel'])
-    add()
-    assert not (mim / 'configs').is_symlink()
-    assert (mim / 'configs' / 'family' / 'a.py').read_text() == 'x = 1\n'
-    assert not (mim / 'projects').is_symlink()
-    assert (mim / 'projects' / 'recipe' / '__init__.py').read_text() == 'y = 2\n'
-    assert (mim / 'model-index.yml').is_file() and not (mim / 'model-index.yml').is_symlink()
+
+#: What a clone builds mmidc from.
+SOURCES = ('setup.py', 'setup.cfg', 'MANIFEST.in', 'README.md',
+           'model-index.yml', 'mmidc', 'configs', 'tools', 'projects')
+
+
+@pytest.fixture
+def clone(tmp_path):
+    """A copy of the clone's sources, with the links an editable install
+    leaves in ``mmidc/.mim``."""
+    import shutil
+    src = tmp_path / 'clone'
+    src.mkdir()
+    for name in SOURCES:
+        if (REPO / name).is_dir():
+            shutil.copytree(REPO / name, src / name, ignore=shutil.ignore_patterns(
+                '__pycache__', '*.pyc', '.mim'))
+        else:
+            shutil.copy2(REPO / name, src / name)
+    mim = src / 'mmidc' / '.mim'
+    mim.mkdir()
+    for name in ('configs', 'tools', 'model-index.yml', 'projects'):
+        os.symlink(f'../../{name}', mim / name)
+    return src
+
+
+def _build(clone, *command):
+    out = subprocess.run([sys.executable, 'setup.py', '-q', *command],
+                         cwd=str(clone), capture_output=True, text=True,
+                         timeout=600, env=dict(os.environ, MMIDC_MMCV='none'))
+    assert out.returncode == 0, out.stderr[-3000:]
+
+
+def test_a_wheel_holds_copies_the_sources_do_not(clone, tmp_path):
+    """bdist_wheel writes the mim files into the build directory: the wheel
+    holds configs, tools and model-index.yml under mmidc/.mim, not
+    projects; the clone's mmidc/.mim keeps its links (no copies)."""
+    import zipfile
+    before = sorted(os.listdir(clone / 'mmidc' / '.mim'))
+    _build(clone, 'bdist_wheel', '-d', str(tmp_path / 'dist'))
+    mim = clone / 'mmidc' / '.mim'
+    assert sorted(os.listdir(mim)) == before
+    assert all((mim / name).is_symlink() for name in before)
+    wheel, = (tmp_path / 'dist').glob('mmidc-*.whl')
+    names = zipfile.ZipFile(wheel).namelist()
+    assert 'mmidc/.mim/configs/clip4idc/clip4idc-caption_vit-b32_clevr-change.py' in names
+    assert 'mmidc/.mim/tools/train.py' in names
+    assert 'mmidc/.mim/model-index.yml' in names
+    assert not [n for n in names if 'projects' in n.split('/')]
+    assert not [n for n in names if '__pycache__' in n]
+
+
+def test_an_sdist_carries_the_top_level_folders(clone, tmp_path):
+    """An sdist holds configs/, tools/ and model-index.yml at its top (a
+    wheel built from it copies them), not mmidc/.mim or projects/."""
+    import tarfile
+    _build(clone, 'sdist', '-d', str(tmp_path / 'dist'))
+    archive, = (tmp_path / 'dist').glob('mmidc-*.tar.gz')
+    parts = [n.split('/')[1:] for n in tarfile.open(archive).getnames()]
+    tops = {p[0] for p in parts if p}
+    assert {'configs', 'tools', 'model-index.yml', 'setup.py', 'mmidc'} <= tops
+    assert 'projects' not in tops
+    assert not [p for p in parts if '.mim' in p]
+
+
+def test_the_clone_imports_its_own_project_after_a_build(clone, tmp_path):
+    """After a wheel build in the clone, an edit to a project file is what
+    the clone imports (run from its root, as its tests are)."""
+    _build(clone, 'bdist_wheel', '-d', str(tmp_path / 'dist'))
+    init = clone / 'projects' / 'from_scratch' / '__init__.py'
+    init.write_text(init.read_text() + '\nEDITED_IN_THE_CLONE = True\n')
+    out = subprocess.run(
+        [sys.executable, '-c', 'import mmidc, projects.from_scratch as p; '
+         'print(p.__file__, p.EDITED_IN_THE_CLONE, mmidc.__file__)'],
+        cwd=str(clone), capture_output=True, text=True, timeout=600,
+        env={k: v for k, v in os.environ.items() if k != 'PYTHONPATH'})
+    assert out.returncode == 0, out.stderr[-3000:]
+    project, edited, core = out.stdout.split()
+    assert project == str(init) and edited == 'True'
+    assert core == str(clone / 'mmidc' / '__init__.py')
