@@ -31,7 +31,8 @@ class IDCPCLCaptioner(BaseCaptioner, IDCPCLBase):
 
     - ``'loss'``: the losses above.
     - ``'predict'``: decodes with ``decode_cfg`` (greedy or beam search,
-      with a key/value cache) and sets ``pred_caption`` (str) and
+      with a key/value cache; :meth:`predict` takes options that override
+      it for one call) and sets ``pred_caption`` (str) and
       ``pred_score`` (float, mean log-probability per token) on each data
       sample, as :class:`CLIP4IDCCaptioner` does.
     - ``'tensor'``: the visual tokens ``[B, Tv, H]`` that decoding reads.
