@@ -13,6 +13,7 @@ from mmidc_lab.experiments import ExperimentError, stages
 from mmidc_lab.experiments.quickstart import (CAPTION_CFG, DATA_ROOT,
                                               SHIFTED_DATASET_CFG,
                                               SHIFTED_ROOT)
+from tests.helpers import load_tool
 from tests.helpers.pair_trees import make_clevr_change_tree
 
 
@@ -177,14 +178,23 @@ def test_run_command_times_threads_log_and_failure(tmp_path):
 
 def test_the_image_cache_is_built_in_process_then_checked(tmp_path):
     """build_image_cache: the cache the configs read
-    (``<root>/cache_<H>x<W>``, one shard per split), built by this process;
-    a second call keeps it."""
-    root = str(tmp_path / 'clevr')
+    (``<root>/cache_<H>x<W>``, one shard per split), built by this process
+    byte for byte as ``build_resized_cache.py --dataset-type`` builds it; a
+    second call keeps it."""
+    import shutil
+    root, theirs = str(tmp_path / 'clevr'), str(tmp_path / 'tool')
     make_clevr_change_tree(root)
-    stages.build_image_cache(root, ('train', ), (8, 12), workers=0)
+    shutil.copytree(root, theirs)
+    stages.build_image_cache(root, ('train', 'test'), (8, 12), workers=0)
+    load_tool('tools/dataset_converters/build_resized_cache.py').main(
+        ['--dataset-type', 'CLEVRChangeDataset', '--data-root', theirs,
+         '--splits', 'train', 'test', '--size', '8', '12', '--workers', '0'])
     cache = tmp_path / 'clevr' / 'cache_8x12'
-    index = cache / 'train.json'
-    assert index.is_file()
+    names = sorted(p.name for p in cache.iterdir())
+    assert names == ['test.json', 'test.npy', 'train.json', 'train.npy']
+    for name in names:
+        assert (cache / name).read_bytes() == (
+            tmp_path / 'tool' / 'cache_8x12' / name).read_bytes(), name
     built = {p.name: p.stat().st_mtime_ns for p in cache.iterdir()}
     stages.build_image_cache(root, ('train', ), (8, 12), workers=0)
     assert {p.name: p.stat().st_mtime_ns for p in cache.iterdir()} == built
