@@ -57,6 +57,7 @@ def test_a_clone_imports_its_own_projects_from_its_root():
     (['tools/dataset_converters/build_vocab.py', CAPTIONER], 'not found'),
     (['tools/dataset_converters/build_resized_cache.py', CAPTIONER], 'not found'),
     (['tools/dataset_converters/make_hard_negatives.py', CAPTIONER], 'not found'),
+    (['tools/analysis_tools/change_type_probe.py', CAPTIONER], 'not found'),
     # an IDC-PCL tool: the captioner's config has no feature encoder
     (['tools/dataset_converters/extract_pair_features.py', CAPTIONER,
       '--cache-dir', 'missing_cache'], 'feature_encoder'),

@@ -44,6 +44,7 @@ from mmidc.synthetic.properties import \
 from mmidc.models.necks import PairPooling
 from mmidc.registry import DATASETS, MODELS
 from mmidc.runtime.cfg_options import CfgOptionsAction
+from mmidc.cli import working_dir_on_path
 
 # the synthetic set's change types (sorted) and no-change pairs' 'none'
 CHANGE_TYPES = tuple(sorted(SYNTHETIC_CHANGE_TYPES)) + ('none', )
@@ -118,6 +119,7 @@ def load_split(cfg, name, target='change_type'):
 
 def main(argv=None):
     args = parse_args(argv)
+    working_dir_on_path()  # a project's config (projects.<name>) from a clone's root
     cfg = Config.fromfile(args.config)
     if args.cfg_options:
         cfg.merge_from_dict(args.cfg_options)

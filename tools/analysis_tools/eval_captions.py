@@ -29,6 +29,7 @@ from mmidc.evaluation.metrics.caption_scorer import (METRIC_GROUPS,
                                                      subset_counts)
 from mmidc.evaluation.metrics.rs_protocols import (RS_NO_CHANGE_SENTENCES,
                                                    WORD_FREQ_RULES)
+from mmidc.cli import working_dir_on_path
 
 
 def parse_args(argv=None):
@@ -96,6 +97,7 @@ def config_vocab(args):
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
+    working_dir_on_path()  # a project's config (projects.<name>) from a clone's root
     if not osp.isfile(args.predictions):
         sys.exit(f'eval_captions: no such file: {args.predictions}')
     records = load_json(args.predictions)  # names the file when not UTF-8

@@ -23,6 +23,7 @@ from mmengine.runner import Runner
 import mmidc  # noqa: F401  (registers every component)
 from mmidc.runtime.cfg_options import CfgOptionsAction
 from mmidc.runtime.data_root import apply_data_root
+from mmidc.cli import working_dir_on_path
 
 
 def parse_args(argv=None):
@@ -60,6 +61,7 @@ def build_runner(args, work_dir):
 
 def main(argv=None):
     args = parse_args(argv)
+    working_dir_on_path()  # a project's config (projects.<name>) from a clone's root
     if not osp.isfile(args.checkpoint):
         raise FileNotFoundError(f'checkpoint not found: {args.checkpoint}')
     with tempfile.TemporaryDirectory() as work_dir:
