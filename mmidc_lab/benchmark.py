@@ -12,14 +12,16 @@ One run measures, on this machine and against its own measured limits:
   (fused optimizer, ``torch.compile``);
 - open_clip's own CLIP training step, as a peer for the MFU (``peer``);
 - loader throughput per core from 480x320 PNGs vs the pre-resized cache;
-- ``tools/train.py`` end to end on the real configs over a generated
+- the training command (``python -m mmidc.cli.train``, what
+  ``tools/train.py`` runs) end to end on the real configs over a generated
   480x320 set (``e2e``): pairs/s, the share of an iteration spent waiting
   for data, and the overhead against the step on synthetic tensors;
 - captions/s at batch 1 and 64, KV-cached decoding vs the reference-style
-  loop, and ``tools/caption_pair.py --pairs-file`` against the model's own
+  loop, and the captioning command (``python -m mmidc.cli.caption_pair
+  --pairs-file``, what ``tools/caption_pair.py`` runs) against the model's own
   batched decoding rate (``cli``);
 - the caption head's step with the full 49,408-way softmax vs a restricted
-  vocabulary (``vocab_speed.py``);
+  vocabulary (``python -m mmidc_lab.vocab_speed``);
 - with ``--eval``: seconds to score 8,000 pairs (coco-caption, per type).
 
 Prints markdown tables and writes JSON (with the load average beside every

@@ -1,10 +1,10 @@
 """Load test of the web demo on the loopback interface: latency and errors.
 
-Serves ``tools/demo/app.py`` on a free port of 127.0.0.1 (or uses a running
-demo given by ``--url``, which must be on the loopback interface), then
-``--clients`` threads each POST ``--requests`` caption requests, one after
-another, while a probe GETs ``/api/info`` every 0.2 s to check that the
-server keeps answering. Every request has a timeout and the whole run a time
+Serves the web demo (``tools/demo/app.py``'s app) on a free port of
+127.0.0.1 (or uses a running demo given by ``--url``, which must be on the
+loopback interface), then ``--clients`` threads each POST ``--requests``
+caption requests, one after another, while a probe GETs ``/api/info``
+every 0.2 s to check that the server keeps answering. Every request has a timeout and the whole run a time
 limit, so the test is bounded::
 
     python -m mmidc_lab.demo_load_test CONFIG CHECKPOINT \

@@ -35,7 +35,6 @@ from mmidc_lab.checkout import git_commit
 from mmidc_lab.configs import core_config
 from mmidc_lab.run_logs import (best_checkpoint, checkpoint_validation,
                                     newest_file)
-from . import stages
 from .stages import banner, ensure_dataset, timed_stage
 from .summary_tables import format_mean_sd, markdown_table, mean_sd, run_commits
 

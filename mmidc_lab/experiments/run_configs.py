@@ -88,7 +88,7 @@ def compose_test_config(config: str, options: Sequence[str], work_dir: str,
         cfg.test_dataloader = data.test_dataloader
         cfg.test_evaluator = data.test_evaluator
         # the folder settings they read from (e.g. shifted_root), so that
-        # tools/test.py's data_root check knows the second folder
+        # the test command's data_root check knows the second folder
         for key, value in data.items():
             if key.endswith('_root') and key != 'data_root':
                 cfg[key] = value
