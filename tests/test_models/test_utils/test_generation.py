@@ -113,11 +113,11 @@ def test_a_banned_word_is_never_emitted(use_cache):
 
 
 def test_processors_run_in_order():
-    """A ban then a bias that lifts the banned word: it is lifted back (the
-    later processor sees the earlier one's scores); the other order keeps it
-    banned."""
+    """A ban, then a processor that lifts every -inf score to 0: the banned
+    word comes back (the later processor sees the earlier one's scores); in
+    the other order it stays banned."""
     decoder, memory = MarkovDecoder(), torch.zeros(1, 1, 1)
-    V, c = len(decoder.vocab), decoder.vocab.to_compact_id
+    c = decoder.vocab.to_compact_id
     seen = []
 
     class Lift:
