@@ -33,7 +33,7 @@ FLOORS = (
 #: The rooms of ``mmidc.models``, floor by floor, by the same rule
 #: (``models/__init__.py`` is their roof).
 MODEL_FLOORS = (
-    ('utils', 'open_clip', 'data_preprocessors'),
+    ('generation', 'open_clip', 'data_preprocessors'),
     ('layers', ),
     ('heads', 'necks', 'losses'),
     ('clip4idc', 'idc_pcl'),

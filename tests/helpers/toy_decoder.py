@@ -3,7 +3,7 @@ caption greedy decoding misses."""
 import torch
 
 from mmidc.text import CaptionVocab
-from mmidc.models.utils.generation import CaptionGenerator
+from mmidc.models.generation.generation import CaptionGenerator
 
 A, B = 100, 200  # CLIP ids of the toy's two words
 

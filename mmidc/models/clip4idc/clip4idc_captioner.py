@@ -6,8 +6,8 @@ from mmengine.logging import print_log
 from mmengine.model import BaseModel
 from torch import nn
 
-from ..utils.base_captioner import BaseCaptioner
-from ..utils.caption_batch import stack_text_tokens
+from ..generation.base_captioner import BaseCaptioner
+from ..generation.caption_batch import stack_text_tokens
 from mmidc.utils.checkpoint_pattern import resolve_checkpoint
 from ..data_preprocessors import build_data_preprocessor
 from mmidc.registry import MODELS

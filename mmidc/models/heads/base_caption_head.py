@@ -6,7 +6,7 @@ import torch
 from mmengine.model import BaseModule
 
 from mmidc.registry import MODELS
-from ..utils.generation import CaptionGenerator
+from ..generation.generation import CaptionGenerator
 
 __all__ = ['BaseCaptionHead']
 

@@ -7,7 +7,7 @@ from torch import nn
 
 from mmidc.registry import MODELS
 from mmidc.text import PAD_ID
-from ..utils.generation import CaptionGenerator
+from ..generation.generation import CaptionGenerator
 from ..layers.transformer_layers import bert_init_
 from .masked_transformer import MaskedTransformer
 from .masking import joint_attention_mask

@@ -7,7 +7,7 @@ from torch import nn
 
 from mmidc.registry import MODELS
 from mmidc.utils import read_checkpoint, resolve_checkpoint
-from ..utils.base_captioner import BaseCaptioner
+from ..generation.base_captioner import BaseCaptioner
 from ..layers.transformer_layers import upgrade_fused_qkv
 from .idc_pcl_base import SHARED_MODULES, IDCPCLBase
 from .masking import mask_caption_tokens

@@ -4,7 +4,7 @@ pre-norm (``x + drop(f(LN(x)))``) or post-norm (``LN(x + drop(f(x)))``),
 with an attention mask and a key/value cache.
 
 A layer's cache is a dict of batch-first keys and values ``k``, ``v``
-``[B, h, T, C/h]`` (:func:`~mmidc.models.utils.generation.extend_cache`
+``[B, h, T, C/h]`` (:func:`~mmidc.models.generation.generation.extend_cache`
 appends a step's), the layout :class:`CaptionGenerator` reorders.
 """
 from typing import Callable, Optional, Tuple
@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..utils.generation import extend_cache
+from ..generation.generation import extend_cache
 
 __all__ = ['MultiheadAttention', 'FeedForward', 'EncoderLayer', 'DecoderLayer',
            'bert_init_', 'upgrade_fused_qkv']

@@ -51,7 +51,7 @@ def counted_bias(bias: torch.Tensor, counts: torch.Tensor) -> torch.Tensor:
 
 class CountedWordPrior:
     """Add a counted word prior to every step's logits (a logits processor
-    of the search, :mod:`mmidc.models.utils.generation`).
+    of the search, :mod:`mmidc.models.generation.generation`).
 
     The prior holds one row per number of times a word was already written:
     word ``w``, which the prefix ``tokens`` (after the start token) holds

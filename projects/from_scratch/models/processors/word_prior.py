@@ -16,7 +16,7 @@ def rows_per_sample(bias: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
 
 class WordPrior:
     """Add a per-sample word prior to every step's logits (a logits
-    processor of the search, :mod:`mmidc.models.utils.generation`).
+    processor of the search, :mod:`mmidc.models.generation.generation`).
 
     ``processor(tokens, scores)`` returns ``scores + bias`` (the bias in the
     scores' dtype, its rows repeated for the beams); ``tokens`` are not read.

@@ -1,10 +1,10 @@
-"""mmidc.models.utils.base_captioner: the one ``predict`` of both caption
+"""mmidc.models.generation.base_captioner: the one ``predict`` of both caption
 families, on the toy decoder of the generation tests."""
 import pytest
 import torch
 from mmpretrain.structures import DataSample
 
-from mmidc.models.utils.base_captioner import BaseCaptioner
+from mmidc.models.generation.base_captioner import BaseCaptioner
 from tests.helpers.toy_decoder import A, B, MarkovDecoder
 
 

@@ -1,4 +1,4 @@
-"""mmidc.models.utils.generation: greedy and beam search over any decoder
+"""mmidc.models.generation.generation: greedy and beam search over any decoder
 that follows the protocol, on a toy Markov decoder whose best caption
 greedy decoding misses."""
 import math
@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from mmidc.text import EOT_ID, CaptionVocab, clip_tokenizer
-from mmidc.models.utils.generation import (CaptionGenerator, check_decode_cfg,
+from mmidc.models.generation.generation import (CaptionGenerator, check_decode_cfg,
                                            extend_cache, generate)
 from tests.helpers.toy_decoder import A, B, MarkovDecoder
 
