@@ -97,3 +97,13 @@ def test_an_unknown_argument_in_a_config_stops_the_model_build(config):
                        r"\(\) got an unexpected keyword argument "
                        r"'clamp_in_forward'"):
         MODELS.build(cfg.model)
+
+
+@pytest.mark.parametrize('value', ['mmidc', 'published', None])
+def test_an_initializer_given_by_name_names_the_argument(value):
+    from mmidc.registry import MODELS
+    with pytest.raises(TypeError, match=r"CLIP4IDCBackbone\(new_param_init="
+                       + repr(value).replace('(', r'\(') +
+                       r"\): give an initializer's config, e\.g\. "
+                       r"dict\(type='TiledPositionInit'\)"):
+        MODELS.build(dict(type='CLIP4IDCBackbone', new_param_init=value))

@@ -122,6 +122,11 @@ class CLIP4IDCBackbone(BaseModule):
                  new_param_init: dict = dict(type='TiledPositionInit'),
                  init_cfg: Optional[dict] = None):
         super().__init__(init_cfg=init_cfg)
+        if not isinstance(new_param_init, dict):
+            raise TypeError(
+                f'CLIP4IDCBackbone(new_param_init={new_param_init!r}): give '
+                "an initializer's config, e.g. dict(type='TiledPositionInit') "
+                "or dict(type='WidthScaledNormalInit')")
         self.new_param_init = WEIGHT_INITIALIZERS.build(new_param_init)
         vit = build_clip_vision_tower(arch, img_size)
         num_layers = len(vit.transformer.resblocks)
