@@ -46,7 +46,8 @@ from mmidc.text.caption_words import word_spans
 from mmidc.text.text_files import load_json
 
 __all__ = ['HardNegativeGenerator', 'load_hard_negatives', 'KINDS',
-           'DEFAULT_ROLE_PAIRS', 'DEFAULT_SYNONYMS']
+           'DEFAULT_ROLE_PAIRS', 'DEFAULT_SYNONYMS', 'save_hard_negatives',
+           'hard_negatives_path', 'write_hard_negatives']
 
 KINDS = ('retrieve', 'replace', 'confuse')
 #: Role words swapped by ``confuse`` (Birds-to-Words names the two birds so).
@@ -396,3 +397,36 @@ def save_hard_negatives(path: str, negatives: dict, meta: dict) -> None:
     with open(tmp, 'w', encoding='utf-8') as f:
         json.dump(dict(meta=meta, negatives=negatives), f, ensure_ascii=False)
     os.replace(tmp, path)
+
+
+def hard_negatives_path(dataset) -> str:
+    """Where a data set's hard negatives go by default:
+    ``hard_negatives_<split>.json`` in the folder of its annotation file."""
+    folder = osp.dirname(dataset.ann_file) or dataset.data_root
+    split = getattr(dataset, 'split', 'train')
+    return osp.join(folder, f'hard_negatives_{split}.json')
+
+
+def write_hard_negatives(path: str, negatives: dict, dataset,
+                         generator: HardNegativeGenerator,
+                         seed: int) -> Dict[str, int]:
+    """Write ``negatives`` of ``dataset``'s captions made by ``generator``
+    with its settings as the file's ``meta`` (:func:`save_hard_negatives`).
+
+    Returns:
+        dict: The number of captions with a negative of each kind.
+    """
+    counts = {k: sum(1 for v in negatives.values() if v[k]) for k in KINDS}
+    meta = dict(source=f'{type(dataset).__name__} {dataset.data_root} '
+                f'({getattr(dataset, "split", "")})',
+                seed=seed, num_captions=len(negatives),
+                captions_with=counts, role_pairs=generator.role_of,
+                max_df=generator.max_df,
+                min_similarity=generator.min_similarity,
+                backoff_similarity=generator.backoff_similarity,
+                replace_words=generator.replace_words,
+                synonym_threshold=generator.synonym_threshold,
+                synonyms=sorted(sorted(s) for s in generator.synonyms),
+                word_classes=generator.word_classes())
+    save_hard_negatives(path, negatives, meta)
+    return counts

@@ -100,8 +100,9 @@ def ensure_hard_negatives(root: str, split: str = 'train',
     from mmengine.registry import init_default_scope
 
     import mmidc  # noqa: F401  (registers the data sets)
-    from mmidc.datasets.hard_negatives import (KINDS, HardNegativeGenerator,
-                                               save_hard_negatives)
+    from mmidc.datasets.hard_negatives import (HardNegativeGenerator,
+                                               hard_negatives_path,
+                                               write_hard_negatives)
     from mmidc.registry import DATASETS
     init_default_scope('mmidc')
     dataset = DATASETS.build(dict(type='CLEVRChangeDataset', data_root=root,
@@ -110,21 +111,8 @@ def ensure_hard_negatives(root: str, split: str = 'train',
         [dataset.get_data_info(i)['gt_captions'] for i in range(len(dataset))],
         seed=seed)
     negatives = generator.generate()
-    counts = {kind: sum(1 for v in negatives.values() if v[kind])
-              for kind in KINDS}
-    out = osp.join(osp.dirname(dataset.ann_file) or dataset.data_root,
-                   f'hard_negatives_{split}.json')
-    meta = dict(source=f'{type(dataset).__name__} {dataset.data_root} '
-                f'({split})', seed=seed, num_captions=len(negatives),
-                captions_with=counts, role_pairs=generator.role_of,
-                max_df=generator.max_df,
-                min_similarity=generator.min_similarity,
-                backoff_similarity=generator.backoff_similarity,
-                replace_words=generator.replace_words,
-                synonym_threshold=generator.synonym_threshold,
-                synonyms=sorted(sorted(s) for s in generator.synonyms),
-                word_classes=generator.word_classes())
-    save_hard_negatives(out, negatives, meta)
+    out = hard_negatives_path(dataset)
+    write_hard_negatives(out, negatives, dataset, generator, seed)
     print_log(f'wrote {out}: hard negatives of {len(negatives)} captions',
               logger='current')
     return out

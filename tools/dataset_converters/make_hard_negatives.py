@@ -34,9 +34,9 @@ from mmengine.utils import ProgressBar
 
 import mmidc  # noqa: F401  (registers the data sets)
 from mmidc.datasets.hard_negatives import (DEFAULT_ROLE_PAIRS, DEFAULT_SYNONYMS,
-                                           KINDS,
-                                           HardNegativeGenerator,
-                                           save_hard_negatives)
+                                           KINDS, HardNegativeGenerator,
+                                           hard_negatives_path,
+                                           write_hard_negatives)
 from mmidc.registry import DATASETS
 from mmidc.runtime.dataset_args import (add_dataset_args, check_dataset_args,
                                         with_dataset_options)
@@ -122,19 +122,13 @@ def role_pairs(values):
     return tuple(pairs)
 
 
-def default_out(dataset) -> str:
-    folder = osp.dirname(dataset.ann_file) or dataset.data_root
-    split = getattr(dataset, 'split', 'train')
-    return osp.join(folder, f'hard_negatives_{split}.json')
-
-
 def main(argv=None):
     args = parse_args(argv)
     working_dir_on_path()  # a project's config (projects.<name>) from a clone's root
     dataset = build_dataset(args)
     captions_by_pair = [dataset.get_data_info(i)['gt_captions']
                         for i in range(len(dataset))]
-    out = args.out or default_out(dataset)
+    out = args.out or hard_negatives_path(dataset)
     t0 = time.time()
     generator = HardNegativeGenerator(
         captions_by_pair, role_pairs=role_pairs(args.role_pairs),
@@ -152,18 +146,8 @@ def main(argv=None):
     negatives = generator.generate(args.num_retrieve, args.num_replace,
                                    progress=bar.update)
     bar.file.write('\n')
-    counts = {k: sum(1 for v in negatives.values() if v[k]) for k in KINDS}
-    meta = dict(source=f'{type(dataset).__name__} {dataset.data_root} '
-                f'({getattr(dataset, "split", "")})',
-                seed=args.seed, num_captions=len(negatives),
-                captions_with=counts, role_pairs=generator.role_of,
-                max_df=args.max_df, min_similarity=args.min_similarity,
-                backoff_similarity=args.backoff_similarity,
-                replace_words=args.replace_words,
-                synonym_threshold=args.synonym_threshold,
-                synonyms=sorted(sorted(s) for s in generator.synonyms),
-                word_classes=generator.word_classes())
-    save_hard_negatives(out, negatives, meta)
+    counts = write_hard_negatives(out, negatives, dataset, generator,
+                                  args.seed)
     print(f'wrote {out} in {time.time() - t0:.0f} s; captions with a '
           + ', '.join(f'{k} negative: {n}' for k, n in counts.items()))
     show(negatives, args.show, args.seed)
