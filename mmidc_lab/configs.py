@@ -4,6 +4,7 @@ a project's configs (the ``configs/`` folder of ``projects.<name>``, imported
 from the working directory, a clone's root; named
 ``projects.<name>::FILE.py`` in the lab's tables)."""
 import importlib
+import importlib.metadata
 import os.path as osp
 
 from mmengine.config.utils import _get_package_and_cfg_path
@@ -35,6 +36,16 @@ def core_config(name: str) -> str:
     package, relative = _get_package_and_cfg_path(name)
     root = osp.dirname(importlib.import_module(package).__file__)
     path = osp.join(root, '.mim', 'configs', relative)
+    if not osp.isfile(path):
+        # the package imported from a clone that never had an editable
+        # install (no .mim links there): the installed wheel's copy
+        try:
+            installed = importlib.metadata.distribution(package).locate_file(
+                osp.join(package, '.mim', 'configs', relative))
+        except importlib.metadata.PackageNotFoundError:
+            installed = None
+        if installed is not None and osp.isfile(installed):
+            return str(installed)
     if not osp.isfile(path):
         raise FileNotFoundError(f'{name}: no {path} (is {package} installed '
                                 'with its configs? pip install -e .)')

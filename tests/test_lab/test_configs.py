@@ -51,3 +51,30 @@ def test_labels_are_relative_to_the_clones_root(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)  # elsewhere: the path itself
     path = project_config('from_scratch', ADAPT)
     assert config_label(path) == path
+
+
+def test_a_clone_without_links_reads_the_installed_wheels_copy(tmp_path,
+                                                               monkeypatch):
+    """mmidc imported from a clone that had no editable install (no
+    ``mmidc/.mim`` there): the copy in the installed distribution."""
+    import importlib
+    import importlib.metadata
+    import types
+    clone = tmp_path / 'clone' / 'mmidc'
+    clone.mkdir(parents=True)
+    wheel = tmp_path / 'site-packages'
+    copy = wheel / 'mmidc' / '.mim' / 'configs' / IDC_PCL
+    copy.parent.mkdir(parents=True)
+    copy.write_text('# the wheel\'s copy\n')
+    module = types.SimpleNamespace(__file__=str(clone / '__init__.py'))
+    monkeypatch.setattr(importlib, 'import_module', lambda name: module)
+
+    class Installed:
+        def locate_file(self, relative):
+            return wheel / relative
+
+    monkeypatch.setattr(importlib.metadata, 'distribution',
+                        lambda name: Installed())
+    assert core_config(f'mmidc::{IDC_PCL}') == str(copy)
+    with pytest.raises(FileNotFoundError, match='no_such.py'):
+        core_config('mmidc::clip4idc/no_such.py')
