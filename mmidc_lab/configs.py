@@ -4,7 +4,6 @@ a project's configs (the ``configs/`` folder of ``projects.<name>``, imported
 from the working directory, a clone's root; named
 ``projects.<name>::FILE.py`` in the lab's tables)."""
 import importlib
-import importlib.metadata
 import os.path as osp
 
 from mmengine.config.utils import _get_package_and_cfg_path
@@ -22,7 +21,9 @@ def core_config(name: str) -> str:
     ``mmidc::clip4idc/NAME.py`` is ``<mmidc>/.mim/configs/clip4idc/NAME.py``,
     as MMEngine resolves ``mmidc::`` in a config's ``_base_``. The package is
     located by importing it (MMEngine's ``get_installed_path`` needs
-    ``pkg_resources``, which recent setuptools lack).
+    ``pkg_resources``, which recent setuptools lack). Imported from a clone
+    that has no ``mmidc/.mim`` links (it never had an editable install), it
+    is the clone's own ``configs/NAME``, where those links point.
 
     Args:
         name (str): ``'mmidc::<folder>/<file>.py'``.
@@ -37,15 +38,13 @@ def core_config(name: str) -> str:
     root = osp.dirname(importlib.import_module(package).__file__)
     path = osp.join(root, '.mim', 'configs', relative)
     if not osp.isfile(path):
-        # the package imported from a clone that never had an editable
-        # install (no .mim links there): the installed wheel's copy
-        try:
-            installed = importlib.metadata.distribution(package).locate_file(
-                osp.join(package, '.mim', 'configs', relative))
-        except importlib.metadata.PackageNotFoundError:
-            installed = None
-        if installed is not None and osp.isfile(installed):
-            return str(installed)
+        # the package imported from a clone without an editable install's
+        # links (no .mim there): the clone's own configs/, where the links
+        # would point, never an installed copy that the clone's edits miss
+        source = osp.join(osp.dirname(root), 'configs', relative)
+        if osp.isfile(osp.join(osp.dirname(root), 'setup.py')) and \
+                osp.isfile(source):
+            return source
     if not osp.isfile(path):
         raise FileNotFoundError(f'{name}: no {path} (is {package} installed '
                                 'with its configs? pip install -e .)')

@@ -16,9 +16,11 @@ ADAPT = 'clip4idc-adapt_tiny_synthetic-clevr-change.py'
 def test_a_shipped_config_is_the_installed_packages():
     import mmidc
     path = core_config(f'mmidc::{IDC_PCL}')
-    assert path == osp.join(osp.dirname(mmidc.__file__), '.mim', 'configs',
-                            IDC_PCL)
-    # the same file as the clone's (an editable install links them)
+    # the package's link (an editable install), or the clone's own file
+    # where the clone has no links (it ran `pip install .` only)
+    assert path in (osp.join(osp.dirname(mmidc.__file__), '.mim', 'configs',
+                             IDC_PCL), str(REPO / 'configs' / IDC_PCL))
+    # the clone's file either way, never an installed copy
     assert osp.samefile(path, REPO / 'configs' / IDC_PCL)
     assert config_file(f'mmidc::{IDC_PCL}') == path
 
@@ -53,28 +55,21 @@ def test_labels_are_relative_to_the_clones_root(monkeypatch, tmp_path):
     assert config_label(path) == path
 
 
-def test_a_clone_without_links_reads_the_installed_wheels_copy(tmp_path,
-                                                               monkeypatch):
-    """mmidc imported from a clone that had no editable install (no
-    ``mmidc/.mim`` there): the copy in the installed distribution."""
+def test_a_clone_without_links_reads_its_own_configs(tmp_path, monkeypatch):
+    """mmidc imported from a clone that never had an editable install (no
+    ``mmidc/.mim`` links): the clone's configs, not an installed copy."""
     import importlib
-    import importlib.metadata
     import types
-    clone = tmp_path / 'clone' / 'mmidc'
-    clone.mkdir(parents=True)
-    wheel = tmp_path / 'site-packages'
-    copy = wheel / 'mmidc' / '.mim' / 'configs' / IDC_PCL
-    copy.parent.mkdir(parents=True)
-    copy.write_text('# the wheel\'s copy\n')
-    module = types.SimpleNamespace(__file__=str(clone / '__init__.py'))
+    clone = tmp_path / 'clone'
+    (clone / 'mmidc').mkdir(parents=True)
+    own = clone / 'configs' / IDC_PCL
+    own.parent.mkdir(parents=True)
+    own.write_text("# the clone's own, edited\n")
+    module = types.SimpleNamespace(__file__=str(clone / 'mmidc' / '__init__.py'))
     monkeypatch.setattr(importlib, 'import_module', lambda name: module)
-
-    class Installed:
-        def locate_file(self, relative):
-            return wheel / relative
-
-    monkeypatch.setattr(importlib.metadata, 'distribution',
-                        lambda name: Installed())
-    assert core_config(f'mmidc::{IDC_PCL}') == str(copy)
+    with pytest.raises(FileNotFoundError, match='pip install -e'):
+        core_config(f'mmidc::{IDC_PCL}')  # not a source tree (no setup.py)
+    (clone / 'setup.py').write_text('')
+    assert core_config(f'mmidc::{IDC_PCL}') == str(own)
     with pytest.raises(FileNotFoundError, match='no_such.py'):
         core_config('mmidc::clip4idc/no_such.py')
