@@ -12,28 +12,6 @@ if [ $# -lt 4 ]; then
         "bash $0 PARTITION JOB_NAME CONFIG WORK_DIR [train.py args...]" >&2
     exit 2
 fi
-PARTITION=$1
-JOB_NAME=$2
-CONFIG=$3
-WORK_DIR=$4
-GPUS=${GPUS:-8}
-GPUS_PER_NODE=${GPUS_PER_NODE:-$((GPUS < 8 ? GPUS : 8))}
-CPUS_PER_TASK=${CPUS_PER_TASK:-5}
-SRUN_ARGS=${SRUN_ARGS:-""}
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-PY=${PYTHON:-"$ROOT/.venv/bin/python"}
-[ -x "$PY" ] || PY=python
-
-set -x
-# SRUN_ARGS unquoted: split into its options.
-PYTHONPATH="$ROOT:$PYTHONPATH" \
-srun -p "$PARTITION" \
-    --job-name="$JOB_NAME" \
-    --gres=gpu:"$GPUS_PER_NODE" \
-    --ntasks="$GPUS" \
-    --ntasks-per-node="$GPUS_PER_NODE" \
-    --cpus-per-task="$CPUS_PER_TASK" \
-    --kill-on-bad-exit=1 \
-    $SRUN_ARGS \
-    "$PY" -u "$ROOT/tools/train.py" "$CONFIG" --work-dir="$WORK_DIR" \
-    --launcher=slurm "${@:5}"
+# The srun call: tools/slurm_launch.sh.
+exec bash "$(dirname "$0")/slurm_launch.sh" "$1" "$2" tools/train.py "$3" \
+    --work-dir="$4" --launcher=slurm "${@:5}"
