@@ -9,19 +9,9 @@
 # config does.
 _base_ = [
     '../_base_/datasets/second_cc.py',
-    '../_base_/models/clip4idc-captioner_vit-b32.py',
+    '../_base_/models/clip4idc-captioner_vit-b32_clip-init.py',
     '../_base_/schedules/captioning.py'
 ]
 train_dataloader = dict(batch_size=16, drop_last=True)
-clip_weights = 'checkpoints/clip/ViT-B-32.safetensors'
-model = dict(
-    backbone=dict(pretrained=clip_weights),
-    init_backbone_from=None,
-    head=dict(pretrained=clip_weights))  # CLIP's word embeddings
-# The inter-image parameters are new here: the captioner's lr (1e-4), not
-# the CLIP weights' 1e-7 (the longer custom key wins over 'backbone').
-optim_wrapper = dict(paramwise_cfg=dict(custom_keys={
-    'backbone.image_id_embedding': dict(lr_mult=1.0, decay_mult=0.0),
-    'backbone.joint_positional_embedding': dict(lr_mult=1.0, decay_mult=0.0),
-    'backbone.ln_joint': dict(lr_mult=1.0, decay_mult=0.0),
-}))
+optim_wrapper = dict(paramwise_cfg=dict(
+    custom_keys={{_base_.new_param_keys}}))
