@@ -7,3 +7,4 @@ from .caption_vocab import *  # noqa: F401,F403
 from .vocab_file import *  # noqa: F401,F403
 from .ptb_tokenizer import *  # noqa: F401,F403
 from .caption_words import *  # noqa: F401,F403
+from .no_change import *  # noqa: F401,F403
