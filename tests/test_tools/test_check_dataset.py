@@ -1,0 +1,256 @@
+"""tools/analysis_tools/check_dataset.py: the table of every shipped
+data-set base on a tiny tree of its layout, missing and corrupt images,
+a split that does not build, mixed pairs and the published counts."""
+import json
+import os
+import os.path as osp
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.helpers import REPO, load_tool
+from tests.helpers import pair_trees, rs_trees
+from tests.helpers.pair_trees import read_json, write_json
+from tests.helpers.tiny_run import tool_env
+
+TOOL = 'tools/analysis_tools/check_dataset.py'
+BASES = REPO / 'configs' / '_base_' / 'datasets'
+RS_SPLITS = {'train': 4, 'val': 2, 'test': 2}
+CLEVR_SPLITS = {'train': [0, 1], 'val': [2], 'test': [3]}
+
+
+def _clevr(root):
+    pair_trees.make_clevr_change_tree(root, CLEVR_SPLITS, size=(24, 16))
+
+
+def _my_pairs(root):
+    pair_trees.make_my_pairs_tree(root, {'train': 2, 'val': 1, 'test': 1},
+                                  size=(24, 16))
+
+
+#: layout -> the tree writer (root) and the pairs of each split it writes
+LAYOUTS = {
+    'clevr_change': (_clevr, dict(train=4, val=2, test=2)),
+    'my_pairs': (_my_pairs, dict(train=2, val=1, test=1)),
+    'spot_the_diff': (lambda root: pair_trees.make_spot_the_diff_tree(
+        root, size=(20, 15)), dict(train=2, val=1, test=1)),
+    'ier': (pair_trees.make_ier_tree, dict(train=2, val=1, test=1)),
+    'birds_to_words': (lambda root: pair_trees.make_birds_to_words_tree(
+        root, size=(20, 15)), dict(train=4, val=1, test=1)),
+    'levir_cc': (lambda root: rs_trees.make_levir_cc_tree(
+        root, RS_SPLITS, size=(16, 16)), RS_SPLITS),
+    'levir_mci': (lambda root: rs_trees.make_levir_mci_tree(
+        root, RS_SPLITS, size=(16, 16)), RS_SPLITS),
+    'whu_cdc': (lambda root: rs_trees.make_whu_cdc_tree(
+        root, RS_SPLITS, size=(16, 16)), RS_SPLITS),
+    'second_cc': (lambda root: rs_trees.make_second_cc_tree(
+        root, RS_SPLITS, size=(16, 16)), RS_SPLITS),
+    'dubai_cc': (lambda root: rs_trees.make_dubai_cc_tree(
+        root, RS_SPLITS, size=(16, 16)), RS_SPLITS),
+}
+#: every shipped data-set base -> its layout
+BASE_LAYOUTS = {
+    'birds_to_words.py': 'birds_to_words',
+    'clevr_change.py': 'clevr_change',
+    'clevr_change_resnet101_features.py': 'clevr_change',
+    'dubai_cc.py': 'dubai_cc',
+    'image_editing_request.py': 'ier',
+    'image_pair.py': 'my_pairs',
+    'image_pair_96x144.py': 'my_pairs',
+    'levir_cc.py': 'levir_cc',
+    'levir_mci.py': 'levir_mci',
+    'second_cc.py': 'second_cc',
+    'spot_the_diff.py': 'spot_the_diff',
+    'synthetic_clevr_change.py': 'clevr_change',
+    'synthetic_clevr_change_96x144.py': 'clevr_change',
+    'synthetic_clevr_change_shifted_96x144.py': 'clevr_change',
+    'whu_cdc.py': 'whu_cdc',
+}
+
+
+@pytest.fixture(scope='module')
+def trees(tmp_path_factory):
+    """A tree of each layout, written when first asked for."""
+    made = {}
+
+    def tree(layout):
+        if layout not in made:
+            root = str(tmp_path_factory.mktemp(layout))
+            LAYOUTS[layout][0](root)
+            made[layout] = root
+        return made[layout]
+    return tree
+
+
+def run(argv):
+    return load_tool(TOOL).main([str(a) for a in argv])
+
+
+def test_every_shipped_base_has_a_layout():
+    assert sorted(p.name for p in BASES.glob('*.py')) == sorted(BASE_LAYOUTS)
+
+
+@pytest.mark.parametrize('base', sorted(BASE_LAYOUTS))
+def test_the_table_of_every_shipped_base(base, trees, tmp_path, capsys):
+    """Each base's three loaders, moved to a tiny tree of its layout: the
+    table and the JSON have every split's pairs and images, exit 0."""
+    layout = BASE_LAYOUTS[base]
+    root = trees(layout)
+    options = [f'data_root={root}']
+    if 'shifted' in base:  # the second folder: a copy of the tree
+        shifted = str(tmp_path / 'shifted')
+        shutil.copytree(root, shifted)
+        options.append(f'shifted_root={shifted}')
+    out = tmp_path / 'table.json'
+    assert run([BASES / base, '--workers', 0, '--out', out,
+                '--cfg-options', *options]) == 0
+    printed = capsys.readouterr().out
+    assert 'references / pair (min / mean / max)' in printed
+    assert printed.rstrip().endswith(f'wrote {out}')
+    report = read_json(out)
+    assert report['ok'] and report['errors'] == []
+    for split, pairs in LAYOUTS[layout][1].items():
+        stats = report['splits'][split]
+        assert stats['pairs'] == pairs, split
+        assert stats['missing_images'] == [] and \
+            stats['unreadable_images'] == {}
+        assert sum(stats['image_sizes'].values()) == stats['images'] > 0
+        assert stats['sentences'] >= pairs and stats['vocabulary'] > 0
+
+
+def test_counts_captions_and_kinds_of_a_remote_sensing_set(trees, capsys):
+    """LEVIR-CC's tree: half the pairs are no-change pairs (its five
+    sentences), 5 references each, 16x16 images; the row of each."""
+    assert run([BASES / 'levir_cc.py', '--workers', 0, '--split', 'train',
+                '--cfg-options', f'data_root={trees("levir_cc")}']) == 0
+    rows = dict(line.split('  ', 1) for line in
+                capsys.readouterr().out.splitlines() if '  ' in line)
+    assert rows['pairs'].strip() == '4'
+    assert rows['sentences'].strip() == '20'
+    assert rows['references / pair (min / mean / max)'].strip() == \
+        '5 / 5.00 / 5'
+    assert rows['change pairs'].strip() == '2'
+    assert rows['no-change pairs'].strip() == '2'
+    assert rows['mixed pairs'].strip() == '0'
+    assert rows['change types'].strip() == 'change: 2, none: 2'
+    assert rows['image sizes (W x H)'].strip() == '16x16: 8'
+
+
+def test_a_pair_mixing_no_change_and_change_captions(tmp_path):
+    """A pair with one change caption among no-change sentences is counted
+    as mixed (the reader reads it as a change pair)."""
+    root = str(tmp_path / 'levir')
+    rs_trees.make_levir_cc_tree(root, RS_SPLITS, size=(16, 16))
+    ann = osp.join(root, 'LevirCCcaptions.json')
+    content = read_json(ann)
+    # train pairs alternate change / no change: record 1 is a no-change one
+    content['images'][1]['sentences'][0]['raw'] = 'a red house is built'
+    write_json(ann, content)
+    out = tmp_path / 'table.json'
+    assert run([BASES / 'levir_cc.py', '--workers', 0, '--split', 'train',
+                '--out', out, '--cfg-options', f'data_root={root}']) == 0
+    train = read_json(out)['splits']['train']
+    assert (train['change'], train['no_change'], train['mixed']) == (2, 1, 1)
+
+
+def test_a_missing_image_fails_naming_the_file(tmp_path, capsys):
+    """Every missing image is listed (the reader stops at the first), the
+    table is still printed, exit 1."""
+    root = str(tmp_path / 'levir')
+    rs_trees.make_levir_cc_tree(root, RS_SPLITS, size=(16, 16))
+    gone = [osp.join(root, 'images', 'val', 'B', 'val_000001.png'),
+            osp.join(root, 'images', 'test', 'A', 'test_000000.png')]
+    for path in gone:
+        os.remove(path)
+    out = tmp_path / 'table.json'
+    assert run([BASES / 'levir_cc.py', '--workers', 0, '--out', out,
+                '--cfg-options', f'data_root={root}']) == 1
+    printed = capsys.readouterr().out
+    for path in gone:
+        assert f'image not found: {path}' in printed
+    assert 'FAILED: 2 errors' in printed
+    report = read_json(out)
+    assert report['splits']['val']['missing_images'] == [gone[0]]
+    assert report['splits']['val']['pairs'] == 2  # still counted
+
+
+def test_a_corrupt_image_fails_naming_the_file(tmp_path, capsys):
+    """A truncated PNG passes the reader's existence check and fails the
+    full decode, in worker threads too."""
+    root = str(tmp_path / 'pairs')
+    _my_pairs(root)
+    bad = osp.join(root, 'after', 'val_000.png')
+    with open(bad, 'rb') as f:
+        data = f.read()
+    with open(bad, 'wb') as f:
+        f.write(data[:len(data) // 2])
+    assert run([BASES / 'image_pair.py', '--workers', 2,
+                '--cfg-options', f'data_root={root}']) == 1
+    printed = capsys.readouterr().out
+    assert f'val: unreadable image: {bad} (does not decode' in printed
+    assert printed.count('unreadable image:') == 1
+
+
+def test_a_split_that_does_not_build_prints_the_reader_error(tmp_path,
+                                                              capsys):
+    root = str(tmp_path / 'pairs')
+    _my_pairs(root)
+    with open(osp.join(root, 'test.jsonl'), 'w') as f:
+        f.write('{"img1": "before/test_000.png"\n')
+    assert run([BASES / 'image_pair.py', '--workers', 0,
+                '--cfg-options', f'data_root={root}']) == 1
+    printed = capsys.readouterr().out
+    assert 'ERROR test: the data set does not build: ValueError: ' \
+        f'{osp.join(root, "test.jsonl")}: line 1 is not valid JSON' in printed
+    assert 'Traceback' not in printed
+    assert 'not built' in printed  # the other splits' columns are there
+
+
+def test_a_count_that_differs_from_the_published_one(trees, tmp_path,
+                                                     monkeypatch, capsys):
+    """Each split is compared with the published count; a difference is a
+    line naming the split and the difference, not an error."""
+    tool = load_tool(TOOL)
+    published = dict(tool.PUBLISHED['LEVIR-CC'],
+                     pairs=dict(train=4, val=3, test=1))
+    monkeypatch.setitem(tool.PUBLISHED, 'LEVIR-CC', published)
+    out = tmp_path / 'table.json'
+    assert tool.main([str(BASES / 'levir_cc.py'), '--workers', '0',
+                      '--no-decode', '--out', str(out), '--cfg-options',
+                      f'data_root={trees("levir_cc")}']) == 0
+    printed = capsys.readouterr().out
+    assert 'published: train: 4 pairs, as published for LEVIR-CC' in printed
+    assert 'published: val: 2 pairs, the published LEVIR-CC val split has ' \
+        '3 (-1; fewer: a subset of the set is fine' in printed
+    assert 'published: test: 2 pairs, the published LEVIR-CC test split ' \
+        'has 1 (+1; more than the published set' in printed
+    report = read_json(out)
+    assert report['splits']['val']['published']['difference'] == -1
+    # --no-decode: sizes from the headers, nothing decoded
+    assert report['splits']['val']['image_sizes'] == {'16x16': 4}
+    assert report['splits']['val']['unreadable_images'] is None
+    assert 'not checked' in printed
+
+
+def test_a_total_published_without_splits(trees, capsys):
+    """SECOND-CC publishes its total only: compared when all three splits
+    are checked."""
+    assert run([BASES / 'second_cc.py', '--workers', 0, '--no-decode',
+                '--cfg-options', f'data_root={trees("second_cc")}']) == 0
+    assert 'published: all splits: 8 pairs, the published SECOND-CC has ' \
+        '6,041 (-6,033' in capsys.readouterr().out
+
+
+def test_command_line(trees, tmp_path):
+    """The script runs as a command (default workers: threads)."""
+    result = subprocess.run(
+        [sys.executable, TOOL, 'configs/_base_/datasets/dubai_cc.py',
+         '--split', 'val', '--cfg-options', f'data_root={trees("dubai_cc")}'],
+        cwd=REPO, env=tool_env(), capture_output=True, text=True,
+        timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert 'DubaiCCDataset' in result.stdout
+    assert '16x16: 4' in result.stdout and result.stdout.rstrip().endswith(
+        'OK')
