@@ -14,6 +14,7 @@ from mmengine.runner import EpochBasedTrainLoop
 
 from mmidc.registry import HOOKS
 from .atomic_backend import AtomicLocalBackend, remove_stale_temp_files
+from .mid_epoch_resume import batches_done_in_epoch, raise_mid_epoch
 
 _OWN_OPTIONS = frozenset(
     inspect.signature(CheckpointHook.__init__).parameters) - {'self', 'kwargs'}
@@ -35,6 +36,8 @@ class SafeCheckpointHook(CheckpointHook):
       and rename);
     * when a run starts, the temporary files of a save that a kill
       interrupted are removed from the work dir;
+    * a resume in the middle of an epoch that nothing starts at the epoch's
+      next batch (no :class:`~mmidc.engine.EpochReseedHook`) is refused;
     * on resume, the run validates once before training on when the
       checkpoint's own validation may not have counted (the checkpoint
       records no validation of its epoch or iteration) or when the best
@@ -138,6 +141,12 @@ class SafeCheckpointHook(CheckpointHook):
 
     # --- start and resume ----------------------------------------------------
     def before_train(self, runner) -> None:
+        done = batches_done_in_epoch(runner)
+        if done and getattr(runner.train_loop, 'mid_epoch_start',
+                            None) != done:
+            raise_mid_epoch(runner, done, 'the config has no EpochReseedHook '
+                            "(custom_hooks = [dict(type='EpochReseedHook')]), "
+                            'which starts the epoch at its first unseen batch')
         super().before_train(runner)
         if is_main_process():
             for folder in {str(self.out_dir), runner.work_dir}:

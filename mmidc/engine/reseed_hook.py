@@ -11,6 +11,8 @@ from mmengine.logging import print_log
 
 from mmidc.datasets.samplers import SampleSeedSampler
 from mmidc.registry import HOOKS
+from .mid_epoch_resume import (batches_done_in_epoch, raise_mid_epoch,
+                               start_epoch_at)
 
 # What a seed is drawn for (a part of its key).
 _EPOCH, _ITER = 0, 1
@@ -48,12 +50,17 @@ class EpochReseedHook(Hook):
       masks: whatever the model draws in the main process).
 
     The epoch and iteration come from the checkpoint, and MMEngine's
-    iteration-based loop skips the batches done before the checkpoint, so a
-    run resumed from an epoch checkpoint (epoch-based loop) or an iteration
-    checkpoint (iteration-based loop) ends with the weights of the
-    uninterrupted run, on the same hardware and thread count. (MMEngine's
-    epoch-based loop restarts an epoch at its first batch, so resuming it
-    from a checkpoint written in the middle of an epoch does not.)
+    iteration-based loop skips the batches done before the checkpoint.
+    MMEngine's epoch-based loop restarts an epoch at its first batch: when
+    the checkpoint was written in the middle of an epoch (an iteration
+    checkpoint, ``default_hooks.checkpoint.by_epoch=False``, or the one
+    written at a SIGTERM), this hook makes the resumed epoch start at its
+    first unseen batch (the sampler leaves out the indices already trained
+    on, the loop counts the batches from there). So a run resumed from any
+    checkpoint ends with the weights of the uninterrupted run, on the same
+    hardware and thread count. A loop or loader it cannot start in the
+    middle of an epoch (another loop class, a batch sampler without a
+    ``batch_size``) is an error naming it, never a silent replay.
 
     Args:
         seed (int, optional): Base seed. Defaults to the runner's seed.
@@ -76,21 +83,37 @@ class EpochReseedHook(Hook):
             return
         batch_sampler = getattr(loader, 'batch_sampler', None)
         inner = getattr(batch_sampler, 'sampler', None)
+        done = batches_done_in_epoch(runner)
         if inner is None:
+            if done:
+                raise_mid_epoch(runner, done, 'its training loader has no '
+                                'batch sampler with a sampler')
             print_log(
                 'EpochReseedHook: the training loader has no batch sampler '
                 'with a sampler (batch_size=None?); its random transforms '
                 'draw from the loader workers\' generators, which a resumed '
                 'run does not restore', logger='current', level=logging.WARNING)
             return
-        if isinstance(inner, SampleSeedSampler):
-            return
-        batch_sampler.sampler = SampleSeedSampler(inner, base)
-        # MMEngine's iteration-based loop started iterating the loader when
-        # it was built: start again with the keyed indices.
-        iterator = getattr(loop, 'dataloader_iterator', None)
-        if iterator is not None:
-            loop.dataloader_iterator = type(iterator)(loader)
+        if not isinstance(inner, SampleSeedSampler):
+            inner = batch_sampler.sampler = SampleSeedSampler(inner, base)
+            # MMEngine's iteration-based loop started iterating the loader
+            # when it was built: start again with the keyed indices.
+            iterator = getattr(loop, 'dataloader_iterator', None)
+            if iterator is not None:
+                loop.dataloader_iterator = type(iterator)(loader)
+        if done:
+            batch_size = getattr(batch_sampler, 'batch_size', None)
+            if not isinstance(batch_size, int):
+                raise_mid_epoch(runner, done, 'its batch sampler '
+                                f'{type(batch_sampler).__name__} has no '
+                                'batch_size')
+            inner.skip_next(runner.epoch, done * batch_size)
+            start_epoch_at(loop, done)
+            print_log(
+                f'resuming in the middle of epoch {runner.epoch + 1}: its '
+                f'first {done} of {len(loader)} batches were trained before '
+                f'the checkpoint; the epoch goes on at batch {done + 1}',
+                logger='current')
 
     def before_train_epoch(self, runner) -> None:
         base = self._base(runner)

@@ -17,16 +17,18 @@ a kill leaves them; the resumed run starts new workers.
 import json
 import os
 import os.path as osp
+import shutil
 
 import pytest
 import torch
 from mmengine.config import Config
+from mmengine.hooks import Hook
 from mmengine.runner import Runner, loops
 
 import mmidc  # noqa: F401  (weights_only allow-list, registries)
 import projects.from_scratch  # noqa: F401  (the captioner's head)
 from mmidc.utils import resolve_checkpoint
-from mmidc.registry import MODELS
+from mmidc.registry import HOOKS, MODELS
 from mmidc.runtime.config_check import check_config
 from tests.helpers import REPO
 from tests.helpers.fault_hooks import Killed
@@ -297,14 +299,21 @@ def kill_options(iteration: int) -> dict:
             dict(type='KillAtIterHook', iteration=iteration)])
 
 
-def test_adaptation_with_persistent_workers_resumes_to_the_same_weights(
-        tmp_path, mmengine_on_cpu):
-    """Killed in epoch 2 (iteration 3 of 8), resumed from epoch_1.pth."""
-    config = write_tiny_config(str(tmp_path), max_epochs=2,
+@pytest.fixture(scope='module')
+def adapt_full(tmp_path_factory, mmengine_on_cpu):
+    """The uninterrupted 2-epoch adaptation run with persistent workers."""
+    root = tmp_path_factory.mktemp('adapt_workers')
+    config = write_tiny_config(str(root), max_epochs=2,
                                extra=ADAPT_WITH_WORKERS)
-    full = train_in_process(config, str(tmp_path / 'full'),
-                            cfg_options=WORKERS)
+    full = train_in_process(config, str(root / 'full'), cfg_options=WORKERS)
     assert full.iter == 2 * ADAPT_ITERS
+    return config, full
+
+
+def test_adaptation_with_persistent_workers_resumes_to_the_same_weights(
+        adapt_full, tmp_path):
+    """Killed in epoch 2 (iteration 3 of 8), resumed from epoch_1.pth."""
+    config, full = adapt_full
     work_dir = str(tmp_path / 'killed')
     with pytest.raises(Killed):
         train_in_process(config, work_dir, cfg_options=dict(
@@ -315,6 +324,67 @@ def test_adaptation_with_persistent_workers_resumes_to_the_same_weights(
                                cfg_options=WORKERS)
     assert resumed.iter == full.iter
     assert_same_weights(resumed, full)
+
+
+@HOOKS.register_module(force=True)
+class RecordBatchesHook(Hook):
+    """Record ``(epoch, batch_idx, iter)`` of every training iteration in
+    ``RecordBatchesHook.seen`` (a config holds copies, not the list)."""
+
+    seen: list = []
+
+    def before_train_iter(self, runner, batch_idx, data_batch=None) -> None:
+        self.seen.append((runner.epoch, batch_idx, runner.iter))
+
+
+# Iteration checkpoints every 5 iterations (what a Slurm user sets to survive
+# preemption): iter_10.pth is written after batch 2 of epoch 2's 8.
+BY_ITER = {'default_hooks.checkpoint.by_epoch': False,
+           'default_hooks.checkpoint.interval': 5}
+
+
+@pytest.fixture(scope='module')
+def killed_mid_epoch(adapt_full, tmp_path_factory):
+    """The adaptation run killed before iteration 13 (batch 5 of epoch 2),
+    its last checkpoint iter_10.pth (copy the work dir before resuming)."""
+    config, _ = adapt_full
+    work_dir = str(tmp_path_factory.mktemp('mid_epoch') / 'killed')
+    with pytest.raises(Killed):
+        train_in_process(config, work_dir, cfg_options=dict(
+            WORKERS, **BY_ITER, **kill_options(ADAPT_ITERS + 4)))
+    ckpt = load_safe(osp.join(work_dir, 'iter_10.pth'))
+    assert (ckpt['meta']['epoch'], ckpt['meta']['iter']) == (1, 10)
+    return work_dir
+
+
+def test_adaptation_resumed_mid_epoch_goes_on_at_the_next_unseen_batch(
+        adapt_full, killed_mid_epoch, tmp_path):
+    """Resumed from iter_10.pth (after batch 2 of epoch 2's 8): the resumed
+    epoch trains its last 6 batches, not all 8 again, and ends with the
+    uninterrupted run's weights, bit for bit."""
+    config, full = adapt_full
+    work_dir = str(tmp_path / 'work')
+    shutil.copytree(killed_mid_epoch, work_dir)
+    RecordBatchesHook.seen.clear()
+    resumed = train_in_process(config, work_dir, resume=True, cfg_options=dict(
+        WORKERS, **BY_ITER, custom_hooks=[
+            dict(type='EpochReseedHook'), dict(type='RecordBatchesHook')]))
+    assert RecordBatchesHook.seen == [(1, b, ADAPT_ITERS + b)
+                                      for b in range(2, ADAPT_ITERS)]
+    assert resumed.iter == full.iter
+    assert_same_weights(resumed, full)
+
+
+def test_mid_epoch_resume_without_the_reseed_hook_is_refused(
+        adapt_full, killed_mid_epoch, tmp_path):
+    """Nothing starts the epoch at its next batch: an error, no replay."""
+    config, _ = adapt_full
+    work_dir = str(tmp_path / 'work')
+    shutil.copytree(killed_mid_epoch, work_dir)
+    with pytest.raises(RuntimeError, match=r'middle of epoch 2 .*after 2 of '
+                       r'its 8 batches\).*no EpochReseedHook'):
+        train_in_process(config, work_dir, resume=True,
+                         cfg_options=dict(BY_ITER, custom_hooks=[]))
 
 
 def test_idc_pcl_pretraining_with_persistent_workers_resumes_to_the_same_weights(

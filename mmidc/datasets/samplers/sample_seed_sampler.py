@@ -66,6 +66,11 @@ class SampleSeedSampler(Sampler):
     on the loader's worker processes nor on which worker loads it.
     :class:`~mmidc.engine.EpochReseedHook` installs it.
 
+    A run resumed in the middle of an epoch continues at the epoch's next
+    unseen index (:meth:`skip_next`): the indices before it are drawn from
+    the wrapped sampler, so the rest keep their order and positions, but
+    not yielded, so their samples are not loaded.
+
     Args:
         sampler (Sampler): The loader's sampler (any; ``len`` is its).
         seed (int): The base seed.
@@ -76,7 +81,19 @@ class SampleSeedSampler(Sampler):
         self.seed = int(seed)
         self.epoch = 0
         self._passes = 0
+        self._skip = None  # (epoch, count) for the epoch's first pass
         self.rank, self.world_size = get_dist_info()
+
+    def skip_next(self, epoch: int, count: int) -> None:
+        """Leave out the first ``count`` indices of this rank in the first
+        pass of ``epoch`` (the samples a resumed run trained on before its
+        checkpoint); positions keep counting from the skipped ones.
+
+        Args:
+            epoch (int): The epoch the resumed run is in.
+            count (int): Indices of this rank already trained on.
+        """
+        self._skip = (int(epoch), int(count)) if count > 0 else None
 
     def set_epoch(self, epoch: int) -> None:
         """Key the next passes by ``epoch``, counted from 0 when the epoch
@@ -89,12 +106,19 @@ class SampleSeedSampler(Sampler):
     def __iter__(self) -> Iterator[SampleIndex]:
         # The key is fixed when the pass starts, not at its first index.
         key = (self.seed, self.epoch, self._passes)
+        skip = 0
+        if self._skip is not None and self._skip[0] == self.epoch \
+                and self._passes == 0:
+            skip = self._skip[1]
+            self._skip = None
         self._passes += 1
-        return self._keyed(iter(self.sampler), key)
+        return self._keyed(iter(self.sampler), key, skip)
 
-    def _keyed(self, indices: Iterator[int],
-               key: Tuple[int, int, int]) -> Iterator[SampleIndex]:
+    def _keyed(self, indices: Iterator[int], key: Tuple[int, int, int],
+               skip: int = 0) -> Iterator[SampleIndex]:
         for p, index in enumerate(indices):
+            if p < skip:
+                continue
             yield SampleIndex(index,
                               key + (p * self.world_size + self.rank, ))
 
