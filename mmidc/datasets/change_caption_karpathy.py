@@ -11,12 +11,13 @@ distributed in.
 """
 import os
 import os.path as osp
-import re
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from mmengine.logging import print_log
 
 from mmidc.registry import DATASETS
+from mmidc.text import no_change
+from mmidc.text.no_change import is_no_change_sentence, normalize_sentence
 from .annotation_checks import (caption_list, check_record, has_words,
                                 load_json, str_field)
 from .image_pair_dataset import ImagePairDataset
@@ -24,32 +25,10 @@ from .image_pair_dataset import ImagePairDataset
 __all__ = ['KarpathyChangeCaptionDataset', 'NO_CHANGE_SENTENCES',
            'normalize_sentence', 'is_no_change_sentence']
 
-#: The sentences LEVIR-CC writes for a pair with no change (every caption of
-#: a no-change pair is one of them), compared after
-#: :func:`normalize_sentence`.
-NO_CHANGE_SENTENCES = (
-    'the scene is the same as before',
-    'there is no difference',
-    'the two scenes seem identical',
-    'no change has occurred',
-    'almost nothing has changed',
-)
-
-_SPACES = re.compile(r'\s+')
-
-
-def normalize_sentence(sentence: str) -> str:
-    """Lowercase, every ``.`` removed, runs of white space as one space."""
-    return _SPACES.sub(' ', sentence.lower().replace('.', ' ')).strip()
-
-
-def is_no_change_sentence(sentence: str,
-                          sentences: Iterable[str] = NO_CHANGE_SENTENCES
-                          ) -> bool:
-    """Whether ``sentence`` is one of the no-change ``sentences`` (both
-    compared after :func:`normalize_sentence`)."""
-    return normalize_sentence(sentence) in {
-        normalize_sentence(s) for s in sentences}
+#: LEVIR-CC's no-change sentences, kept for code that imports them from
+#: here: every data set's own are in
+#: :data:`mmidc.text.no_change.NO_CHANGE_SENTENCES`.
+NO_CHANGE_SENTENCES = no_change.NO_CHANGE_SENTENCES['levir_cc']
 
 
 @DATASETS.register_module()
@@ -63,7 +42,13 @@ class KarpathyChangeCaptionDataset(ImagePairDataset):
     ``sentids``, ``tokens``, ``filepath`` ...) are ignored. A record's
     ``changeflag`` (0: no change, 1: change), where the file has one, sets
     the pair's change flag; otherwise a pair is a no-change pair when every
-    one of its captions is one of ``no_change_sentences``.
+    one of its captions is one of the data set's ``no_change_sentences``
+    (compared after :func:`mmidc.text.no_change.normalize_sentence`), a
+    change pair when none is, and a *mixed* pair when some are and some
+    are not (its annotators disagree). ``mixed_pairs`` says what a mixed
+    pair is: by default a change pair (at least one annotator described a
+    change in it), its captions kept as they are. The build log counts the
+    no-change, change and mixed pairs and names the first mixed ones.
 
     Every entry follows ``docs/design.md`` (``img1_path``, ``img2_path``,
     ``gt_captions``, ``pair_id`` = ``filename``, ``change_type``) and adds
@@ -100,8 +85,16 @@ class KarpathyChangeCaptionDataset(ImagePairDataset):
         extra_dirs (dict, optional): Entry key -> folder (``{split}``
             replaced) of further files named ``filename``, e.g.
             ``{'mask_path': 'images/{split}/label'}``. Defaults to None.
-        no_change_sentences (Sequence[str]): The sentences of a no-change
-            pair. Defaults to :data:`NO_CHANGE_SENTENCES`.
+        no_change_sentences (str | Sequence[str], optional): The sentences
+            of a no-change pair: a data set's name (a key of
+            :data:`mmidc.text.no_change.NO_CHANGE_SENTENCES`, e.g.
+            ``'dubai_cc'``) or a list of sentences. Defaults to None: the
+            reader's own data set (:attr:`NO_CHANGE_NAME`).
+        mixed_pairs (str): What a pair whose captions mix no-change and
+            change sentences (and that has no ``changeflag``) is:
+            ``'change'`` (a change pair), ``'drop'`` (left out) or
+            ``'error'`` (the build fails, naming the pairs). Defaults to
+            ``'change'``.
         with_no_change (bool): Keep the no-change pairs. The adaptation
             stage drops them (False): their few shared sentences would be
             false negatives of each other in a contrastive batch. Defaults
@@ -116,6 +109,11 @@ class KarpathyChangeCaptionDataset(ImagePairDataset):
     NO_CHANGE_TYPE = 'none'
     #: ``change_type`` of the change pairs.
     CHANGE_TYPE = 'change'
+    #: The data set whose no-change sentences the reader uses by default
+    #: (a key of :data:`mmidc.text.no_change.NO_CHANGE_SENTENCES`).
+    NO_CHANGE_NAME = 'levir_cc'
+    #: The values of ``mixed_pairs``.
+    MIXED_PAIRS = ('change', 'drop', 'error')
 
     def __init__(self,
                  data_root: str,
@@ -126,17 +124,29 @@ class KarpathyChangeCaptionDataset(ImagePairDataset):
                  split_key: Optional[str] = 'split',
                  split_values: Optional[Dict[str, Sequence[str]]] = None,
                  extra_dirs: Optional[Dict[str, str]] = None,
-                 no_change_sentences: Sequence[str] = NO_CHANGE_SENTENCES,
+                 no_change_sentences: Union[str, Sequence[str],
+                                            None] = None,
+                 mixed_pairs: str = 'change',
                  with_no_change: bool = True,
                  **kwargs):
         name = type(self).__name__
         if split not in self.SPLITS:
             raise ValueError(f'{name}: unknown split "{split}"; valid '
                              f'splits: {", ".join(self.SPLITS)}')
-        if isinstance(no_change_sentences, str):
-            raise ValueError(f'{name}: no_change_sentences must be a list '
-                             f'of sentences, got the string '
-                             f'"{no_change_sentences}"')
+        if no_change_sentences is None:
+            no_change_sentences = self.NO_CHANGE_NAME
+        try:
+            sentences = no_change.no_change_sentences(no_change_sentences)
+        except KeyError as error:
+            raise ValueError(f'{name}: {error.args[0]}') from None
+        if not all(isinstance(s, str) and s.strip() for s in sentences):
+            raise ValueError(f'{name}: no_change_sentences must be a data '
+                             f'set name or a list of non-empty sentences, '
+                             f'got {no_change_sentences!r:.120}')
+        if mixed_pairs not in self.MIXED_PAIRS:
+            raise ValueError(f'{name}: mixed_pairs must be one of '
+                             f'{", ".join(self.MIXED_PAIRS)}, got '
+                             f'{mixed_pairs!r:.60}')
         self.split = split
         self.split_key = split_key
         values = dict(train=('train', 'restval'), val=('val', ),
@@ -147,7 +157,13 @@ class KarpathyChangeCaptionDataset(ImagePairDataset):
         self.img2_dir = img2_dir.format(split=split)
         self.extra_dirs = {key: folder.format(split=split)
                            for key, folder in (extra_dirs or {}).items()}
-        self.no_change_sentences = tuple(no_change_sentences)
+        self.no_change_sentences = tuple(sentences)
+        #: The data set name the sentences were given by, or None for a list.
+        self.no_change_sentences_name = (
+            no_change_sentences if isinstance(no_change_sentences, str)
+            else None)
+        self._no_change_set = no_change.no_change_set(sentences)
+        self.mixed_pairs = mixed_pairs
         self.with_no_change = with_no_change
         super().__init__(
             ann_file=ann_file.format(split=split),
@@ -210,6 +226,7 @@ class KarpathyChangeCaptionDataset(ImagePairDataset):
 
     def parse_annotations(self) -> List[dict]:
         data_list, num_empty, mixed = [], 0, []
+        counts = dict(no_change=0, change=0)
         for where, record in self.annotation_records():
             check_record(record, where, ('filename', 'sentences'))
             filename = str_field(record['filename'], where, 'filename')
@@ -219,7 +236,11 @@ class KarpathyChangeCaptionDataset(ImagePairDataset):
             flag = self._change_flag(record, captions, where)
             if flag is None:
                 mixed.append(filename)
+                if self.mixed_pairs != 'change':
+                    continue
                 flag = 1
+            else:
+                counts['change' if flag else 'no_change'] += 1
             entry = dict(
                 img1_path=osp.join(self.img1_dir, filename),
                 img2_path=osp.join(self.img2_dir, filename),
@@ -230,6 +251,7 @@ class KarpathyChangeCaptionDataset(ImagePairDataset):
                              if flag else self.NO_CHANGE_TYPE))
             data_list.append(entry)
         source = self.annotation_source()
+        self._log_counts(source, counts, mixed)
         if not self.with_no_change:
             kept = [e for e in data_list if e['change_flag']]
             print_log(f'{source}: {len(data_list) - len(kept)} no-change '
@@ -240,12 +262,33 @@ class KarpathyChangeCaptionDataset(ImagePairDataset):
         if num_empty:
             print_log(f'{source}: dropped {num_empty} empty captions',
                       logger='current')
-        if mixed:
-            print_log(f'{source}: {len(mixed)} pairs mix no-change and '
-                      f'change captions and have no "changeflag"; read as '
-                      f'change pairs: {", ".join(mixed[:5])}',
-                      logger='current', level=30)
         return data_list
+
+    def _log_counts(self, source: str, counts: Dict[str, int],
+                    mixed: List[str]) -> None:
+        """Log how many pairs are no-change, change and mixed (raise for
+        mixed pairs under ``mixed_pairs='error'``)."""
+        sentences = (f'"{self.no_change_sentences_name}"'
+                     if self.no_change_sentences_name else
+                     f'{len(self.no_change_sentences)} given')
+        total = counts['no_change'] + counts['change'] + len(mixed)
+        print_log(f'{source}: {total} pairs: {counts["no_change"]} no '
+                  f'change, {counts["change"]} change, {len(mixed)} mixed '
+                  f'(no-change sentences: {sentences}; a "changeflag" '
+                  f'where the file has one)', logger='current')
+        if not mixed:
+            return
+        names = ', '.join(mixed[:5]) + (', ...' if len(mixed) > 5 else '')
+        message = (f'{source}: {len(mixed)} pairs mix no-change and change '
+                   f'captions and have no "changeflag" ({names})')
+        if self.mixed_pairs == 'error':
+            raise ValueError(f'{message}; mixed_pairs="error" (use '
+                             f'"change" to read them as change pairs or '
+                             f'"drop" to leave them out)')
+        what = ('read as change pairs' if self.mixed_pairs == 'change' else
+                'left out')
+        print_log(f'{message}: {what} (mixed_pairs="{self.mixed_pairs}")',
+                  logger='current', level=30)
 
     def _captions(self, sentences, where: str) -> Tuple[List[str], int]:
         """The ``raw`` captions of a record, stripped; empty ones and ones
@@ -274,8 +317,8 @@ class KarpathyChangeCaptionDataset(ImagePairDataset):
                 raise ValueError(f'{where} key "changeflag" must be 0 (no '
                                  f'change) or 1 (change), got {flag!r:.60}')
             return int(flag)
-        no_change = {normalize_sentence(s) for s in self.no_change_sentences}
-        votes = {normalize_sentence(c) in no_change for c in captions}
+        votes = {normalize_sentence(c) in self._no_change_set
+                 for c in captions}
         if votes == {True}:
             return 0
         if votes == {False}:

@@ -20,9 +20,15 @@ class DubaiCCDataset(KarpathyChangeCaptionDataset):
         RGB/500_2010/<filename>   after
 
     Each split is one file (its name starts with ``Train_``,
-    ``Validation_`` or ``Test_``): records need no split key. Exactly one
-    file per split must match, else the error names the folder and the
-    files found.
+    ``Validation_`` or ``Test_``): records need no split key (their
+    ``image_id`` and ``sentence_id`` restart in each file and are
+    ignored). Exactly one file per split must match, else the error names
+    the folder and the files found. Dubai-CC has no ``changeflag``: a pair
+    is a no-change pair when its five captions are among the 32 ways the
+    set says nothing changed (``no_change_sentences='dubai_cc'``, e.g.
+    "Everything remains the same.", "There is no change to mention.");
+    pairs that mix them with change captions are change pairs by default
+    (``mixed_pairs``).
 
     Args:
         data_root (str): The Dubai-CC root folder (the one holding
@@ -35,6 +41,7 @@ class DubaiCCDataset(KarpathyChangeCaptionDataset):
             :class:`~mmidc.datasets.KarpathyChangeCaptionDataset`.
     """
 
+    NO_CHANGE_NAME = 'dubai_cc'
     #: The file name prefix of each split's captions.
     PREFIXES = dict(train='Train_', val='Validation_', test='Test_')
 

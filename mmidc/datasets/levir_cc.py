@@ -22,8 +22,11 @@ class LEVIRCCDataset(KarpathyChangeCaptionDataset):
     PromptCC's ``LevirCCcaptions_v1.json`` (the same records with a
     ``changeflag``) is read with ``ann_file='LevirCCcaptions_v1.json'``;
     without ``changeflag`` a pair is a no-change pair when all its captions
-    are LEVIR-CC's no-change sentences
-    (:data:`~mmidc.datasets.change_caption_karpathy.NO_CHANGE_SENTENCES`).
+    are LEVIR-CC's five no-change sentences
+    (``mmidc.text.no_change.NO_CHANGE_SENTENCES['levir_cc']``). The
+    captions are read as the file writes them (``" there is no difference
+    ."``, one with a literal backslash: ``" a\\almost all of the plants
+    ..."``).
 
     Args:
         data_root (str): The LEVIR-CC root folder.
@@ -35,6 +38,8 @@ class LEVIRCCDataset(KarpathyChangeCaptionDataset):
             :class:`~mmidc.datasets.KarpathyChangeCaptionDataset` (the
             folders, ``extra_dirs``, ``pipeline`` ...).
     """
+
+    NO_CHANGE_NAME = 'levir_cc'
 
     def __init__(self,
                  data_root: str,

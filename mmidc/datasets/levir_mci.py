@@ -15,7 +15,8 @@ class LEVIRMCIDataset(LEVIRCCDataset):
         images/{train,val,test}/label/<filename> change mask
 
     Each entry carries ``mask_path`` where the mask exists (masks are
-    passed along, never required).
+    passed along, never required). Its no-change sentences are LEVIR-CC's
+    five (``no_change_sentences='levir_mci'``).
 
     Args:
         data_root (str): The LEVIR-MCI root folder.
@@ -23,6 +24,8 @@ class LEVIRMCIDataset(LEVIRCCDataset):
             ``'train'``.
         **kwargs: Other arguments of :class:`LEVIRCCDataset`.
     """
+
+    NO_CHANGE_NAME = 'levir_mci'
 
     def __init__(self, data_root: str, split: str = 'train', **kwargs):
         kwargs.setdefault('extra_dirs', dict(mask_path='images/{split}/label'))

@@ -19,7 +19,9 @@ class SECONDCCDataset(KarpathyChangeCaptionDataset):
         {train,val,test}/sem/B/<filename>   semantic map of the after image
 
     Each entry carries ``sem1_path`` / ``sem2_path`` where the maps exist
-    (never required).
+    (never required). No-change pairs are flagged by the five sentences
+    SECOND-CC's own evaluation lists (``no_change_sentences='second_cc'``:
+    "no change is occurred", "almost nothing is changed" ...).
 
     Args:
         data_root (str): The SECOND-CC root folder.
@@ -30,6 +32,8 @@ class SECONDCCDataset(KarpathyChangeCaptionDataset):
         **kwargs: Other arguments of
             :class:`~mmidc.datasets.KarpathyChangeCaptionDataset`.
     """
+
+    NO_CHANGE_NAME = 'second_cc'
 
     def __init__(self,
                  data_root: str,

@@ -17,7 +17,10 @@ class WHUCDCDataset(KarpathyChangeCaptionDataset):
         images/{train,val,test}/label/<filename>  change mask (optional)
 
     A record's split is its ``filepath``. Each entry carries ``mask_path``
-    where a mask exists (never required).
+    where a mask exists (never required). The distributed records carry
+    ``changeflag``, which sets the change flag; without it a pair is a
+    no-change pair by LEVIR-CC's five sentences, which WHU-CDC's no-change
+    pairs use (``no_change_sentences='whu_cdc'``).
 
     Args:
         data_root (str): The WHU-CDC root folder.
@@ -28,6 +31,8 @@ class WHUCDCDataset(KarpathyChangeCaptionDataset):
         **kwargs: Other arguments of
             :class:`~mmidc.datasets.KarpathyChangeCaptionDataset`.
     """
+
+    NO_CHANGE_NAME = 'whu_cdc'
 
     def __init__(self,
                  data_root: str,

@@ -15,16 +15,82 @@ __all__ = ['NO_CHANGE_SENTENCES', 'normalize_sentence',
            'no_change_sentences', 'is_no_change_sentence',
            'no_change_set']
 
+_LEVIR_CC = (
+    'the scene is the same as before',
+    'there is no difference',
+    'the two scenes seem identical',
+    'no change has occurred',
+    'almost nothing has changed',
+)
+
 #: The no-change sentences of each data set, keyed by the name the readers
-#: and the metric options use. LEVIR-CC's five are the ones its own
-#: evaluation code lists (RSICC ``eval.py``, Chg2Cap ``test.py``).
+#: and the metric options use (in normalised form, see
+#: :func:`normalize_sentence`).
 NO_CHANGE_SENTENCES: Dict[str, Tuple[str, ...]] = {
-    'levir_cc': (
+    # The five its own evaluation code lists (Chen-Yang-Liu/RSICC
+    # ``eval.py``, ShizhenChang/Chg2Cap ``test.py``); every no-change pair
+    # of the distributed captions (``changeflag`` 0) has exactly these five.
+    'levir_cc': _LEVIR_CC,
+    # LEVIR-CC's pairs and captions: Chen-Yang-Liu/Change-Agent's
+    # ``Multi_change/data/LEVIR_MCI/tokens/`` are LEVIR-CC's token files,
+    # byte for byte.
+    'levir_mci': _LEVIR_CC,
+    # LEVIR-CC's five: the no-change records (``changeflag`` 0) of
+    # ``whuCCcaptions.json`` (as Hope21maker/HCFNet ``GTjson/`` holds it)
+    # carry them, in LEVIR-CC's form (" there is no difference .").
+    'whu_cdc': _LEVIR_CC,
+    # The list of ChangeCapsInRS/SecondCC ``eval_MModalCC.py`` (its
+    # no-change subset and decision accuracy); note "is occurred" and "is
+    # changed" where LEVIR-CC has "has". Not checked against the captions
+    # file (not in a public repository).
+    'second_cc': (
         'the scene is the same as before',
         'there is no difference',
         'the two scenes seem identical',
-        'no change has occurred',
-        'almost nothing has changed',
+        'no change is occurred',
+        'almost nothing is changed',
+    ),
+    # Every sentence of the distributed Dubai-CC caption files
+    # (``description_jsontr_te_val/{Train,Validation,Test}_Dubai_CC.json``)
+    # that says nothing changed (every distinct sentence with "same",
+    # "nothing", "no", "remain", "differ", "unchanged" ... read): 32 forms,
+    # most frequent first. 145 of the 500 pairs have five of them (the
+    # no-change pairs); 30 pairs mix them with captions of a change (their
+    # annotators disagree); "no change was made in the area" occurs in a
+    # mixed pair only, every other form in a no-change pair.
+    'dubai_cc': (
+        'everything remains the same',
+        'nothing has changed',
+        'there is no difference',
+        'there is no change to mention',
+        'no change was made',
+        'the area appears the same',
+        'nothing has changed in this area',
+        'no change occurred',
+        'no difference in this area',
+        'no change occurred in this area',
+        'no change to mention',
+        'all remained the same',
+        'no change was made in this area',
+        'there is no difference in this area',
+        'no change in this area',
+        'there is no change to mention in this area',
+        'no changes to mention',
+        'nothing has changed in the area',
+        'all is the same',
+        'no changes in this area',
+        'no change occurred in the area',
+        'all remained the same in this area',
+        'all is the same in this area',
+        'nothing changed in this area',
+        'there is no change',
+        'no difference in the area',
+        'no change was made in the area',
+        'no changed to mention',
+        'there is no difference in the area',
+        'no changes in the area',
+        'no changes to mention in the area',
+        'there is no change to mention in the area',
     ),
 }
 

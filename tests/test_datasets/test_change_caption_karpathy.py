@@ -15,6 +15,7 @@ from mmidc.datasets.change_caption_karpathy import (NO_CHANGE_SENTENCES,
                                                     is_no_change_sentence,
                                                     normalize_sentence)
 from mmidc.registry import DATASETS
+from mmidc.text import no_change
 from tests.helpers import rs_trees
 
 SPLITS = {'train': 4, 'val': 2, 'test': 2}
@@ -132,7 +133,7 @@ def test_dubai_cc_layout(trees):
     for split, count in SPLITS.items():
         got = entries(build('DubaiCCDataset', root, split))
         assert [e['pair_id'] for e in got] == [
-            f'{offsets[split] + k}.png' for k in range(count)]
+            f'{offsets[split] + k}x{k % 3}.tif' for k in range(count)]
         assert got[0]['img1_path'] == osp.join(root, 'RGB/500_2000',
                                                got[0]['pair_id'])
         assert got[0]['img2_path'] == osp.join(root, 'RGB/500_2010',
@@ -180,12 +181,14 @@ def test_without_no_change_pairs(trees):
 
 
 def test_no_change_sentences():
+    # the names kept importable from here are mmidc.text.no_change's
     assert is_no_change_sentence('The scene is the same as before .')
     assert is_no_change_sentence('there  is no difference.')
     assert not is_no_change_sentence('there is no difference but a road')
     assert normalize_sentence(' No change has occurred . ') == \
         'no change has occurred'
-    assert len(NO_CHANGE_SENTENCES) == 5
+    assert NO_CHANGE_SENTENCES == no_change.NO_CHANGE_SENTENCES['levir_cc']
+    assert normalize_sentence is no_change.normalize_sentence
 
 
 def test_own_no_change_sentences(trees):
@@ -193,9 +196,41 @@ def test_own_no_change_sentences(trees):
     got = entries(build('LEVIRCCDataset', trees['levir_cc'],
                         no_change_sentences=['nothing happened']))
     assert {e['change_flag'] for e in got} == {1}
-    with pytest.raises(ValueError, match='no_change_sentences must be a '
-                       'list'):
+    # a string names a data set: an unknown one is named with the known
+    with pytest.raises(ValueError, match=r"LEVIRCCDataset: "
+                       r"no_change_sentences: unknown data set 'same'; "
+                       r"known: \[.*'dubai_cc'"):
         LEVIRCCDataset(trees['levir_cc'], no_change_sentences='same')
+    with pytest.raises(ValueError, match='a list of non-empty sentences'):
+        LEVIRCCDataset(trees['levir_cc'], no_change_sentences=['', 'x'])
+
+
+@pytest.mark.parametrize('type_, name', [
+    ('LEVIRCCDataset', 'levir_cc'), ('LEVIRMCIDataset', 'levir_mci'),
+    ('WHUCDCDataset', 'whu_cdc'), ('SECONDCCDataset', 'second_cc'),
+    ('DubaiCCDataset', 'dubai_cc'),
+    ('KarpathyChangeCaptionDataset', 'levir_cc')])
+def test_each_reader_uses_its_own_sets_sentences(trees, type_, name):
+    """By default each reader flags pairs by its own data set's
+    sentences (SECOND-CC's "no change is occurred", Dubai-CC's "Nothing has
+    changed." are not LEVIR-CC's)."""
+    root = trees['levir_cc' if type_ == 'KarpathyChangeCaptionDataset'
+                 else name]
+    dataset = build(type_, root, 'val', **(
+        dict(ann_file='LevirCCcaptions.json')
+        if type_ == 'KarpathyChangeCaptionDataset' else {}))
+    assert dataset.no_change_sentences == \
+        no_change.NO_CHANGE_SENTENCES[name]
+    assert [e['change_flag'] for e in entries(dataset)] == [1, 0]
+
+
+def test_pair_counts_logged(trees, monkeypatch):
+    logged = []
+    monkeypatch.setattr(change_caption_karpathy, 'print_log',
+                        lambda msg, **kwargs: logged.append(msg))
+    build('SECONDCCDataset', trees['second_cc'])
+    assert any('4 pairs: 2 no change, 2 change, 0 mixed (no-change '
+               'sentences: "second_cc"' in m for m in logged)
 
 
 def test_empty_captions_dropped_and_counted(trees, tmp_path, monkeypatch):
@@ -248,7 +283,7 @@ def test_wrong_layouts_named(trees):
     ('LEVIRCCDataset', 'levir_cc', 'images/test/B/test_000001.png'),
     ('WHUCDCDataset', 'whu_cdc', 'images/test/A/test_000000.png'),
     ('SECONDCCDataset', 'second_cc', 'test/rgb/B/test_000001.png'),
-    ('DubaiCCDataset', 'dubai_cc', 'RGB/500_2010/7.png'),
+    ('DubaiCCDataset', 'dubai_cc', 'RGB/500_2010/7x1.tif'),
 ])
 def test_missing_image_named(trees, tmp_path, layout, name, missing):
     root = copy_tree(trees, name, tmp_path)
@@ -293,13 +328,13 @@ def test_not_a_karpathy_file(trees, tmp_path):
 def test_dubai_split_files_must_be_one_each(trees, tmp_path):
     root = copy_tree(trees, 'dubai_cc', tmp_path)
     folder = osp.join(root, 'description_jsontr_te_val')
-    shutil.copy(osp.join(folder, 'Test_Dubai_Captions.json'),
+    shutil.copy(osp.join(folder, 'Test_Dubai_CC.json'),
                 osp.join(folder, 'Test_copy.json'))
     with pytest.raises(ValueError, match=r'expected one Test_\*.json for '
-                       r'split "test", found 2 .*Test_Dubai_Captions.json, '
+                       r'split "test", found 2 .*Test_Dubai_CC.json, '
                        r'Test_copy.json'):
         DubaiCCDataset(root, 'test')
-    os.remove(osp.join(folder, 'Validation_Dubai_Captions.json'))
+    os.remove(osp.join(folder, 'Validation_Dubai_CC.json'))
     with pytest.raises(ValueError, match=r'Validation_\*.json for split '
                        r'"val", found 0'):
         DubaiCCDataset(root, 'val')
