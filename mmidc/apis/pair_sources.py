@@ -11,14 +11,19 @@ Folder naming scheme (:func:`pairs_from_folder`), either of:
   ``label/`` are ignored).
 
 ``EXT`` is any of ``.png .jpg .jpeg .bmp .webp .tif .tiff`` (case-insensitive,
-may differ between the two images); the pair id is ``NAME``.
+may differ between the two images); the pair id is ``NAME``. Sub-folders are
+searched too, each under the same scheme (``before/``/``after/`` and
+``A/``/``B/`` holding sub-folders of their own as well): a pair found below
+the folder has the path from the folder as its id (``site1/NAME``,
+``test/NAME`` for LEVIR-CC's ``images/`` with ``train/ val/ test/``).
+Folders whose name starts with a dot are skipped.
 """
 import logging
 import os.path as osp
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 from mmengine.logging import print_log
 
@@ -63,22 +68,50 @@ def pairs_from_jsonl(ann_file: str, data_root: str = '') -> List[PairRecord]:
 
 
 def pairs_from_folder(folder: str) -> List[PairRecord]:
-    """Pairs in a folder under the naming scheme of this module's doc."""
+    """Pairs in a folder and its sub-folders under the naming scheme of
+    this module's doc.
+
+    Args:
+        folder (str): The folder.
+
+    Returns:
+        list[PairRecord]: The pairs, sorted by id (the path from ``folder``
+        without the extension, ``/``-separated).
+
+    Raises:
+        NotADirectoryError: ``folder`` is not a folder.
+        ValueError: No pair anywhere under it.
+    """
     root = Path(folder)
     if not root.is_dir():
         raise NotADirectoryError(f'not a folder: {folder}')
-    subfolders = next(((b, a) for b, a in SUBFOLDERS
-                       if (root / b).is_dir() and (root / a).is_dir()), None)
-    if subfolders:
-        befores = _images_by_stem((root / subfolders[0]).iterdir())
-        afters = _images_by_stem((root / subfolders[1]).iterdir())
-    else:
-        befores, afters = {}, {}
-        for path in root.iterdir():
-            match = _SIDE.match(path.stem)
-            if match and path.suffix.lower() in IMAGE_EXTENSIONS:
-                side = befores if match['side'].lower() == 'before' else afters
-                side[match['name']] = path
+    befores: Dict[str, Path] = {}
+    afters: Dict[str, Path] = {}
+    todo = [root]
+    while todo:
+        current = todo.pop()
+        prefix = current.relative_to(root).as_posix()
+        prefix = '' if prefix == '.' else prefix + '/'
+        subfolders = next(((b, a) for b, a in SUBFOLDERS
+                           if (current / b).is_dir()
+                           and (current / a).is_dir()), None)
+        if subfolders:
+            for side, name in zip((befores, afters), subfolders):
+                side.update({prefix + stem: path for stem, path in
+                             _images_by_stem(current / name).items()})
+        else:
+            for path in current.iterdir():
+                match = _SIDE.match(path.stem)
+                if match and path.suffix.lower() in IMAGE_EXTENSIONS \
+                        and path.is_file():
+                    side = befores if match['side'].lower() == 'before' \
+                        else afters
+                    side[prefix + match['name']] = path
+        todo.extend(sorted(
+            (path for path in current.iterdir()
+             if path.is_dir() and not path.name.startswith('.')
+             and (subfolders is None or path.name not in subfolders)),
+            reverse=True))
     names = sorted(set(befores) & set(afters))
     unmatched = sorted(set(befores) ^ set(afters))
     if unmatched:
@@ -89,13 +122,20 @@ def pairs_from_folder(folder: str) -> List[PairRecord]:
         raise ValueError(
             f'{folder}: no pairs found; name them NAME_before.png + '
             f'NAME_after.png, or put them in before/ and after/ (or A/ and '
-            f'B/) subfolders')
+            f'B/) subfolders (sub-folders are searched too)')
     return [PairRecord(n, str(befores[n]), str(afters[n])) for n in names]
 
 
-def _images_by_stem(paths) -> dict:
-    return {p.stem: p for p in paths
-            if p.is_file() and p.suffix.lower() in IMAGE_EXTENSIONS}
+def _images_by_stem(folder: Path) -> Dict[str, Path]:
+    """The images under ``folder`` (its sub-folders too) by their path
+    from it without the extension."""
+    found = {}
+    for path in sorted(folder.rglob('*')):
+        relative = path.relative_to(folder)
+        if path.suffix.lower() in IMAGE_EXTENSIONS and path.is_file() and \
+                not any(part.startswith('.') for part in relative.parts):
+            found[relative.with_suffix('').as_posix()] = path
+    return found
 
 
 def find_example_pairs(folder: str, limit: Optional[int] = 24,

@@ -57,3 +57,26 @@ def test_jsonl_and_example_folders(tmp_path):
     (tmp_path / 'bad.jsonl').write_text(json.dumps(dict(img1='a.png')))
     with pytest.raises(ValueError, match='needs the keys "img1" and "img2"'):
         pairs_from_jsonl(str(tmp_path / 'bad.jsonl'))
+
+
+def test_folder_sub_folders_are_searched(tmp_path):
+    """Pairs in sub-folders (any scheme in each), named by their path."""
+    _touch(tmp_path, 'top_before.png', 'top_after.png',
+           'site1/x_before.png', 'site1/x_after.png',
+           'site1/deeper/before/y.png', 'site1/deeper/after/y.png',
+           'site1/deeper/before/z/w.png', 'site1/deeper/after/z/w.png',
+           'images/test/A/t1.png', 'images/test/B/t1.png',
+           'images/test/label/t1.png', 'images/train/A/t2.png',
+           'images/train/B/t2.png', '.hidden/h_before.png',
+           '.hidden/h_after.png', 'lonely/q_before.png')
+    pairs = pairs_from_folder(str(tmp_path))
+    assert [p.pair_id for p in pairs] == [
+        'images/test/t1', 'images/train/t2', 'site1/deeper/y',
+        'site1/deeper/z/w', 'site1/x', 'top']
+    by_id = {p.pair_id: p for p in pairs}
+    assert by_id['site1/deeper/z/w'].img2 == str(
+        tmp_path / 'site1/deeper/after/z/w.png')
+    assert by_id['images/test/t1'].img1 == str(tmp_path / 'images/test/A/t1.png')
+    # only a sub-folder holds pairs: found, not "no pairs found"
+    assert [p.pair_id for p in pairs_from_folder(str(tmp_path / 'site1'))] == [
+        'deeper/y', 'deeper/z/w', 'x']
