@@ -49,6 +49,10 @@ METRICS = _child('metric', mmpretrain_registry.METRICS,
                  ['mmidc.evaluation'])
 EVALUATORS = _child('evaluator', mmpretrain_registry.EVALUATORS,
                     ['mmidc.evaluation'])
+#: The caption scoring protocols of ``IDCMetric`` (``protocol=dict(type=
+#: 'RSIdsProtocol', ...)``): mmidc's own, no MMPretrain parent.
+SCORING_PROTOCOLS = Registry('scoring protocol', scope='mmidc',
+                             locations=['mmidc.evaluation.protocols'])
 
 VISUALIZERS = _child('visualizer', mmpretrain_registry.VISUALIZERS,
                      ['mmidc.visualization'])

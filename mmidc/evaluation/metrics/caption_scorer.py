@@ -17,17 +17,22 @@ from pycocoevalcap.bleu.bleu import Bleu
 from pycocoevalcap.cider.cider import Cider
 from pycocoevalcap.rouge.rouge import Rouge
 
-from mmidc.text.ptb_tokenizer import PythonPTBTokenizer
-from .coco_caption_java import JavaMeteor, JavaPTBTokenizer
+from mmidc.evaluation.protocols import (SHORTHANDS, ScoringProtocol,
+                                        build_protocol)
+from mmidc.evaluation.protocols.base_protocol import \
+    check_no_change_sentences
+from mmidc.evaluation.protocols.rs_vocab import RSWordVocab
+from .coco_caption_java import JavaMeteor, shared_meteor
 from .java import INSTALL_HINT, find_java, require_java
-from .rs_protocols import (RSWordVocab, no_change_decisions, rs_words)
+from .rs_protocols import no_change_decisions
 
 METRIC_GROUPS = ('Bleu', 'METEOR', 'ROUGE_L', 'CIDEr')
 #: The metrics that need no Java (with the Python tokenizer).
 JAVA_FREE_METRICS = ('Bleu', 'ROUGE_L', 'CIDEr')
-#: The scoring protocols (``tokenizer``): coco-caption's (``'auto'``,
-#: ``'ptb'``, ``'python'``) and the remote-sensing ones (:mod:`.rs_protocols`).
-TOKENIZERS = ('auto', 'ptb', 'python', 'rs_words', 'rs_ids')
+#: The shorthands of the scoring protocols (``tokenizer``): coco-caption's
+#: (``'auto'``, ``'ptb'``, ``'python'``) and the remote-sensing ones
+#: (:mod:`mmidc.evaluation.protocols`).
+TOKENIZERS = ('auto', *SHORTHANDS)
 RS_TOKENIZERS = ('rs_words', 'rs_ids')
 #: The metrics whose mean is S*m (key ``S_m``), as remote-sensing papers
 #: report it.
@@ -158,8 +163,10 @@ class CaptionScorer:
 
     Every reference sentence of a pair is a separate reference (so the
     Spot-the-Diff single-sentence protocol needs nothing special). Sentences
-    are PTB-tokenised once (one JVM), METEOR runs in one JVM per call of
-    :meth:`score` and its per-pair statistics are reused for every subset;
+    are tokenised once by the scoring protocol (the PTB one: one JVM), METEOR
+    runs in one JVM per process (:func:`.coco_caption_java.shared_meteor`,
+    kept from one evaluation to the next) and its per-pair statistics are
+    reused for every subset;
     BLEU and CIDEr-D are recomputed on each subset (CIDEr's idf comes from
     the subset scored, as in the CLEVR-Change evaluation). Scores are x100.
 
@@ -171,7 +178,10 @@ class CaptionScorer:
         java (str | bool, optional): Java binary (path or name). Defaults
             to ``MMIDC_JAVA`` or ``java`` on ``PATH``. ``False``: Java-free
             scoring, BLEU, ROUGE-L and CIDEr with the Python tokenizer.
-        tokenizer (str): ``'ptb'``: coco-caption's PTB tokenizer (Stanford
+        tokenizer (str | dict | ScoringProtocol): The scoring protocol
+            (:mod:`mmidc.evaluation.protocols`): a config dict such as
+            ``dict(type='RSIdsProtocol', ...)``, a protocol, or a shorthand.
+            ``'ptb'``: coco-caption's PTB tokenizer (Stanford
             CoreNLP, needs Java); ``'python'``: :class:`PythonPTBTokenizer`
             (no Java; the same tokens on CLEVR-Change-style text, see
             docs/evaluation.md); ``'auto'`` (default): PTB when Java is
@@ -180,9 +190,14 @@ class CaptionScorer:
             (:mod:`.rs_protocols`; no PTB tokenizer, no Java but METEOR's).
         vocab (RSWordVocab, optional): The word vocabulary of
             ``'rs_ids'`` (may be set on :attr:`vocab` before scoring).
-        no_change_sentences (Sequence[str], optional): Score the no-change
-            decision (``decision_acc`` keys) with these sentences. Defaults
-            to None (not scored).
+        no_change_sentences (str | Sequence[str], optional): Score the
+            no-change decision (``decision_acc`` keys) with these sentences
+            (or a data set's, by name: :mod:`mmidc.text.no_change`); None:
+            not scored. ``'auto'``: the protocol's (the remote-sensing ones:
+            LEVIR-CC's unless set; none under the others). Defaults to
+            ``'auto'``.
+        protocol (str | dict | ScoringProtocol, optional): The scoring
+            protocol, in place of ``tokenizer``.
         subset_names (dict, optional): Names of the all-change and
             no-change subsets (:func:`change_type_subsets`).
         meteor_timeout (float): Seconds to wait for one METEOR answer before
@@ -207,25 +222,36 @@ class CaptionScorer:
                  meteor_timeout: float = 600.,
                  tokenizer_timeout: float = 600.,
                  vocab: Optional[RSWordVocab] = None,
-                 no_change_sentences: Optional[Sequence[str]] = None,
-                 subset_names: Optional[Dict[str, str]] = None):
+                 no_change_sentences: Union[str, Sequence[str],
+                                            None] = 'auto',
+                 subset_names: Optional[Dict[str, str]] = None,
+                 protocol: Union[str, dict, ScoringProtocol, None] = None):
+        if protocol is not None:
+            tokenizer = protocol
         for name, value in (('meteor_timeout', meteor_timeout),
                             ('tokenizer_timeout', tokenizer_timeout)):
             if (isinstance(value, bool) or not isinstance(value, (int, float))
                     or not value > 0):
                 raise ValueError(f'{name} must be a positive number of '
                                  f'seconds, got {value!r}')
-        if tokenizer not in TOKENIZERS:
+        if isinstance(tokenizer, str) and tokenizer not in TOKENIZERS:
             raise ValueError(f'tokenizer={tokenizer!r}: choose from '
-                             f'{TOKENIZERS}.')
+                             f'{TOKENIZERS}, or give a protocol (dict(type='
+                             "'RSIdsProtocol', ...)).")
+        if tokenizer == 'rs_ids' and vocab is not None:
+            tokenizer = dict(type='RSIdsProtocol', vocab=vocab)
+        if tokenizer != 'auto':
+            tokenizer = build_protocol(tokenizer)
         if java is False:  # Java-free scoring
-            if tokenizer == 'ptb' or (metrics and 'METEOR' in metrics):
+            if (tokenizer != 'auto' and tokenizer.needs_java) or (
+                    metrics and 'METEOR' in metrics):
                 raise ValueError(
                     'java=False scores without Java: METEOR and the PTB '
                     f'tokenizer need it (metrics={metrics!r}, '
                     f'tokenizer={tokenizer!r})')
             java = None
-            tokenizer = tokenizer if tokenizer in RS_TOKENIZERS else 'python'
+            if tokenizer == 'auto':
+                tokenizer = build_protocol('python')
             metrics = metrics or JAVA_FREE_METRICS
         java = None if java is True else java
         if metrics is None:
@@ -236,9 +262,6 @@ class CaptionScorer:
         if unknown or not metrics:
             raise ValueError(f'metrics={tuple(metrics)!r}: choose from '
                              f'{METRIC_GROUPS} (unknown: {unknown}).')
-        if tokenizer not in TOKENIZERS:
-            raise ValueError(f'tokenizer={tokenizer!r}: choose from '
-                             f'{TOKENIZERS}.')
         self.metrics = tuple(m for m in METRIC_GROUPS if m in metrics)
         self.java = None
         if 'METEOR' in self.metrics:
@@ -255,25 +278,23 @@ class CaptionScorer:
                     f'metrics={JAVA_FREE_METRICS!r}; docs/evaluation.md.')
             self.java = find_java(java)
         if tokenizer == 'auto':
-            tokenizer = 'ptb' if (self.java or find_java(java)) else 'python'
-            if tokenizer == 'python':
+            tokenizer = build_protocol(
+                'ptb' if (self.java or find_java(java)) else 'python')
+            if tokenizer.name == 'python':
                 print_log('Caption scoring: no Java runtime found, sentences '
                           'are tokenised by the Python PTB-like tokenizer '
                           'instead of the PTB tokenizer (the same tokens on '
                           'CLEVR-Change-style text; docs/evaluation.md)',
                           logger='current', level=logging.WARNING)
-        if tokenizer == 'ptb' and self.java is None:
+        if tokenizer.needs_java and self.java is None:
             self.java = require_java(java, needed_by='The PTB tokenizer '
                                      "(tokenizer='python' needs no Java)")
-        self.tokenizer = tokenizer
-        self.vocab = vocab
-        if no_change_sentences is not None and (
-                isinstance(no_change_sentences, str)
-                or not all(isinstance(x, str) and rs_words(x)
-                           for x in no_change_sentences)):
-            raise ValueError('no_change_sentences must be a list of '
-                             f'sentences, got {no_change_sentences!r}')
-        self.no_change_sentences = no_change_sentences
+        self.protocol = tokenizer
+        if vocab is not None:
+            self.vocab = vocab
+        if no_change_sentences != 'auto':
+            self.protocol.no_change_sentences = check_no_change_sentences(
+                no_change_sentences)
         if subset_names is not None and set(subset_names) != {'change',
                                                               'no_change'}:
             raise ValueError("subset_names must have the keys 'change' and "
@@ -281,6 +302,28 @@ class CaptionScorer:
         self.subset_names = subset_names
         self.meteor_timeout = meteor_timeout
         self.tokenizer_timeout = tokenizer_timeout
+
+    @property
+    def tokenizer(self) -> str:
+        """The protocol's shorthand (``'ptb'``, ``'rs_ids'``...)."""
+        return self.protocol.name
+
+    @property
+    def no_change_sentences(self) -> Optional[Sequence[str]]:
+        """The protocol's no-change sentences (None: no decision)."""
+        return self.protocol.no_change_sentences
+
+    @property
+    def vocab(self) -> Optional[RSWordVocab]:
+        """The ``'rs_ids'`` vocabulary (None before it is read)."""
+        return getattr(self.protocol, 'vocab', None)
+
+    @vocab.setter
+    def vocab(self, vocab: RSWordVocab) -> None:
+        if not hasattr(self.protocol, 'vocab'):
+            raise ValueError(f'protocol {self.protocol.name!r} has no '
+                             'vocabulary (vocab is for rs_ids)')
+        self.protocol.vocab = vocab
 
     def score(self, records: Sequence[dict], per_type: bool = True,
               source: str = 'records') -> 'OrderedDict[str, float]':
@@ -297,51 +340,48 @@ class CaptionScorer:
             subsets.update(change_type_subsets(records, names))
 
         times = OrderedDict(start=time.time())
-        # The METEOR JVM loads its paraphrase table while tokenising.
-        meteor = (JavaMeteor(self.java, timeout=self.meteor_timeout)
+        # The METEOR JVM (started once per process) loads its paraphrase
+        # table while the sentences are tokenised.
+        meteor = (shared_meteor(self.java, timeout=self.meteor_timeout)
                   if 'METEOR' in self.metrics else None)
-        try:
-            gts, res = self.tokenize(records)
-            gts = drop_empty_references(gts, source)
-            times['tokenize'] = time.time()
-            # Per-pair scores do not depend on the rest of a subset.
-            meteor_stats = self._meteor_stats(meteor, gts, res)
-            times['METEOR (start + statistics)'] = time.time()
-            rouge = Rouge()
-            rouge_scores = ({pid: rouge.calc_score(res[pid], gts[pid])
-                             for pid in gts}
-                            if 'ROUGE_L' in self.metrics else {})
-            times['ROUGE_L'] = time.time()
-            results = OrderedDict()
-            for name, pair_ids in subsets.items():
-                prefix = '' if name == 'total' else f'{name}/'
-                sub_gts = {pid: gts[pid] for pid in pair_ids}
-                sub_res = {pid: res[pid] for pid in pair_ids}
-                if 'Bleu' in self.metrics:
-                    bleu, _ = Bleu(4).compute_score(sub_gts, sub_res,
-                                                    verbose=0)
-                    for n, value in enumerate(bleu, start=1):
-                        results[f'{prefix}Bleu_{n}'] = value * 100
-                if meteor is not None:
-                    value, _ = meteor.corpus_score(
-                        [meteor_stats[pid] for pid in pair_ids])
-                    results[f'{prefix}METEOR'] = value * 100
-                if 'ROUGE_L' in self.metrics:
-                    # The same mean as ``Rouge.compute_score``.
-                    value = np.mean(
-                        np.array([rouge_scores[pid] for pid in pair_ids]))
-                    results[f'{prefix}ROUGE_L'] = float(value) * 100
-                if 'CIDEr' in self.metrics:
-                    value, _ = Cider().compute_score(sub_gts, sub_res)
-                    results[f'{prefix}CIDEr'] = float(value) * 100
-                if all(f'{prefix}{m}' in results for m in S_M_METRICS):
-                    results[f'{prefix}S_m'] = float(np.mean(
-                        [results[f'{prefix}{m}'] for m in S_M_METRICS]))
-            if self.no_change_sentences is not None:
-                self._add_decisions(results, records, names, per_type)
-        finally:
+        gts, res = self.tokenize(records)
+        gts = drop_empty_references(gts, source)
+        times['tokenize'] = time.time()
+        # Per-pair scores do not depend on the rest of a subset.
+        meteor_stats = self._meteor_stats(meteor, gts, res)
+        times['METEOR (start + statistics)'] = time.time()
+        rouge = Rouge()
+        rouge_scores = ({pid: rouge.calc_score(res[pid], gts[pid])
+                         for pid in gts}
+                        if 'ROUGE_L' in self.metrics else {})
+        times['ROUGE_L'] = time.time()
+        results = OrderedDict()
+        for name, pair_ids in subsets.items():
+            prefix = '' if name == 'total' else f'{name}/'
+            sub_gts = {pid: gts[pid] for pid in pair_ids}
+            sub_res = {pid: res[pid] for pid in pair_ids}
+            if 'Bleu' in self.metrics:
+                bleu, _ = Bleu(4).compute_score(sub_gts, sub_res,
+                                                verbose=0)
+                for n, value in enumerate(bleu, start=1):
+                    results[f'{prefix}Bleu_{n}'] = value * 100
             if meteor is not None:
-                meteor.close()
+                value, _ = meteor.corpus_score(
+                    [meteor_stats[pid] for pid in pair_ids])
+                results[f'{prefix}METEOR'] = value * 100
+            if 'ROUGE_L' in self.metrics:
+                # The same mean as ``Rouge.compute_score``.
+                value = np.mean(
+                    np.array([rouge_scores[pid] for pid in pair_ids]))
+                results[f'{prefix}ROUGE_L'] = float(value) * 100
+            if 'CIDEr' in self.metrics:
+                value, _ = Cider().compute_score(sub_gts, sub_res)
+                results[f'{prefix}CIDEr'] = float(value) * 100
+            if all(f'{prefix}{m}' in results for m in S_M_METRICS):
+                results[f'{prefix}S_m'] = float(np.mean(
+                    [results[f'{prefix}{m}'] for m in S_M_METRICS]))
+        if self.no_change_sentences is not None:
+            self._add_decisions(results, records, names, per_type)
         times['BLEU, METEOR, CIDEr per subset'] = time.time()
         steps = list(times.items())
         detail = ', '.join(f'{name} {t - steps[i][1]:.1f}s'
@@ -377,31 +417,10 @@ class CaptionScorer:
 
     def tokenize(self, records: Sequence[dict]):
         """Tokenised ``(references, predictions)`` dicts keyed by pair id,
-        in coco-caption's ``{id: [sentence, ...]}`` layout (PTB: one JVM;
-        the remote-sensing protocols: :mod:`.rs_protocols`)."""
-        if self.tokenizer in RS_TOKENIZERS:
-            if self.tokenizer == 'rs_words':
-                encode = rs_words
-            elif self.vocab is None:
-                raise ValueError("tokenizer='rs_ids' scores with a word "
-                                 'vocabulary: none was given (vocab)')
-            else:
-                encode = self.vocab.encode
-            gts = {r['pair_id']: [encode(c) for c in r['references']]
-                   for r in records}
-            res = {r['pair_id']: [encode(r['prediction'])] for r in records}
-            return gts, res
-        captions = {}
-        for rec in records:
-            pid = rec['pair_id']
-            captions[('gt', pid)] = [{'caption': c} for c in rec['references']]
-            captions[('res', pid)] = [{'caption': rec['prediction']}]
-        tokenizer = (JavaPTBTokenizer(self.java, self.tokenizer_timeout)
-                     if self.tokenizer == 'ptb' else PythonPTBTokenizer())
-        tokens = tokenizer.tokenize(captions)
-        gts = {r['pair_id']: tokens[('gt', r['pair_id'])] for r in records}
-        res = {r['pair_id']: tokens[('res', r['pair_id'])] for r in records}
-        return gts, res
+        in coco-caption's ``{id: [sentence, ...]}`` layout: the protocol's
+        words (:mod:`mmidc.evaluation.protocols`)."""
+        return self.protocol.tokenize(records, self.java,
+                                      self.tokenizer_timeout)
 
     @staticmethod
     def _meteor_stats(meteor: Optional[JavaMeteor], gts: Dict,

@@ -6,6 +6,7 @@ flags, but with an explicit java binary, temporary files in the system temp
 folder, and clear errors (with the JVM's stderr) instead of hangs when the
 Java process dies or stops answering.
 """
+import atexit
 import os
 import re
 import subprocess
@@ -281,3 +282,35 @@ class JavaMeteor(Meteor):
     def __del__(self) -> None:
         self.close()
 
+
+#: One METEOR JVM per java binary for the whole process (:func:`shared_meteor`).
+_SHARED_METEORS: Dict[str, JavaMeteor] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_meteor(java: str, timeout: float = 600.) -> JavaMeteor:
+    """The process's METEOR JVM on ``java``, started at the first call and
+    kept for every later evaluation (starting it and loading its paraphrase
+    table takes seconds to tens of seconds, each validation would pay it
+    again); a JVM that died is started anew. Closed when Python exits.
+
+    Args:
+        java (str): Path of the java binary.
+        timeout (float): Seconds to wait for one answer of the JVM.
+    """
+    with _SHARED_LOCK:
+        meteor = _SHARED_METEORS.get(java)
+        if (meteor is None or meteor.meteor_p is None
+                or meteor.meteor_p.poll() is not None):
+            meteor = _SHARED_METEORS[java] = JavaMeteor(java, timeout)
+        meteor.timeout = timeout
+        return meteor
+
+
+@atexit.register
+def close_shared_meteors() -> None:
+    """Stop every shared METEOR JVM (at exit; a later call starts anew)."""
+    with _SHARED_LOCK:
+        for meteor in _SHARED_METEORS.values():
+            meteor.close()
+        _SHARED_METEORS.clear()

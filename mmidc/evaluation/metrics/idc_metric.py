@@ -10,12 +10,12 @@ from mmengine.evaluator import BaseMetric
 from mmengine.logging import MMLogger, print_log
 from mmengine.structures import BaseDataElement
 
+from mmidc.evaluation.protocols import ScoringProtocol, build_protocol
 from mmidc.registry import METRICS
-from .caption_scorer import (MIN_CIDER_PAIRS, RS_TOKENIZERS, CaptionScorer,
+from .caption_scorer import (MIN_CIDER_PAIRS, CaptionScorer,
                              format_score_table, small_cider_subsets,
                              subset_counts)
-from .rs_protocols import (RS_NO_CHANGE_SENTENCES, RSWordVocab,
-                           check_vocab_options)
+from .rs_protocols import RSWordVocab
 
 
 def current_log_dir() -> Optional[str]:
@@ -71,8 +71,12 @@ class IDCMetric(BaseMetric):
             checked here, at construction, when one of them needs it.
             ``False``: Java-free scoring (BLEU, ROUGE-L, CIDEr with the
             Python tokenizer), e.g. ``--cfg-options val_evaluator.java=False``.
-        tokenizer (str): The scoring protocol (docs/evaluation.md says
-            which papers use which). ``'auto'`` (default: PTB when Java is
+        tokenizer (str | dict): The scoring protocol (docs/evaluation.md
+            says which papers use which): a registered protocol
+            (:mod:`mmidc.evaluation.protocols`), e.g.
+            ``dict(type='RSIdsProtocol', min_word_freq=5,
+            word_freq_rule='>', vocab_ann_file=...)``, or a shorthand:
+            ``'auto'`` (default: PTB when Java is
             found, else a Python PTB-like tokenizer), ``'ptb'`` (coco-caption,
             natural-image IDC) or ``'python'``; ``'rs_words'`` (lowercase,
             every "." removed, split on whitespace: CCExpert) or ``'rs_ids'``
@@ -81,6 +85,14 @@ class IDCMetric(BaseMetric):
             ``vocab_datasets``). Without Java, score ``metrics=('Bleu',
             'ROUGE_L', 'CIDEr')`` (METEOR needs Java): see
             :class:`CaptionScorer`.
+        protocol (str | dict, optional): The same as ``tokenizer`` (which
+            it replaces when given).
+        extra_protocols (dict, optional): More protocols to score the same
+            predictions under, ``{key_prefix: protocol}``: their keys are
+            ``<key_prefix>/<key>`` (``rs_ids/CIDEr``,
+            ``rs_ids/change/CIDEr`` ...); the main protocol's keys stay
+            unprefixed. The remote-sensing configs report CCExpert's
+            ``rs_words`` unprefixed and the RSICC lineage's ``rs_ids`` so.
         min_word_freq (int, optional): ``'rs_ids'``: the word-count
             threshold of the vocabulary (5 in RSICC and Chg2Cap on LEVIR-CC).
         word_freq_rule (str, optional): ``'rs_ids'``: ``'>'`` keeps a word
@@ -91,9 +103,12 @@ class IDCMetric(BaseMetric):
             pipeline when scoring first runs), e.g. the training split's;
             RSICC and Chg2Cap count every split of the annotation file.
         no_change_sentences (Sequence[str] | str, optional): The no-change
-            sentences of the decision accuracy. ``'auto'`` (default): LEVIR-CC's
-            five (``RS_NO_CHANGE_SENTENCES``) under the remote-sensing
-            protocols, none (no ``decision_acc``) under the others.
+            sentences of the decision accuracy: the sentences, or a data
+            set's name (:data:`mmidc.text.no_change.NO_CHANGE_SENTENCES`,
+            e.g. ``'levir_cc'``); None: no ``decision_acc``. ``'auto'``
+            (default): the protocol's (the remote-sensing protocols:
+            LEVIR-CC's unless their ``no_change_sentences`` is set; none
+            under the others).
         subset_names (dict, optional): ``{'change': ..., 'no_change': ...}``,
             the names of the all-change and no-change subsets. Defaults to
             CLEVR-Change's (``semantic``, ``distractor``) on its types,
@@ -125,7 +140,9 @@ class IDCMetric(BaseMetric):
                  metrics: Optional[Sequence[str]] = None,
                  per_type: bool = True,
                  java: Union[str, bool, None] = None,
-                 tokenizer: str = 'auto',
+                 tokenizer: Union[str, dict, ScoringProtocol] = 'auto',
+                 protocol: Union[str, dict, ScoringProtocol, None] = None,
+                 extra_protocols: Optional[dict] = None,
                  tokenizer_timeout: float = 600.,
                  meteor_timeout: float = 600.,
                  min_word_freq: Optional[int] = None,
@@ -139,29 +156,29 @@ class IDCMetric(BaseMetric):
                  collect_device: str = 'cpu',
                  prefix: Optional[str] = None):
         super().__init__(collect_device=collect_device, prefix=prefix)
-        if no_change_sentences == 'auto':
-            no_change_sentences = (list(RS_NO_CHANGE_SENTENCES)
-                                   if tokenizer in RS_TOKENIZERS else None)
-        self.scorer = CaptionScorer(metrics=metrics, java=java,
-                                    tokenizer=tokenizer,
-                                    meteor_timeout=meteor_timeout,
-                                    tokenizer_timeout=tokenizer_timeout,
+        if protocol is not None:
+            tokenizer = protocol
+        if tokenizer == 'rs_ids':  # the shorthand's vocabulary options
+            tokenizer = build_protocol(
+                'rs_ids', min_word_freq=min_word_freq,
+                word_freq_rule=word_freq_rule, vocab_datasets=vocab_datasets)
+        scorer_args = dict(metrics=metrics, java=java,
+                           meteor_timeout=meteor_timeout,
+                           tokenizer_timeout=tokenizer_timeout,
+                           subset_names=subset_names)
+        self.scorer = CaptionScorer(tokenizer=tokenizer,
                                     no_change_sentences=no_change_sentences,
-                                    subset_names=subset_names)
-        if tokenizer == 'rs_ids':
-            check_vocab_options(min_word_freq, word_freq_rule)
-            if isinstance(vocab_datasets, dict):
-                vocab_datasets = [vocab_datasets]
-            if not vocab_datasets or not all(
-                    isinstance(d, dict) for d in vocab_datasets):
-                raise ValueError(
-                    "tokenizer='rs_ids' needs vocab_datasets: the data set "
-                    'config(s) whose captions the vocabulary counts (e.g. '
-                    'vocab_datasets={{_base_.train_dataloader.dataset}}), '
-                    f'got {vocab_datasets!r}')
-        self.min_word_freq = min_word_freq
-        self.word_freq_rule = word_freq_rule
-        self.vocab_datasets = vocab_datasets
+                                    **scorer_args)
+        if not isinstance(extra_protocols, (dict, type(None))) or any(
+                not isinstance(k, str) or not k or '/' in k
+                for k in extra_protocols or {}):
+            raise ValueError('extra_protocols must be {key_prefix: '
+                             'protocol} with prefixes without "/", got '
+                             f'{extra_protocols!r}')
+        self.extra_scorers = {
+            key: CaptionScorer(tokenizer=spec, no_change_sentences='auto',
+                               **scorer_args)
+            for key, spec in (extra_protocols or {}).items()}
         self.per_type = per_type
         self.output_dir = output_dir
         self.out_file_prefix = out_file_prefix
@@ -187,13 +204,19 @@ class IDCMetric(BaseMetric):
         gathered by ``BaseMetric.evaluate``)."""
         records = results
         self.save_predictions(records)
-        if self.scorer.tokenizer == 'rs_ids' and self.scorer.vocab is None:
-            self.scorer.vocab = self.build_vocab()
-        scores = self.scorer.score(records, self.per_type, source='IDCMetric')
+        scores = dict(self._score(self.scorer, records))
+        for key, scorer in self.extra_scorers.items():
+            scores.update({f'{key}/{name}': value for name, value in
+                           self._score(scorer, records).items()})
+        return scores
+
+    def _score(self, scorer: CaptionScorer, records: List[dict]) -> dict:
+        """One protocol's scores of ``records``, its table logged."""
+        scores = scorer.score(records, self.per_type, source='IDCMetric')
         counts = subset_counts(records, self.per_type,
-                               self.scorer.names_for(records))
+                               scorer.names_for(records))
         print_log(f'Captioning scores (x100; CIDEr = CIDEr-D; protocol '
-                  f'{self.scorer.tokenizer!r}):\n' +
+                  f'{scorer.tokenizer!r}):\n' +
                   format_score_table(scores, counts), logger='current')
         small = small_cider_subsets(scores, counts)
         if small:
@@ -201,28 +224,12 @@ class IDCMetric(BaseMetric):
                       f'fewer than {MIN_CIDER_PAIRS} pairs and is noise (see '
                       'the note under the table)', logger='current',
                       level=logging.WARNING)
-        return dict(scores)
+        return scores
 
     def build_vocab(self) -> RSWordVocab:
-        """The ``'rs_ids'`` vocabulary of the captions of
-        ``vocab_datasets`` (each built without a pipeline)."""
-        import copy
-
-        from mmidc.registry import DATASETS
-        captions = []
-        for cfg in self.vocab_datasets:
-            cfg = copy.deepcopy(dict(cfg))
-            cfg.update(pipeline=[], lazy_init=False)
-            dataset = DATASETS.build(cfg)
-            for i in range(len(dataset)):
-                captions += dataset.get_data_info(i)['gt_captions']
-        vocab = RSWordVocab(captions, self.min_word_freq,
-                            self.word_freq_rule)
-        print_log(f"IDCMetric: 'rs_ids' vocabulary of {len(vocab)} words "
-                  f'(with 4 special ones), the words of {len(captions)} '
-                  f'captions seen {self.word_freq_rule} '
-                  f'{self.min_word_freq} times', logger='current')
-        return vocab
+        """The ``'rs_ids'`` vocabulary of the protocol (read once)."""
+        self.scorer.protocol.prepare()
+        return self.scorer.vocab
 
     def save_predictions(self, records: List[dict]) -> Optional[str]:
         """Write ``records`` as JSON; returns the path (None if skipped)."""

@@ -27,102 +27,19 @@ and whether a no-change sentence (:data:`RS_NO_CHANGE_SENTENCES`) is
 predicted exactly where the pair is a no-change pair
 (:func:`no_change_decisions`).
 """
-from collections import Counter
-from typing import Dict, Iterable, List, Optional, Sequence
+from typing import Dict, Optional, Sequence
 
-from mmidc.datasets.change_caption_karpathy import NO_CHANGE_SENTENCES
+from mmidc.text.no_change import NO_CHANGE_SENTENCES, no_change_set
+from mmidc.text.no_change import normalize_sentence
 
 #: LEVIR-CC's no-change sentences, as RSICC's ``eval.py`` and Chg2Cap's
-#: ``test.py`` list them (the ones the remote-sensing readers flag pairs by).
-RS_NO_CHANGE_SENTENCES = NO_CHANGE_SENTENCES
-#: The id-vocabulary's special words and ids (Chg2Cap's layout).
-SPECIAL_WORDS = {'<NULL>': 0, '<UNK>': 1, '<START>': 2, '<END>': 3}
-WORD_FREQ_RULES = ('>', '>=')
-
-
-def rs_words(sentence: str) -> str:
-    """``'rs_words'``: lowercased, every ``"."`` removed, the words split on
-    whitespace and joined by one space.
-
-    Args:
-        sentence (str): A caption.
-    """
-    return ' '.join(sentence.lower().replace('.', '').split())
-
-
-def rs_id_words(sentence: str) -> List[str]:
-    """The words ``'rs_ids'`` counts and encodes: lowercased, ``","`` and
-    ``";"`` split off as words of their own, ``"."`` and ``"?"`` removed,
-    split on whitespace (Chg2Cap's ``tokenize``).
-
-    Args:
-        sentence (str): A caption.
-    """
-    sentence = sentence.lower()
-    for mark in (',', ';'):
-        sentence = sentence.replace(mark, f' {mark} ')
-    for mark in ('?', '.'):
-        sentence = sentence.replace(mark, '')
-    return sentence.split()
-
-
-class RSWordVocab:
-    """The word vocabulary of ``'rs_ids'``: the words of ``captions`` seen
-    more than (``'>'``) or at least (``'>='``) ``min_word_freq`` times, in
-    alphabetical order after :data:`SPECIAL_WORDS`; any other word is
-    ``<UNK>``.
-
-    Args:
-        captions (Iterable[str]): The captions whose words are counted.
-        min_word_freq (int): The count threshold.
-        word_freq_rule (str): ``'>'`` (RSICC) or ``'>='`` (Chg2Cap).
-    """
-
-    def __init__(self, captions: Iterable[str], min_word_freq: int,
-                 word_freq_rule: str):
-        check_vocab_options(min_word_freq, word_freq_rule)
-        counts = Counter(word for caption in captions
-                         for word in rs_id_words(caption))
-        if word_freq_rule == '>':
-            kept = [w for w, n in counts.items() if n > min_word_freq]
-        else:
-            kept = [w for w, n in counts.items() if n >= min_word_freq]
-        self.word_to_id: Dict[str, int] = dict(SPECIAL_WORDS)
-        for word in sorted(kept):
-            if word not in self.word_to_id:
-                self.word_to_id[word] = len(self.word_to_id)
-        self.min_word_freq = min_word_freq
-        self.word_freq_rule = word_freq_rule
-
-    def __len__(self) -> int:
-        return len(self.word_to_id)
-
-    def encode(self, sentence: str) -> str:
-        """The sentence as a string of word ids (``<UNK>`` for a word
-        outside the vocabulary)."""
-        unk = self.word_to_id['<UNK>']
-        return ' '.join(str(self.word_to_id.get(word, unk))
-                        for word in rs_id_words(sentence))
-
-
-def check_vocab_options(min_word_freq, word_freq_rule) -> None:
-    """Raise a ``ValueError`` naming the option that is not set right."""
-    if (isinstance(min_word_freq, bool) or not isinstance(min_word_freq, int)
-            or min_word_freq < 0):
-        raise ValueError(
-            "tokenizer='rs_ids' needs min_word_freq, a count >= 0 (RSICC "
-            f'and Chg2Cap use 5 on LEVIR-CC), got {min_word_freq!r}')
-    if word_freq_rule not in WORD_FREQ_RULES:
-        raise ValueError(
-            "tokenizer='rs_ids' needs word_freq_rule: '>' keeps a word seen "
-            "more than min_word_freq times (RSICC), '>=' one seen at least "
-            f"min_word_freq times (Chg2Cap); got {word_freq_rule!r}")
-
-
-def is_no_change_sentence(sentence: str, no_change: Sequence[str]) -> bool:
-    """Whether ``sentence`` is one of the no-change sentences (compared as
-    :func:`rs_words`)."""
-    return rs_words(sentence) in {rs_words(s) for s in no_change}
+#: ``test.py`` list them (:data:`mmidc.text.no_change.NO_CHANGE_SENTENCES`
+#: holds every data set's).
+RS_NO_CHANGE_SENTENCES = NO_CHANGE_SENTENCES['levir_cc']
+# The words and the vocabulary live with the protocol components.
+from mmidc.evaluation.protocols.rs_vocab import (  # noqa: F401
+    SPECIAL_WORDS, WORD_FREQ_RULES, RSWordVocab, check_vocab_options,
+    rs_id_words, rs_words)
 
 
 def no_change_decisions(records: Sequence[dict], no_change: Sequence[str],
@@ -139,16 +56,19 @@ def no_change_decisions(records: Sequence[dict], no_change: Sequence[str],
     Args:
         records (Sequence[dict]): ``pair_id``, ``prediction``,
             ``change_type``.
-        no_change (Sequence[str]): The no-change sentences.
+        no_change (str | Sequence[str]): The no-change sentences, or a data
+            set's name (:mod:`mmidc.text.no_change`), compared after
+            :func:`mmidc.text.no_change.normalize_sentence`.
         no_change_type (str): The type of a no-change pair.
         unknown_type (str): The type of a pair whose change is unknown.
     """
     right = {'change': [], 'no_change': []}
+    sentences = no_change_set(no_change)
     for rec in records:
         ctype = rec.get('change_type') or unknown_type
         if ctype == unknown_type:
             continue
-        said = is_no_change_sentence(rec['prediction'], no_change)
+        said = normalize_sentence(rec['prediction']) in sentences
         if ctype == no_change_type:
             right['no_change'].append(said)
         else:
