@@ -132,8 +132,9 @@ def create_app(captioner,
         yield
         model_thread.shutdown(wait=False, cancel_futures=True)
 
+    # No API pages and no schema: /docs, /redoc and /openapi.json are 404.
     app = FastAPI(title='mmidc demo', docs_url=None, redoc_url=None,
-                  lifespan=lifespan)
+                  openapi_url=None, lifespan=lifespan)
     app.mount('/static', StaticFiles(directory=STATIC_DIR), name='static')
     app.add_middleware(
         BodyLimit, max_bytes=2 * max_upload_bytes + FORM_OVERHEAD_BYTES,
