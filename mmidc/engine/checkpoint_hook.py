@@ -4,17 +4,21 @@ import inspect
 import os
 import os.path as osp
 import re
+import signal
+import threading
 import zipfile
 from typing import Dict, Optional
 
-from mmengine.dist import is_main_process
+import torch
+from mmengine.dist import all_reduce, barrier, get_world_size, is_main_process
 from mmengine.hooks import CheckpointHook
 from mmengine.logging import print_log
-from mmengine.runner import EpochBasedTrainLoop
+from mmengine.runner import BaseLoop, EpochBasedTrainLoop
 
 from mmidc.registry import HOOKS
 from .atomic_backend import AtomicLocalBackend, remove_stale_temp_files
 from .mid_epoch_resume import batches_done_in_epoch, raise_mid_epoch
+from .resume_check import check_resume_config, checkpoint_meta
 
 _OWN_OPTIONS = frozenset(
     inspect.signature(CheckpointHook.__init__).parameters) - {'self', 'kwargs'}
@@ -38,6 +42,12 @@ class SafeCheckpointHook(CheckpointHook):
       interrupted are removed from the work dir;
     * a resume in the middle of an epoch that nothing starts at the epoch's
       next batch (no :class:`~mmidc.engine.EpochReseedHook`) is refused;
+    * on resume, every setting that differs from the checkpoint's config is
+      logged with the value the run uses, and a change that breaks the
+      schedule is refused unless ``resume_allow_changes=True``
+      (:func:`~mmidc.engine.resume_check.check_resume_config`; each
+      checkpoint's ``meta`` holds the training set's size and the number
+      of processes for it);
     * on resume, the run validates once before training on when the
       checkpoint's own validation may not have counted (the checkpoint
       records no validation of its epoch or iteration) or when the best
@@ -45,11 +55,27 @@ class SafeCheckpointHook(CheckpointHook):
       becomes the best one. Best checkpoints of earlier steps that a kill
       left behind are removed.
 
+    * on SIGTERM (what ``scancel`` and Slurm's preemption send), the run
+      writes ``iter_<n>.pth`` (all the state a resume needs; rank 0,
+      atomically with the ``atomic_local`` backend) at the end of the
+      iteration in progress (or of the validation iteration in progress),
+      points ``last_checkpoint`` at it, logs what it saved and exits with
+      status 143; ``--resume`` goes on at the next batch, as if the run
+      had not stopped. In a multi-process run the ranks agree on the stop
+      through one small all-reduce each iteration. Loader workers forked
+      after the run started ignore the signal (the main process stops
+      them).
+
     Args:
+        save_on_sigterm (bool): Save and stop at SIGTERM as above.
+            Defaults to True.
         **kwargs: The options of :class:`~mmengine.hooks.CheckpointHook`.
     """
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, save_on_sigterm: bool = True, **kwargs) -> None:
+        self.save_on_sigterm = save_on_sigterm
+        self._sigterm = False
+        self._old_handler = None
         unknown = sorted(set(kwargs) - _OWN_OPTIONS)
         if unknown:
             close = difflib.get_close_matches(unknown[0], sorted(_OWN_OPTIONS),
@@ -58,7 +84,7 @@ class SafeCheckpointHook(CheckpointHook):
             raise TypeError(
                 f'checkpoint hook: unknown option(s) {unknown} '
                 f'(default_hooks.checkpoint){hint} Options: '
-                f'{sorted(_OWN_OPTIONS)}')
+                f"{sorted(_OWN_OPTIONS | {'save_on_sigterm'})}")
         super().__init__(**kwargs)
 
     # --- best checkpoints -------------------------------------------------
@@ -139,7 +165,88 @@ class SafeCheckpointHook(CheckpointHook):
                 str(self.last_ckpt), osp.join(runner.work_dir,
                                               'last_checkpoint'))
 
+    # --- SIGTERM: save at the next iteration boundary, then stop ------------
+    def _on_sigterm(self, signum, frame) -> None:
+        self._sigterm = True  # acted on at the end of the iteration
+
+    def before_run(self, runner) -> None:
+        # Before the train loop forks its loader workers (the iteration-based
+        # loop's are forked again in before_train): they inherit the handler.
+        super().before_run(runner)
+        if (self.save_on_sigterm and isinstance(runner._train_loop, BaseLoop)
+                and threading.current_thread() is threading.main_thread()):
+            self._sigterm = False
+            self._old_handler = signal.signal(signal.SIGTERM,
+                                              self._on_sigterm)
+
+    def _restore_handler(self) -> None:
+        if self._old_handler is not None:
+            signal.signal(signal.SIGTERM, self._old_handler)
+            self._old_handler = None
+
+    def after_train(self, runner) -> None:
+        self._restore_handler()
+        super().after_train(runner)
+
+    def _stop_requested(self) -> bool:
+        if self._old_handler is None:
+            return False
+        flag = self._sigterm
+        if get_world_size() > 1:  # every rank stops at the same iteration
+            agreed = torch.tensor([int(flag)])
+            all_reduce(agreed, op='max')
+            flag = bool(agreed.item())
+        return flag
+
+    def _save_and_stop(self, runner, epoch: int, iters: int,
+                       where: str) -> None:
+        name = f'iter_{iters}.pth'
+        path = self.file_backend.join_path(self.out_dir, name)
+        saved = self.last_ckpt is not None and osp.basename(
+            str(self.last_ckpt)) == name and osp.isfile(path)
+        if not saved:
+            runner.save_checkpoint(
+                self.out_dir, name, save_optimizer=True,
+                save_param_scheduler=True,
+                meta=dict(epoch=epoch, iter=iters), by_epoch=False,
+                backend_args=self.backend_args)
+            self.last_ckpt = path
+            runner.message_hub.update_info('last_ckpt', path)
+            if is_main_process():
+                AtomicLocalBackend().put_text(
+                    str(path), osp.join(runner.work_dir, 'last_checkpoint'))
+        runner.logger.warning(
+            f'SIGTERM received {where}: {"wrote" if not saved else "kept"} '
+            f'{path} (iteration {iters}, epoch {epoch + 1}); nothing '
+            'trained is lost. Requeue the job with --resume to go on at the '
+            'next batch.')
+        self._restore_handler()
+        if get_world_size() > 1:
+            barrier()  # rank 0's file is complete before any rank leaves
+        raise SystemExit(128 + signal.SIGTERM)
+
+    def after_train_iter(self, runner, batch_idx: int, data_batch=None,
+                         outputs=None) -> None:
+        super().after_train_iter(runner, batch_idx, data_batch, outputs)
+        if self._stop_requested():
+            self._save_and_stop(runner, runner.epoch, runner.iter + 1,
+                                'during training')
+
+    def after_val_iter(self, runner, batch_idx: int, data_batch=None,
+                       outputs=None) -> None:
+        super().after_val_iter(runner, batch_idx, data_batch, outputs)
+        if self._stop_requested():
+            self._save_and_stop(runner, runner.epoch, runner.iter,
+                                'during a validation (its scores are lost)')
+
     # --- start and resume ----------------------------------------------------
+    def before_save_checkpoint(self, runner, checkpoint: dict) -> None:
+        checkpoint.setdefault('meta', {}).update(checkpoint_meta(runner))
+
+    def after_load_checkpoint(self, runner, checkpoint: dict) -> None:
+        if getattr(runner, '_resume', False):
+            check_resume_config(runner, checkpoint)
+
     def before_train(self, runner) -> None:
         done = batches_done_in_epoch(runner)
         if done and getattr(runner.train_loop, 'mid_epoch_start',

@@ -18,6 +18,7 @@ import json
 import os
 import os.path as osp
 import shutil
+import signal
 
 import pytest
 import torch
@@ -343,18 +344,56 @@ BY_ITER = {'default_hooks.checkpoint.by_epoch': False,
            'default_hooks.checkpoint.interval': 5}
 
 
+@HOOKS.register_module(force=True)
+class SigtermAtIterHook(Hook):
+    """Send SIGTERM to this process and its loader workers (as ``scancel``
+    does) before training iteration ``iteration``."""
+
+    def __init__(self, iteration: int):
+        self.iteration = iteration
+
+    def before_train_iter(self, runner, batch_idx, data_batch=None) -> None:
+        if runner.iter != self.iteration:
+            return
+        # without a handler the signal would end the test session
+        assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None)
+        iterator = getattr(runner.train_loop.dataloader, '_iterator', None)
+        for worker in getattr(iterator, '_workers', []):
+            os.kill(worker.pid, signal.SIGTERM)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
 @pytest.fixture(scope='module')
 def killed_mid_epoch(adapt_full, tmp_path_factory):
-    """The adaptation run killed before iteration 13 (batch 5 of epoch 2),
-    its last checkpoint iter_10.pth (copy the work dir before resuming)."""
+    """The adaptation run with iteration checkpoints (iter_5.pth,
+    iter_10.pth), stopped by a SIGTERM during iteration 13 (batch 5 of
+    epoch 2): it saves iter_13.pth and exits (copy the work dir before
+    resuming)."""
     config, _ = adapt_full
     work_dir = str(tmp_path_factory.mktemp('mid_epoch') / 'killed')
-    with pytest.raises(Killed):
+    with pytest.raises(SystemExit) as stop:
         train_in_process(config, work_dir, cfg_options=dict(
-            WORKERS, **BY_ITER, **kill_options(ADAPT_ITERS + 4)))
-    ckpt = load_safe(osp.join(work_dir, 'iter_10.pth'))
-    assert (ckpt['meta']['epoch'], ckpt['meta']['iter']) == (1, 10)
+            WORKERS, **BY_ITER, custom_hooks=[
+                dict(type='EpochReseedHook'),
+                dict(type='SigtermAtIterHook', iteration=ADAPT_ITERS + 4)]))
+    assert stop.value.code == 143
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # restored
+    with open(osp.join(work_dir, 'last_checkpoint')) as f:
+        assert f.read().strip() == osp.join(work_dir, 'iter_13.pth')
+    for name, meta in (('iter_10.pth', (1, 10)), ('iter_13.pth', (1, 13))):
+        ckpt = load_safe(osp.join(work_dir, name))
+        assert (ckpt['meta']['epoch'], ckpt['meta']['iter']) == meta
+        assert ckpt['optimizer']['state'] and ckpt['param_schedulers']
     return work_dir
+
+
+def resume_mid_epoch(config: str, work_dir: str, load_from: str = None):
+    """Resume, recording the batches trained: ``(epoch, batch, iter)``."""
+    RecordBatchesHook.seen.clear()
+    runner = train_in_process(config, work_dir, resume=True, cfg_options=dict(
+        WORKERS, **BY_ITER, load_from=load_from, custom_hooks=[
+            dict(type='EpochReseedHook'), dict(type='RecordBatchesHook')]))
+    return runner, list(RecordBatchesHook.seen)
 
 
 def test_adaptation_resumed_mid_epoch_goes_on_at_the_next_unseen_batch(
@@ -365,13 +404,23 @@ def test_adaptation_resumed_mid_epoch_goes_on_at_the_next_unseen_batch(
     config, full = adapt_full
     work_dir = str(tmp_path / 'work')
     shutil.copytree(killed_mid_epoch, work_dir)
-    RecordBatchesHook.seen.clear()
-    resumed = train_in_process(config, work_dir, resume=True, cfg_options=dict(
-        WORKERS, **BY_ITER, custom_hooks=[
-            dict(type='EpochReseedHook'), dict(type='RecordBatchesHook')]))
-    assert RecordBatchesHook.seen == [(1, b, ADAPT_ITERS + b)
-                                      for b in range(2, ADAPT_ITERS)]
+    resumed, seen = resume_mid_epoch(config, work_dir,
+                                     osp.join(work_dir, 'iter_10.pth'))
+    assert seen == [(1, b, ADAPT_ITERS + b) for b in range(2, ADAPT_ITERS)]
     assert resumed.iter == full.iter
+    assert_same_weights(resumed, full)
+
+
+def test_a_run_stopped_by_sigterm_resumes_at_the_next_batch(
+        adapt_full, killed_mid_epoch, tmp_path):
+    """--resume after the SIGTERM: last_checkpoint names iter_13.pth, the
+    run goes on at batch 6 of epoch 2, the weights are the uninterrupted
+    run's, bit for bit."""
+    config, full = adapt_full
+    work_dir = str(tmp_path / 'work')
+    shutil.copytree(killed_mid_epoch, work_dir)
+    resumed, seen = resume_mid_epoch(config, work_dir)
+    assert seen == [(1, b, ADAPT_ITERS + b) for b in range(5, ADAPT_ITERS)]
     assert_same_weights(resumed, full)
 
 
@@ -381,7 +430,7 @@ def test_mid_epoch_resume_without_the_reseed_hook_is_refused(
     config, _ = adapt_full
     work_dir = str(tmp_path / 'work')
     shutil.copytree(killed_mid_epoch, work_dir)
-    with pytest.raises(RuntimeError, match=r'middle of epoch 2 .*after 2 of '
+    with pytest.raises(RuntimeError, match=r'middle of epoch 2 .*after 5 of '
                        r'its 8 batches\).*no EpochReseedHook'):
         train_in_process(config, work_dir, resume=True,
                          cfg_options=dict(BY_ITER, custom_hooks=[]))

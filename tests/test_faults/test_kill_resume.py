@@ -215,3 +215,67 @@ def test_pointer_of_a_finished_run_is_followed(finished):
     from mmidc.engine import find_resume_checkpoint
     assert find_resume_checkpoint(finished) == osp.join(finished,
                                                         'epoch_2.pth')
+
+
+# --- resuming with other settings ------------------------------------------
+def record_resume_log(monkeypatch):
+    from mmidc.engine import resume_check
+    lines = []
+    monkeypatch.setattr(resume_check, 'print_log',
+                        lambda msg, **kwargs: lines.append(msg))
+    return lines
+
+
+def test_resume_names_a_new_lr_and_keeps_the_checkpoints(
+        config, finished, tmp_path, monkeypatch):
+    """The saved optimizer state wins over a new lr: said, not silent."""
+    work_dir = str(tmp_path / 'work')
+    shutil.copytree(finished, work_dir)
+    lines = record_resume_log(monkeypatch)
+    runner = train_in_process(config, work_dir, resume=True, cfg_options={
+        'optim_wrapper.optimizer.lr': 0.5})
+    assert len(lines) == 1
+    assert "optim_wrapper.optimizer.lr: checkpoint 0.001, config 0.5 -> " \
+        "the run uses the checkpoint's 0.001" in lines[0]
+    assert 'breaks' not in lines[0]
+    saved = load(osp.join(finished, 'epoch_2.pth'))['optimizer']
+    assert [g['lr'] for g in runner.optim_wrapper.param_groups] == \
+        [g['lr'] for g in saved['param_groups']]
+
+
+def test_resume_with_another_batch_size_is_refused_unless_allowed(
+        config, finished, tmp_path, monkeypatch):
+    work_dir = str(tmp_path / 'work')
+    shutil.copytree(finished, work_dir)
+    options = {'train_dataloader.batch_size': 2, 'train_cfg.max_epochs': 3}
+    with pytest.raises(RuntimeError) as err:
+        train_in_process(config, work_dir, resume=True, cfg_options=options)
+    message = str(err.value)
+    assert "train_dataloader.batch_size: checkpoint 4, config 2 -> the run " \
+        "uses the config's 2 [breaks the schedule]" in message
+    assert 'train_cfg.max_epochs: checkpoint 2, config 3' in message
+    assert '--resume-allow-changes' in message
+
+    lines = record_resume_log(monkeypatch)
+    options = {'train_dataloader.batch_size': 2, 'resume_allow_changes': True}
+    runner = train_in_process(config, work_dir, resume=True,
+                              cfg_options=options)
+    assert 'train_dataloader.batch_size: checkpoint 4, config 2' in lines[0]
+    assert runner.epoch == 2
+
+
+def test_resume_on_another_training_set_size_is_refused(finished):
+    from mmidc.engine.resume_check import check_resume_config
+    ckpt = load(osp.join(finished, 'epoch_2.pth'))
+    assert ckpt['meta']['train_set_size'] == 16
+    assert ckpt['meta']['world_size'] == 1
+    from mmengine.config import Config
+    cfg = Config.fromstring(ckpt['meta']['cfg'], file_format='.py')
+    runner = SimpleNamespace(
+        cfg=cfg, world_size=1,
+        train_dataloader=SimpleNamespace(dataset=[0] * 12))
+    with pytest.raises(RuntimeError, match=r'train_set_size: checkpoint 16, '
+                       r"config 12 -> the run uses the config's 12 \[breaks"):
+        check_resume_config(runner, ckpt)
+    runner.train_dataloader.dataset = [0] * 16
+    check_resume_config(runner, ckpt)  # nothing differs
