@@ -4,8 +4,8 @@ a split that does not build, mixed pairs and the published counts."""
 import json
 import os
 import os.path as osp
+import runpy
 import shutil
-import subprocess
 import sys
 
 import pytest
@@ -13,7 +13,6 @@ import pytest
 from tests.helpers import REPO, load_tool
 from tests.helpers import pair_trees, rs_trees
 from tests.helpers.pair_trees import read_json, write_json
-from tests.helpers.tiny_run import tool_env
 
 TOOL = 'tools/analysis_tools/check_dataset.py'
 BASES = REPO / 'configs' / '_base_' / 'datasets'
@@ -243,14 +242,17 @@ def test_a_total_published_without_splits(trees, capsys):
         '6,041 (-6,033' in capsys.readouterr().out
 
 
-def test_command_line(trees, tmp_path):
-    """The script runs as a command (default workers: threads)."""
-    result = subprocess.run(
-        [sys.executable, TOOL, 'configs/_base_/datasets/dubai_cc.py',
-         '--split', 'val', '--cfg-options', f'data_root={trees("dubai_cc")}'],
-        cwd=REPO, env=tool_env(), capture_output=True, text=True,
-        timeout=300)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert 'DubaiCCDataset' in result.stdout
-    assert '16x16: 4' in result.stdout and result.stdout.rstrip().endswith(
-        'OK')
+def test_command_line(trees, monkeypatch, capsys):
+    """The script run as a command (``sys.argv``, the exit status; default
+    workers: threads), in this process: a subprocess would import torch
+    again for seconds."""
+    monkeypatch.chdir(REPO)
+    monkeypatch.setattr(sys, 'argv', [
+        TOOL, 'configs/_base_/datasets/dubai_cc.py', '--split', 'val',
+        '--cfg-options', f'data_root={trees("dubai_cc")}'])
+    with pytest.raises(SystemExit) as exited:
+        runpy.run_path(TOOL, run_name='__main__')
+    assert exited.value.code == 0
+    printed = capsys.readouterr().out
+    assert 'DubaiCCDataset' in printed
+    assert '16x16: 4' in printed and printed.rstrip().endswith('OK')

@@ -32,6 +32,7 @@ import json
 import os
 import os.path as osp
 import sys
+import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -163,31 +164,29 @@ def build_split(dataset_cfg: dict) -> Tuple[list, List[str]]:
 # ----------------------------------------------------------------------
 # Captions
 # ----------------------------------------------------------------------
-def no_change_set(dataset, dataset_cfg: dict) -> Optional[frozenset]:
-    """The normalised no-change sentences of a data set: the config's
-    ``no_change_sentences``, else the set's own in
-    :mod:`mmidc.text.no_change`, else the reader's; None when it has none."""
+def no_change_set(dataset) -> Optional[frozenset]:
+    """The normalised no-change sentences of a data set: those its reader
+    flags pairs by (``no_change_sentences``, the remote-sensing readers'),
+    else the set's own in :mod:`mmidc.text.no_change`; None when it has
+    none (a reader whose no-change pairs are its own files', CLEVR-Change's,
+    or a set without no-change pairs)."""
     from mmidc.text import no_change
-    given = dataset_cfg.get('no_change_sentences')
-    if given:
-        return no_change.no_change_set(given)
-    for name in NO_CHANGE_NAMES.get(type(dataset).__name__, ()):
-        if name in no_change.NO_CHANGE_SENTENCES:
-            return no_change.no_change_set(name)
     own = getattr(dataset, 'no_change_sentences', None)
     if own:
         return no_change.no_change_set(own)
+    for name in NO_CHANGE_NAMES.get(type(dataset).__name__, ()):
+        if name in no_change.NO_CHANGE_SENTENCES:
+            return no_change.no_change_set(name)
     return None
 
 
 def pair_kind(entry: dict, sentences: Optional[frozenset]) -> str:
-    """``'change'``, ``'no_change'`` or ``'mixed'``: the reader's flag
-    (``mixed``, ``change_flag``, ``change_type`` ``'none'``) where it has
-    one, else the captions (all no-change sentences: no change; some:
-    mixed)."""
+    """``'change'``, ``'no_change'`` or ``'mixed'``: mixed when its captions
+    mix ``sentences`` (normalised no-change sentences) and others (a reader
+    reads such a pair as a change pair); otherwise the reader's flag
+    (``change_flag``, ``change_type`` ``'none'``), else the captions (all
+    no-change sentences: no change)."""
     from mmidc.text.no_change import normalize_sentence
-    if entry.get('mixed'):
-        return 'mixed'
     if sentences:
         votes = {normalize_sentence(c) in sentences
                  for c in entry['gt_captions']}
@@ -418,7 +417,7 @@ def check(cfg, splits: Sequence[str], workers: int, decode: bool
             for leaf in leaves:
                 dataset, leaf_entries = build_split(leaf)
                 entries += leaf_entries
-                sentences = sentences or no_change_set(dataset, leaf)
+                sentences = sentences or no_change_set(dataset)
                 change_only |= getattr(dataset, 'with_no_change', True) \
                     is False
         except Exception as e:  # a reader's error: its message, no traceback
@@ -434,8 +433,12 @@ def check(cfg, splits: Sequence[str], workers: int, decode: bool
     all_paths = list(dict.fromkeys(
         p for entries in entries_of.values() for p in image_paths(entries)))
     missing = set(missing_images(all_paths))
+    start = time.perf_counter()
     inspected = inspect_images([p for p in all_paths if p not in missing],
                                workers, decode)
+    report['images_read'] = dict(
+        images=len(inspected), decoded=decode, workers=workers,
+        seconds=round(time.perf_counter() - start, 3))
     for split, entries in entries_of.items():
         stats = report['splits'][split]
         paths = image_paths(entries)
@@ -479,20 +482,64 @@ def check(cfg, splits: Sequence[str], workers: int, decode: bool
     return report
 
 
+#: Files of one kind named per split when printed (--out lists them all).
+SHOWN = 5
+
+
+def _named(split: str, kind: str, items: List[str]) -> List[str]:
+    """Error lines naming the first :data:`SHOWN` files of a kind."""
+    lines = [f'ERROR {split}: {kind}: {item}' for item in items[:SHOWN]]
+    if len(items) > SHOWN:
+        lines.append(f'ERROR {split}: ... {len(items) - SHOWN:,} more '
+                     f'({kind}; --out FILE.json lists them all)')
+    return lines
+
+
+def error_lines(split: str, stats: dict) -> List[str]:
+    """What is wrong with a split: its build error, its missing images
+    (a missing folder once) and its unreadable ones."""
+    if stats.get('error') == 'the config has no loader':
+        return []
+    if not stats.get('built'):
+        return [f'ERROR {split}: the data set does not build: '
+                f'{stats["error"]}']
+    lines, missing, folders = [], [], {}
+    for path in stats['missing_images']:
+        folder = osp.dirname(path)
+        if osp.isdir(folder):
+            missing.append(path)
+        else:
+            folders[folder] = folders.get(folder, 0) + 1
+    lines += [f'ERROR {split}: image folder not found: {folder} ({n:,} '
+              'images named there)' for folder, n in folders.items()]
+    lines += _named(split, 'image not found', missing)
+    bad = stats['unreadable_images'] or stats.get('header_errors') or {}
+    lines += _named(split, 'unreadable image',
+                    [f'{path} ({problem})' for path, problem in bad.items()])
+    return lines
+
+
 def print_report(report: dict) -> None:
+    """The table, the images' read rate, the published counts and the
+    errors; then ``OK`` or ``FAILED``."""
     print(format_table(report['splits']))
-    lines = [f'published: {line}' for line in report['comparisons']]
+    lines = []
+    read = report.get('images_read')
+    if read and read['images']:
+        rate = read['images'] / max(read['seconds'], 1e-6)
+        verb = 'decoded' if read['decoded'] else 'read the headers of'
+        lines.append(f'{verb} {read["images"]:,} images in '
+                     f'{read["seconds"]:.1f} s ({rate:,.0f} images/s, '
+                     f'{read["workers"]} threads)')
+    lines += [f'published: {line}' for line in report['comparisons']]
     for split, stats in report['splits'].items():
         if stats.get('error') == 'the config has no loader':
             lines.append(f'{split}: the config has no {split}_dataloader')
-    lines += [f'ERROR {e}' for e in report['errors'][:50]]
-    if len(report['errors']) > 50:
-        lines.append(f'... {len(report["errors"]) - 50} more errors '
-                     '(--out FILE.json lists them all)')
+        lines += error_lines(split, stats)
     if lines:
         print('\n'.join(lines))
     print('OK' if report['ok'] else
-          f'FAILED: {len(report["errors"])} errors')
+          f'FAILED: {len(report["errors"]):,} errors')
 
 
 def main(argv=None) -> int:
