@@ -346,12 +346,32 @@ def _valid_checkpoint(path: str) -> bool:
     return osp.isfile(path) and zipfile.is_zipfile(path)
 
 
+def _inside_work_dir(named: str, work_dir: str) -> str:
+    """The checkpoint a pointer names, in ``work_dir``: a relative name is
+    taken from there, and so is an absolute one outside it (a copied or
+    moved work dir names the original's files: resume from the copy's)."""
+    if not osp.isabs(named):
+        return osp.join(work_dir, named)
+    folder = osp.realpath(work_dir)
+    if osp.commonpath([osp.realpath(named), folder]) == folder:
+        return named
+    here = osp.join(work_dir, osp.basename(named))
+    print_log(f'{osp.join(work_dir, "last_checkpoint")} names {named}, '
+              f'outside the work dir {work_dir} (a copied or moved work '
+              f'dir): resuming from {here}, never from another work dir',
+              logger='current', level=30)
+    return here
+
+
 def find_resume_checkpoint(work_dir: str) -> Optional[str]:
     """The checkpoint ``--resume`` (without a path) continues from.
 
-    The one ``work_dir/last_checkpoint`` names; when that file is empty, or
-    names a missing or incomplete checkpoint, the newest complete
-    ``epoch_*.pth`` / ``iter_*.pth`` in ``work_dir`` (with a warning).
+    The one ``work_dir/last_checkpoint`` names, taken from ``work_dir`` when
+    the pointer names a file outside it (a copied or moved work dir: the
+    file of the same name in ``work_dir``, with a warning); when that file
+    is empty, or names a missing or incomplete checkpoint, the newest
+    complete ``epoch_*.pth`` / ``iter_*.pth`` in ``work_dir`` (with a
+    warning).
 
     Args:
         work_dir (str): The run's work dir.
@@ -369,6 +389,8 @@ def find_resume_checkpoint(work_dir: str) -> Optional[str]:
     if osp.isfile(pointer):
         with open(pointer) as f:
             named = f.read().strip()
+        if named:
+            named = _inside_work_dir(named, work_dir)
         if named and _valid_checkpoint(named):
             return named
     candidates = []

@@ -279,3 +279,19 @@ def test_resume_on_another_training_set_size_is_refused(finished):
         check_resume_config(runner, ckpt)
     runner.train_dataloader.dataset = [0] * 16
     check_resume_config(runner, ckpt)  # nothing differs
+
+
+def test_a_copied_work_dir_resumes_from_its_own_checkpoint(finished, tmp_path):
+    """last_checkpoint holds the original's absolute path: the copy resumes
+    from its own file of that name, or from its own newest one."""
+    from mmidc.engine import find_resume_checkpoint
+    copy = str(tmp_path / 'copy')
+    shutil.copytree(finished, copy)
+    with open(osp.join(copy, 'last_checkpoint')) as f:
+        assert f.read().strip() == osp.join(finished, 'epoch_2.pth')
+    assert find_resume_checkpoint(copy) == osp.join(copy, 'epoch_2.pth')
+    os.remove(osp.join(copy, 'epoch_2.pth'))  # not copied
+    assert find_resume_checkpoint(copy) == osp.join(copy, 'epoch_1.pth')
+    with open(osp.join(copy, 'last_checkpoint'), 'w') as f:
+        f.write('epoch_1.pth')  # a relative name: in the work dir
+    assert find_resume_checkpoint(copy) == osp.join(copy, 'epoch_1.pth')
