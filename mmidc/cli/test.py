@@ -64,7 +64,7 @@ def main():
     cfg = Config.fromfile(args.config)
     if args.cfg_options is not None:
         cfg.merge_from_dict(args.cfg_options)
-    apply_data_root(cfg, args.config)  # a child's data_root holds
+    apply_data_root(cfg, args.config, args.cfg_options)  # explicit values kept
     apply_launch_args(cfg, args.config, args.launcher, args.work_dir)
     cfg.load_from = args.checkpoint
     # The checkpoint holds every weight and the caption vocabulary: no

@@ -114,7 +114,7 @@ def main():
     cfg = Config.fromfile(args.config)
     if args.cfg_options is not None:
         cfg.merge_from_dict(args.cfg_options)
-    apply_data_root(cfg, args.config)  # a child's data_root holds
+    apply_data_root(cfg, args.config, args.cfg_options)  # explicit values kept
     cfg = merge_args(cfg, args)
     check_config(cfg)
     # One run per work dir: a second one is refused, naming the first (the

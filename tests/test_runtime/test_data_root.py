@@ -10,7 +10,7 @@ import sys
 import pytest
 from mmengine.config import Config
 
-from mmidc.runtime.data_root import apply_data_root
+from mmidc.runtime.data_root import apply_data_root, own_settings
 from tests.helpers import CONFIG_FILES, REPO
 from tests.helpers.pair_trees import make_my_pairs_tree
 from tests.helpers.tiny_run import tool_env
@@ -157,8 +157,9 @@ def test_a_declared_second_root_stays(tmp_path):
 
 
 def test_a_loader_on_another_folder_stops_naming_it(tmp_path):
-    # a file of its own: no earlier value of data_root to re-derive from
-    config = write_config(tmp_path / 'own.py', (
+    # a base's folder that is no earlier value of data_root, inherited by a
+    # config that does not set it: whether it should follow is not known
+    write_config(tmp_path / 'base.py', (
         "data_root = 'data/new'\n"
         "train_dataloader = dict(dataset=dict(type='ImagePairDataset',"
         " data_root='data/old', ann_file='train.jsonl'))\n"
@@ -166,6 +167,9 @@ def test_a_loader_on_another_folder_stops_naming_it(tmp_path):
         " data_root='data/new', ann_file='val.jsonl'))\n"
         "val_evaluator = [dict(type='IDCMetric'), "
         "dict(type='CaptionTruthMetric', data_root='data/old')]\n"))
+    config = write_config(tmp_path / 'own.py', (
+        "_base_ = ['./base.py']\n"
+        'train_cfg = dict(max_epochs=1)\n'))
     cfg = Config.fromfile(config)
     with pytest.raises(ValueError) as error:
         apply_data_root(cfg, config)
@@ -183,6 +187,127 @@ def test_loaders_that_disagree_among_themselves_stop(tmp_path):
     cfg.merge_from_dict({'train_dataloader.dataset.data_root': 'data/a'})
     with pytest.raises(ValueError, match='train_dataloader.dataset.data_root'):
         apply_data_root(cfg)
+
+
+@pytest.fixture
+def two_folders(tmp_path, monkeypatch):
+    """``data/my_pairs`` (the shipped configs' folder) and ``data/mp2`` on
+    disk, the current directory their parent (relative roots resolve as in
+    a run from a clone's root)."""
+    for name in ('my_pairs', 'mp2', 'elsewhere'):
+        (tmp_path / 'data' / name).mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_a_loader_set_by_cfg_options_is_kept(two_folders):
+    options = {'data_root': 'data/mp2',
+               'val_dataloader.dataset.data_root': 'data/my_pairs'}
+    cfg = Config.fromfile(str(MY_PAIRS_CAPTION))
+    cfg.merge_from_dict(options)
+    apply_data_root(cfg, str(MY_PAIRS_CAPTION), options)
+    # validated where the command line says; the rest follows data_root
+    assert loader_roots(cfg) == ['data/mp2', 'data/my_pairs', 'data/mp2']
+    assert cfg.vocab_file == 'data/mp2/caption_vocab_train.json'
+
+
+def test_a_childs_concat_dataset_reads_both_folders(two_folders,
+                                                   monkeypatch):
+    logged = []
+    monkeypatch.setattr('mmidc.runtime.data_root.print_log',
+                        lambda message, **kwargs: logged.append(message))
+    child = write_config(two_folders / 'child.py', (
+        f"_base_ = [{str(BASES / 'image_pair.py')!r}]\n"
+        "data_root = 'data/mp2'\n"
+        'train_dataloader = dict(dataset=dict(\n'
+        "    _delete_=True, type='ConcatDataset', datasets=[\n"
+        "        dict(type='ImagePairDataset', data_root=data_root,"
+        " ann_file='train.jsonl'),\n"
+        "        dict(type='ImagePairDataset', data_root='data/my_pairs',"
+        " ann_file='train.jsonl')]))\n"))
+    cfg = Config.fromfile(child)
+    apply_data_root(cfg, child)
+    datasets = cfg.train_dataloader.dataset.datasets
+    assert [d.data_root for d in datasets] == ['data/mp2', 'data/my_pairs']
+    assert [cfg[key].dataset.data_root for key in LOADERS[1:]] == \
+        ['data/mp2'] * 2
+    assert ("train_dataloader.dataset.datasets[1].data_root = "
+            "'data/my_pairs'") in logged[-1]
+
+
+def test_one_folder_spelled_two_ways_is_one_folder(two_folders):
+    (two_folders / 'link').symlink_to(two_folders / 'data' / 'mp2')
+    write_config(two_folders / 'base.py', (
+        "data_root = 'data/mp2'\n"
+        "train_dataloader = dict(dataset=dict(type='ImagePairDataset',"
+        f" data_root={str(two_folders / 'data' / 'mp2')!r},"
+        " ann_file='train.jsonl'))\n"
+        "val_dataloader = dict(dataset=dict(type='ImagePairDataset',"
+        f" data_root={str(two_folders / 'link')!r}, ann_file='val.jsonl'))\n"
+        "val_evaluator = [dict(type='CaptionTruthMetric',"
+        " data_root='./data/mp2/')]\n"))
+    child = write_config(two_folders / 'child.py', (
+        "_base_ = ['./base.py']\n"
+        'train_cfg = dict(max_epochs=1)\n'))
+    cfg = Config.fromfile(child)
+    assert apply_data_root(cfg, child) == []  # no error, nothing moved
+
+
+def test_an_absolute_ann_file_of_a_base_is_checked(two_folders):
+    absolute = str(two_folders / 'data')
+    write_config(two_folders / 'base.py', (
+        f"_base_ = [{str(BASES / 'image_pair.py')!r}]\n"
+        'train_dataloader = dict(dataset=dict('
+        f"ann_file={absolute + '/my_pairs/train.jsonl'!r}))\n"
+        'val_dataloader = dict(dataset=dict('
+        f"ann_file={absolute + '/elsewhere/val.jsonl'!r}))\n"))
+    child = write_config(two_folders / 'child.py', (
+        "_base_ = ['./base.py']\n"
+        "data_root = 'data/mp2'\n"))
+    cfg = Config.fromfile(child)
+    with pytest.raises(ValueError) as error:
+        apply_data_root(cfg, child)
+    message = str(error.value)
+    assert (f"val_dataloader.dataset.ann_file = "
+            f"{absolute + '/elsewhere/val.jsonl'!r}") in message
+    assert 'relative to' in message and 'train_dataloader' not in message
+    # the base's folder spelled absolute follows data_root
+    assert cfg.train_dataloader.dataset.ann_file == 'data/mp2/train.jsonl'
+    # the same file set in the config itself is meant
+    child = write_config(two_folders / 'child.py', (
+        "_base_ = ['./base.py']\n"
+        "data_root = 'data/mp2'\n"
+        'val_dataloader = dict(dataset=dict('
+        f"ann_file={absolute + '/elsewhere/val.jsonl'!r}))\n"))
+    cfg = Config.fromfile(child)
+    apply_data_root(cfg, child)
+    assert cfg.val_dataloader.dataset.ann_file == \
+        absolute + '/elsewhere/val.jsonl'
+
+
+def test_own_settings_tells_a_literal_from_a_derived_value(tmp_path):
+    path = write_config(tmp_path / 'child.py', (
+        "_base_ = ['./base.py']\n"
+        "data_root = 'data/mp2'\n"
+        "second = 'data/my_pairs'\n"
+        'ann = data_root + "/x.json"\n'
+        'vocab_file = {{_base_.vocab_file}}\n'
+        'train_dataloader = dict(batch_size=4, dataset=dict(datasets=[\n'
+        '    dict(data_root=data_root, ann_file=ann),\n'
+        "    dict(data_root=second, pipeline=_base_.test_pipeline)]))\n"
+        "test_dataloader, val_dataloader = f(data_root), dict(a='b')\n"))
+    own = own_settings(path)
+    dataset = ('train_dataloader', 'dataset', 'datasets')
+    assert own[('data_root', )] is True
+    assert own[('vocab_file', )] is False
+    assert own[('train_dataloader', 'batch_size')] is True
+    assert own[dataset + ('0', 'data_root')] is False
+    assert own[dataset + ('0', 'ann_file')] is False
+    assert own[dataset + ('1', 'data_root')] is True
+    assert own[dataset + ('1', 'pipeline')] is False
+    assert own[('test_dataloader', )] is False
+    assert own[('val_dataloader', 'a')] is True
+    assert ('train_dataloader', 'dataset', 'type') not in own
 
 
 def test_every_shipped_config_is_consistent():

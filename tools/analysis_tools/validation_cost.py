@@ -42,7 +42,7 @@ def build_runner(args, work_dir):
     cfg = Config.fromfile(args.config)
     if args.cfg_options:
         cfg.merge_from_dict(args.cfg_options)
-    apply_data_root(cfg, args.config)  # a child's data_root holds
+    apply_data_root(cfg, args.config, args.cfg_options)  # explicit values kept
     for key in ('pretrained', 'init_backbone_from'):
         if cfg.model.get(key) is not None:
             cfg.model[key] = None
