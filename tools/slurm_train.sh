@@ -12,6 +12,11 @@ if [ $# -lt 4 ]; then
         "bash $0 PARTITION JOB_NAME CONFIG WORK_DIR [train.py args...]" >&2
     exit 2
 fi
+# Checked before anything is submitted (the counts: tools/slurm_launch.sh).
+if [ ! -f "$3" ]; then
+    echo "$(basename "$0"): config not found: $3" >&2
+    exit 2
+fi
 # The srun call: tools/slurm_launch.sh.
 exec bash "$(dirname "$0")/slurm_launch.sh" "$1" "$2" tools/train.py "$3" \
     --work-dir="$4" --launcher=slurm "${@:5}"
