@@ -17,18 +17,12 @@ from mmengine.logging import print_log
 
 from mmidc.registry import DATASETS
 from mmidc.text import no_change
-from mmidc.text.no_change import is_no_change_sentence, normalize_sentence
+from mmidc.text.no_change import normalize_sentence
 from .annotation_checks import (caption_list, check_record, has_words,
                                 load_json, str_field)
 from .image_pair_dataset import ImagePairDataset
 
-__all__ = ['KarpathyChangeCaptionDataset', 'NO_CHANGE_SENTENCES',
-           'normalize_sentence', 'is_no_change_sentence']
-
-#: LEVIR-CC's no-change sentences, kept for code that imports them from
-#: here: every data set's own are in
-#: :data:`mmidc.text.no_change.NO_CHANGE_SENTENCES`.
-NO_CHANGE_SENTENCES = no_change.NO_CHANGE_SENTENCES['levir_cc']
+__all__ = ['KarpathyChangeCaptionDataset']
 
 
 @DATASETS.register_module()

@@ -11,9 +11,6 @@ import pytest
 from mmidc.datasets import (DubaiCCDataset, KarpathyChangeCaptionDataset,
                             LEVIRCCDataset, LEVIRMCIDataset, SECONDCCDataset,
                             WHUCDCDataset, change_caption_karpathy)
-from mmidc.datasets.change_caption_karpathy import (NO_CHANGE_SENTENCES,
-                                                    is_no_change_sentence,
-                                                    normalize_sentence)
 from mmidc.registry import DATASETS
 from mmidc.text import no_change
 from tests.helpers import rs_trees
@@ -179,17 +176,6 @@ def test_without_no_change_pairs(trees):
     assert [e['pair_id'] for e in got] == ['train_000000.png',
                                            'train_000002.png']
     assert {e['change_flag'] for e in got} == {1}
-
-
-def test_no_change_sentences():
-    # the names kept importable from here are mmidc.text.no_change's
-    assert is_no_change_sentence('The scene is the same as before .')
-    assert is_no_change_sentence('there  is no difference.')
-    assert not is_no_change_sentence('there is no difference but a road')
-    assert normalize_sentence(' No change has occurred . ') == \
-        'no change has occurred'
-    assert NO_CHANGE_SENTENCES == no_change.NO_CHANGE_SENTENCES['levir_cc']
-    assert normalize_sentence is no_change.normalize_sentence
 
 
 def test_own_no_change_sentences(trees):
