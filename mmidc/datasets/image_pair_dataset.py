@@ -139,14 +139,7 @@ class ImagePairDataset(BaseDataset):
                                  f'entries {seen[pair_id]} and {index}; pair '
                                  f'ids must be unique within a split')
             seen[pair_id] = index
-            captions = entry['gt_captions']
-            if not captions:
-                raise ValueError(f'{where} has an empty caption list')
-            for k, caption in enumerate(captions):
-                if not isinstance(caption, str) or not has_words(caption):
-                    raise ValueError(
-                        f'{where}: caption {k} is empty, has no word (no '
-                        f'letter or digit) or is not a string ({caption!r})')
+            self.check_captions(entry['gt_captions'], where)
             change_type = entry['change_type']
             if not isinstance(change_type, str) or not change_type.strip() \
                     or change_type != change_type.strip() \
@@ -162,6 +155,20 @@ class ImagePairDataset(BaseDataset):
         check_images_exist(paths, source)
         if self.verify_images:
             verify_images(paths)
+
+    def check_captions(self, captions: List[str], where: str) -> None:
+        """Raise a ``ValueError`` naming ``where`` if a pair's caption list
+        is empty or holds a caption that is empty, has no word or is not a
+        string. A reader that keeps its references as distributed (empty
+        sentences included: :class:`~mmidc.datasets.SpotTheDiffDataset` on
+        val and test) overrides it."""
+        if not captions:
+            raise ValueError(f'{where} has an empty caption list')
+        for k, caption in enumerate(captions):
+            if not isinstance(caption, str) or not has_words(caption):
+                raise ValueError(
+                    f'{where}: caption {k} is empty, has no word (no '
+                    f'letter or digit) or is not a string ({caption!r})')
 
     def get_data_info(self, idx: int) -> dict:
         """The ``data_list`` entry of pair ``idx`` (no image loading), with

@@ -66,10 +66,14 @@ def make_clevr_change_tree(root: str,
 
 
 def make_spot_the_diff_tree(root: str,
-                            size: Tuple[int, int] = (40, 30)) -> dict:
-    """Spot-the-Diff: annotations/{split}.json and resized_images/."""
+                            size: Tuple[int, int] = (40, 30),
+                            records: Optional[dict] = None) -> dict:
+    """Spot-the-Diff: annotations/{split}.json and resized_images/.
+
+    ``records``: ``{split: [record, ...]}`` to write instead of the default
+    ones (e.g. the real excerpts of ``tests/data/spot_the_diff``)."""
     os.makedirs(osp.join(root, 'resized_images'), exist_ok=True)
-    records = {
+    records = records or {
         'train': [
             dict(img_id='5406', sentences=['a car left', '', 'a man came']),
             dict(img_id='17', sentences=['the bike is gone']),

@@ -165,14 +165,14 @@ def test_an_empty_split_names_the_file_and_split(name, tmp_path):
 
 
 def test_a_split_emptied_by_dropped_records(tmp_path):
-    """Spot-the-Diff drops pairs without a sentence: none left is an
-    error, not an empty data set."""
+    """Spot-the-Diff's train split drops pairs without a sentence: none
+    left is an error, not an empty data set."""
     root = str(tmp_path)
     pair_trees.make_spot_the_diff_tree(root)
-    pair_trees.write_json(osp.join(root, 'annotations', 'val.json'),
-                          [dict(img_id='21', sentences=['', ' '])])
-    _raises(lambda r: SpotTheDiffDataset(r, 'val'), root,
-            osp.join(root, 'annotations', 'val.json'), 'no pairs')
+    pair_trees.write_json(osp.join(root, 'annotations', 'train.json'),
+                          [dict(img_id='17', sentences=['', ' '])])
+    _raises(lambda r: SpotTheDiffDataset(r, 'train'), root,
+            osp.join(root, 'annotations', 'train.json'), 'no pairs')
 
 
 # -- captions with no word ----------------------------------------------------
@@ -210,14 +210,15 @@ def test_own_pairs_caption_with_no_word_is_refused(captions, ann, tmp_path):
 
 
 def test_sentences_with_no_word_are_dropped_like_empty_ones(tmp_path):
-    """Spot-the-Diff and Image Editing Request drop empty sentences (and a
-    Spot-the-Diff pair left with none): a wordless one is empty too."""
+    """Spot-the-Diff (train) and Image Editing Request drop empty sentences
+    (and a Spot-the-Diff pair left with none): a wordless one is empty
+    too."""
     root = str(tmp_path / 'std')
     pair_trees.make_spot_the_diff_tree(root)
-    pair_trees.write_json(osp.join(root, 'annotations', 'val.json'), [
-        dict(img_id='21', sentences=['a van arrived', '...']),
-        dict(img_id='8', sentences=['\U0001f642', '?'])])
-    data = SpotTheDiffDataset(root, 'val')
+    pair_trees.write_json(osp.join(root, 'annotations', 'train.json'), [
+        dict(img_id='5406', sentences=['a van arrived', '...']),
+        dict(img_id='17', sentences=['\U0001f642', '?'])])
+    data = SpotTheDiffDataset(root, 'train')
     assert [data.get_data_info(i)['gt_captions'] for i in range(len(data))] \
         == [['a van arrived']]
     root = str(tmp_path / 'ier')

@@ -95,26 +95,53 @@ SCORERS = [pytest.param(dict(java=False), id='python'),
                         id='ptb', marks=needs_java)]
 
 
+def _coco_scores(references):
+    """pycocoevalcap's BLEU and CIDEr-D on ``_records(references)``, with
+    the words each reference keeps after tokenisation (x100)."""
+    from pycocoevalcap.bleu.bleu import Bleu
+    from pycocoevalcap.cider.cider import Cider
+    gts = {'a': references, 'b': ['a ball was added']}
+    res = {'a': ['the cube moved'], 'b': ['a ball appeared']}
+    bleu, _ = Bleu(4).compute_score(gts, res, verbose=0)
+    cider, _ = Cider().compute_score(gts, res)
+    return dict(Bleu_4=bleu[3] * 100, CIDEr=cider * 100)
+
+
 @pytest.mark.parametrize('options', SCORERS)
 @pytest.mark.parametrize('references', [[''], ['.'], ['', ' ...', '!']])
-def test_a_pair_without_a_reference_with_words(options, references):
+def test_a_pair_without_a_reference_with_words(options, references,
+                                               monkeypatch):
+    """Scored as coco-caption scores it (Spot-the-Diff's official test
+    references have 7 such pairs): it matches nothing, yet counts in the
+    corpus (BLEU's lengths, CIDEr-D's document frequencies)."""
+    logged = []
+    monkeypatch.setattr(caption_scorer, 'print_log',
+                        lambda msg, **kwargs: logged.append(msg))
     scorer = CaptionScorer(**options)
-    with pytest.raises(ValueError, match="preds.json: every reference of "
-                       "pair 'a' is empty or punctuation only"):
-        scorer.score(_records(references), source='preds.json')
+    scores = scorer.score(_records(references), source='preds.json')
+    expected = _coco_scores([''] * len(references))
+    assert {k: scores[k] for k in expected} == expected
+    assert ("preds.json: 1 pairs have only references that are empty or "
+            "punctuation only, scored as coco-caption scores them (they "
+            "match nothing; pairs 'a')") in logged
 
 
-def test_references_without_words_are_left_out(monkeypatch):
+def test_references_without_words_are_kept(monkeypatch):
+    """As in coco-caption: an empty reference lowers CIDEr-D's mean over a
+    pair's references."""
     scorer = CaptionScorer(java=False)
-    expected = scorer.score(_records(['the cube moved']))
     logged = []
     monkeypatch.setattr(caption_scorer, 'print_log',
                         lambda msg, **kwargs: logged.append((msg, kwargs)))
     scores = scorer.score(_records(['.', 'the cube moved', '']))
-    assert scores == expected
+    expected = _coco_scores(['', 'the cube moved', ''])
+    assert {k: scores[k] for k in expected} == expected
+    assert scores['CIDEr'] != scorer.score(_records(['the cube moved']))[
+        'CIDEr']
     assert ("records: 1 pairs have references that are empty or punctuation "
-            "only, left out of scoring (pairs 'a')", dict(
-                logger='current', level=logging.WARNING)) in logged
+            "only, scored as coco-caption scores them (they match nothing; "
+            "pairs 'a')", dict(logger='current',
+                               level=logging.WARNING)) in logged
 
 
 def test_an_empty_prediction_is_scored():

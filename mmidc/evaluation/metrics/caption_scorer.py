@@ -206,9 +206,11 @@ class CaptionScorer:
             it is killed and an error raised. Defaults to 600.
 
     A reference that is empty after tokenisation (``""`` or punctuation
-    only) has no words to match: it is left out of its pair's references
-    (counted in a warning); a pair left with no reference, or an empty list
-    of records, is a ``ValueError`` naming the source.
+    only) stays a reference, as in coco-caption: it matches nothing, and a
+    pair whose every reference is empty (7 Spot-the-Diff test pairs) scores
+    0 and still counts in the corpus (BLEU's lengths, CIDEr-D's document
+    frequencies), so the official numbers come out (counted in a warning).
+    An empty list of records is a ``ValueError`` naming the source.
 
     Java is looked for only when it is needed: by METEOR (always) and by the
     PTB tokenizer. ``java=False`` (or ``metrics=JAVA_FREE_METRICS`` where no
@@ -345,7 +347,7 @@ class CaptionScorer:
         meteor = (shared_meteor(self.java, timeout=self.meteor_timeout)
                   if 'METEOR' in self.metrics else None)
         gts, res = self.tokenize(records)
-        gts = drop_empty_references(gts, source)
+        warn_empty_references(gts, source)
         times['tokenize'] = time.time()
         # Per-pair scores do not depend on the rest of a subset.
         meteor_stats = self._meteor_stats(meteor, gts, res)
@@ -375,7 +377,11 @@ class CaptionScorer:
                     np.array([rouge_scores[pid] for pid in pair_ids]))
                 results[f'{prefix}ROUGE_L'] = float(value) * 100
             if 'CIDEr' in self.metrics:
-                value, _ = Cider().compute_score(sub_gts, sub_res)
+                # No reference with a word: no n-gram, nothing matches
+                # (pycocoevalcap's Cider fails on max() of no frequency).
+                value = (Cider().compute_score(sub_gts, sub_res)[0]
+                         if any(r.strip() for refs in sub_gts.values()
+                                for r in refs) else 0.)
                 results[f'{prefix}CIDEr'] = float(value) * 100
             if all(f'{prefix}{m}' in results for m in S_M_METRICS):
                 results[f'{prefix}S_m'] = float(np.mean(
@@ -435,36 +441,33 @@ class CaptionScorer:
         return dict(zip(pair_ids, stats))
 
 
-def drop_empty_references(gts: Dict[object, List[str]],
-                          source: str = 'records') -> Dict[object, List[str]]:
-    """Leave out the tokenised references that are empty (``""`` or
-    punctuation only: no word to match), with a warning.
+def warn_empty_references(gts: Dict[object, List[str]],
+                          source: str = 'records') -> None:
+    """Warn about the tokenised references that are empty (``""`` or
+    punctuation only). They are scored as coco-caption scores them: they
+    match nothing, and a pair with no other reference scores 0 but counts
+    in the corpus (BLEU's candidate length, CIDEr-D's document frequencies).
 
     Args:
         gts (dict): Tokenised references of each pair id.
-        source (str): Named in the warning and the error.
-
-    Raises:
-        ValueError: a pair has no non-empty reference left.
+        source (str): Named in the warning.
     """
-    kept, dropped = {}, []
+    some, only = [], []
     for pid, refs in gts.items():
-        words = [r for r in refs if r.strip()]
-        if not words:
-            raise ValueError(
-                f'{source}: every reference of pair {pid!r} is empty or '
-                'punctuation only; a pair needs at least one reference with '
-                'words to be scored')
-        if len(words) < len(refs):
-            dropped.append(pid)
-        kept[pid] = words
-    if dropped:
-        shown = ', '.join(repr(p) for p in dropped[:5])
-        print_log(f'{source}: {len(dropped)} pairs have references that are '
-                  f'empty or punctuation only, left out of scoring (pairs '
-                  f'{shown}{", ..." if len(dropped) > 5 else ""})',
-                  logger='current', level=logging.WARNING)
-    return kept
+        empty = sum(1 for r in refs if not r.strip())
+        if empty == len(refs):
+            only.append(pid)
+        elif empty:
+            some.append(pid)
+    for pids, what in ((only, 'have only references that are'),
+                       (some, 'have references that are')):
+        if pids:
+            shown = ', '.join(repr(p) for p in pids[:5])
+            print_log(f'{source}: {len(pids)} pairs {what} empty or '
+                      'punctuation only, scored as coco-caption scores them '
+                      f'(they match nothing; pairs {shown}'
+                      f'{", ..." if len(pids) > 5 else ""})',
+                      logger='current', level=logging.WARNING)
 
 
 def small_cider_subsets(scores: Dict[str, float],
