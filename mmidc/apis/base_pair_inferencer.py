@@ -15,10 +15,11 @@ from mmengine.dataset import pseudo_collate
 from mmpretrain.apis import BaseInferencer
 
 from mmidc.visualization import PairAttentionVisualizer, cls_attention_maps
+from mmidc.datasets.image_io import check_value_range
 from .image_loading import (DEFAULT_MAX_PIXELS, ImageInput,
                             check_pair_sizes, describe_image, load_rgb_image)
 from .model_loading import ConfigType, init_model
-from .pair_pipeline import build_image_pipeline
+from .pair_pipeline import build_image_pipeline, value_range_of
 
 Pair = Tuple[ImageInput, ImageInput]
 #: ``(index, packed sample)``, or ``(index, error)`` for an unusable pair.
@@ -99,9 +100,17 @@ class BasePairInferencer(BaseInferencer):
             JPEGs are decoded at reduced size, other formats refused (see
             :func:`load_rgb_image`). Defaults to 40 megapixels.
         aspect_tolerance (float, optional): the two images' aspect ratios
-            may differ by this relative amount; more is an error. None
-            disables the check. Defaults to 0.25.
+            may differ by this relative amount without a warning; more is
+            logged (the pair is captioned all the same, each image resized
+            to the input size on its own, as in training). None disables
+            the check. Defaults to 0.25.
         cfg_options (dict, optional): overrides merged into the config.
+        value_range (str | Sequence[float], optional): how 16-bit and float
+            images map to 8 bits (``'full'``, ``(low, high)``, ``'image'``,
+            ``'percentile'``; :func:`mmidc.datasets.image_io.to_uint8`).
+            Defaults to None: the config's test pipeline's
+            ``LoadImagePair.value_range`` (``'full'`` where it sets none),
+            so that inference reads images as training did.
     """
 
     def __init__(self,
@@ -110,11 +119,14 @@ class BasePairInferencer(BaseInferencer):
                  device: Optional[str] = None,
                  max_pixels: Optional[int] = DEFAULT_MAX_PIXELS,
                  aspect_tolerance: Optional[float] = 0.25,
-                 cfg_options: Optional[dict] = None) -> None:
+                 cfg_options: Optional[dict] = None,
+                 value_range=None) -> None:
         if max_pixels is not None and max_pixels < 1:
             raise ValueError(f'max_pixels must be positive, got {max_pixels}')
         self.max_pixels = max_pixels
         self.aspect_tolerance = aspect_tolerance
+        #: How 16-bit and float images map to 8 bits (set with the pipeline).
+        self.value_range = value_range
         model = init_model(config, checkpoint, device, cfg_options)
         super().__init__(model=model, pretrained=False)
         self.visualizer = None  # built on first use
@@ -124,6 +136,10 @@ class BasePairInferencer(BaseInferencer):
         return next(self.model.parameters()).device
 
     def _init_pipeline(self, cfg: Config):
+        if self.value_range is None:
+            self.value_range = value_range_of(cfg)
+        else:
+            self.value_range = check_value_range(self.value_range)
         return build_image_pipeline(cfg)
 
     # ------------------------------------------------------------ inputs
@@ -149,8 +165,10 @@ class BasePairInferencer(BaseInferencer):
         """
         names = list(names) if names else [describe_image(img1),
                                            describe_image(img2)]
-        before = load_rgb_image(img1, self.max_pixels, names[0])
-        after = load_rgb_image(img2, self.max_pixels, names[1])
+        before = load_rgb_image(img1, self.max_pixels, names[0],
+                                self.value_range)
+        after = load_rgb_image(img2, self.max_pixels, names[1],
+                               self.value_range)
         check_pair_sizes(before.shape[1::-1], after.shape[1::-1], names,
                          self.aspect_tolerance)
         results = dict(

@@ -124,6 +124,7 @@ def create_app(captioner,
 
     if max_queue < 1:
         raise ValueError(f'max_queue must be >= 1, got {max_queue}')
+    value_range = getattr(captioner, 'value_range', None) or 'full'
     # one thread: one forward pass at a time, in arrival order
     model_thread = ThreadPoolExecutor(1, thread_name_prefix='demo-model')
 
@@ -184,7 +185,9 @@ def create_app(captioner,
 
     def run_model(pair, names, decode) -> dict:
         """Decode, caption, draw and rank one pair (on the model thread)."""
-        images = [load_rgb_image(img, max_pixels, name)
+        # decoded as the captioner reads images (its config's value_range:
+        # 16-bit and float PNG/TIFF mapped to 8 bits as in training)
+        images = [load_rgb_image(img, max_pixels, name, value_range)
                   for img, name in zip(pair, names)]
         sample = captioner.prepare_pair(*images, names=names)
         result = captioner.to_result(
@@ -229,7 +232,7 @@ def create_app(captioner,
             raise HTTPException(413, str(err))
         except ImageDecodeError as err:
             raise HTTPException(400, str(err))
-        except ImageInputError as err:  # e.g. mismatched aspect ratios
+        except ImageInputError as err:  # e.g. a bad array
             raise HTTPException(422, str(err))
         finally:
             app.state.queued -= 1

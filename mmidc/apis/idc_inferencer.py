@@ -31,7 +31,7 @@ class IDCInferencer(BasePairInferencer):
 
     Args:
         config, checkpoint, device, max_pixels, aspect_tolerance,
-        cfg_options: see :class:`BasePairInferencer`.
+        cfg_options, value_range: see :class:`BasePairInferencer`.
         strategy (str, optional): ``'greedy'`` or ``'beam'``; default: the
             config's ``decode_cfg`` (greedy unless it says otherwise).
         beam_size (int, optional): beams for ``'beam'``; default: config's.
@@ -49,9 +49,10 @@ class IDCInferencer(BasePairInferencer):
                  beam_size: Optional[int] = None,
                  max_pixels: Optional[int] = DEFAULT_MAX_PIXELS,
                  aspect_tolerance: Optional[float] = 0.25,
-                 cfg_options: Optional[dict] = None) -> None:
+                 cfg_options: Optional[dict] = None,
+                 value_range=None) -> None:
         super().__init__(config, checkpoint, device, max_pixels,
-                         aspect_tolerance, cfg_options)
+                         aspect_tolerance, cfg_options, value_range)
         if not hasattr(self.model, 'decode_cfg'):
             raise TypeError(
                 f'{type(self.model).__name__} does not write captions: '

@@ -33,7 +33,7 @@ class IDCRetrievalInferencer(BasePairInferencer):
 
     Args:
         config, checkpoint, device, max_pixels, aspect_tolerance,
-        cfg_options: see :class:`BasePairInferencer`.
+        cfg_options, value_range: see :class:`BasePairInferencer`.
         context_length (int, optional): tokens per caption. Defaults to the
             config's ``TokenizeCaptions.context_length`` (else 32).
     """
@@ -45,9 +45,10 @@ class IDCRetrievalInferencer(BasePairInferencer):
                  max_pixels: Optional[int] = DEFAULT_MAX_PIXELS,
                  aspect_tolerance: Optional[float] = 0.25,
                  cfg_options: Optional[dict] = None,
-                 context_length: Optional[int] = None) -> None:
+                 context_length: Optional[int] = None,
+                 value_range=None) -> None:
         super().__init__(config, checkpoint, device, max_pixels,
-                         aspect_tolerance, cfg_options)
+                         aspect_tolerance, cfg_options, value_range)
         if not hasattr(self.model, 'text_encoder'):
             raise TypeError(
                 f'{type(self.model).__name__} has no text encoder: retrieval '

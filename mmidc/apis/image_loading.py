@@ -9,9 +9,13 @@ at reduced scale (``PIL.Image.draft``) and then shrunk with ``thumbnail``;
 formats that cannot be decoded at reduced scale are refused. Images above
 twice PIL's own ``Image.MAX_IMAGE_PIXELS`` are refused by PIL when opened
 (``DecompressionBombError``); that is reported with the same clear message.
-Photos are read upright: an EXIF orientation (a phone photo stored sideways,
-orientation 6) is applied to files, uploads and PIL images alike
-(:func:`mmidc.datasets.image_io.apply_orientation`, as in training).
+Files, uploads and PIL images are decoded by the function training decodes
+with (:func:`mmidc.datasets.image_io.image_to_rgb`), so a pair gives the model
+equal arrays in both: photos are read upright (an EXIF orientation, a phone
+photo stored sideways, is applied), and 16-bit and float images are mapped
+to 8 bits by the same ``value_range`` policy
+(:func:`mmidc.datasets.image_io.to_uint8`; the inferencers read it from the
+config's ``LoadImagePair``).
 Malformed files (text-chunk bombs, corrupt chunks) are an
 :class:`ImageDecodeError`, images over a budget an :class:`ImageTooLargeError`
 (both :class:`ImageInputError`), so that a server can answer 400 and 413.
@@ -29,7 +33,10 @@ import numpy as np
 from mmengine.logging import print_log
 from PIL import Image, UnidentifiedImageError
 
-from mmidc.datasets.image_io import apply_orientation, exif_orientation
+from mmidc.datasets.image_io import (ASPECT_TOLERANCE, UnsupportedImageError,
+                                    ValueRange, array_to_rgb,
+                                    check_value_range, decode_rgb,
+                                    image_to_rgb, pair_size_mismatch)
 
 ImageInput = Union[str, os.PathLike, bytes, Image.Image, np.ndarray]
 
@@ -74,7 +81,8 @@ def describe_image(image: ImageInput, name: Optional[str] = None) -> str:
 
 def load_rgb_image(image: ImageInput,
                    max_pixels: Optional[int] = DEFAULT_MAX_PIXELS,
-                   name: Optional[str] = None) -> np.ndarray:
+                   name: Optional[str] = None,
+                   value_range: ValueRange = 'full') -> np.ndarray:
     """Load one image as an RGB ``uint8`` array ``[H, W, 3]``.
 
     Args:
@@ -82,12 +90,17 @@ def load_rgb_image(image: ImageInput,
             path, an encoded file's bytes (an upload), a PIL image, or an
             array ``[H, W]``, ``[H, W, 3]`` (RGB) or ``[H, W, 4]`` (RGBA,
             alpha dropped). Arrays are read as RGB, as
-            PIL gives them (not BGR as OpenCV does); ``uint8`` or floats in
-            ``[0, 1]``.
+            PIL gives them (not BGR as OpenCV does); ``uint8`` as stored,
+            integers and floats by ``value_range``.
         max_pixels (int, optional): pixel budget; larger images are decoded
             at reduced size when the format allows it (JPEG) and shrunk to
             fit, otherwise refused. None: no limit beyond PIL's own.
         name (str, optional): how to call the image in messages.
+        value_range (str | tuple): how samples wider than 8 bits (16-bit
+            PNG/TIFF, float TIFF, integer and float arrays) map to 8 bits,
+            as in training (:func:`mmidc.datasets.image_io.to_uint8`):
+            ``'full'`` (16-bit 0-65535, float 0-1; the default),
+            ``(low, high)``, ``'image'`` or ``'percentile'``.
 
     Returns:
         np.ndarray: RGB ``uint8`` array ``[H, W, 3]``, upright: the EXIF
@@ -95,65 +108,101 @@ def load_rgb_image(image: ImageInput,
 
     Raises:
         ImageInputError: missing file, undecodable or truncated image, bad
-            array, or an image over the pixel budget that cannot be decoded
-            at reduced size.
+            array, an unsupported mode, dtype or number of bands, NaN in a
+            float image, or an image over the pixel budget that cannot be
+            decoded at reduced size.
     """
     label = describe_image(image, name)
+    value_range = check_value_range(value_range)
+    data, shrink = None, False
     if isinstance(image, (str, os.PathLike)):
         if not Path(image).is_file():
             raise ImageInputError(f'{label}: no such image file')
-        pil = _open_file(Path(image), max_pixels, label)
+        try:
+            data = Path(image).read_bytes()
+        except OSError as err:
+            raise ImageDecodeError(
+                f'{label}: cannot read the file ({_short(err)})') from err
     elif isinstance(image, (bytes, bytearray)):
-        pil = _open_file(io.BytesIO(image), max_pixels, label)
+        data = bytes(image)
     elif isinstance(image, Image.Image):
         pil = image
-        if max_pixels is not None and _area(pil.size) > max_pixels:
-            pil = pil.copy()
-            pil.thumbnail(_fit_size(pil.size, max_pixels))
+        shrink = max_pixels is not None and _area(pil.size) > max_pixels
     elif isinstance(image, np.ndarray):
-        return _array_to_rgb(image, label)
+        return _array_to_rgb(image, label, value_range)
     else:
         raise ImageInputError(
             f'{label}: expected a path, bytes, a PIL image or a numpy array')
     try:
-        rgb = np.asarray(pil.convert('RGB'))
+        if data is not None:
+            pil = _open_file(io.BytesIO(data), max_pixels, label)
+            if pil is None:  # not for PIL: a float or multi-band TIFF?
+                return _check_budget(decode_rgb(data, label, value_range),
+                                     max_pixels, label)
+        rgb = image_to_rgb(pil, label, value_range, data)
+    except ImageInputError:
+        raise
+    except UnsupportedImageError as err:
+        raise ImageDecodeError(str(err)) from err
+    except UnidentifiedImageError as err:
+        raise ImageDecodeError(
+            f'{label}: not a readable image file (no image format '
+            f'recognised)') from err
     except _DECODE_ERRORS as err:  # truncated or corrupt data
         raise ImageDecodeError(
             f'{label}: cannot decode image ({_short(err)})') from err
-    return apply_orientation(rgb, exif_orientation(pil, label))
+    if shrink:  # a PIL image over the budget: decoded already, shrink it
+        small = Image.fromarray(rgb)
+        small.thumbnail(_fit_size(small.size, max_pixels))
+        rgb = np.asarray(small)
+    return rgb
+
+
+def _check_budget(rgb: np.ndarray, max_pixels: Optional[int],
+                  label: str) -> np.ndarray:
+    """Refuse a fully decoded image over ``max_pixels``."""
+    height, width = rgb.shape[:2]
+    if max_pixels is not None and height * width > max_pixels:
+        raise ImageTooLargeError(
+            f'{label}: refused, {width}x{height} = {height * width / 1e6:.1f} '
+            f'megapixels is above the limit of {max_pixels / 1e6:.1f}; '
+            f'downscale it first or raise max_pixels.')
+    return rgb
 
 
 def check_pair_sizes(size1: Tuple[int, int],
                      size2: Tuple[int, int],
                      names: Sequence[str],
-                     aspect_tolerance: Optional[float] = 0.25,
+                     aspect_tolerance: Optional[float] = ASPECT_TOLERANCE,
                      area_warn_ratio: float = 4.0) -> None:
-    """Check that two images are sizes that can be compared.
+    """Warn about a pair whose two images differ much in shape or size.
 
-    Both images are resized to the model's input size, so their resolutions
-    may differ, but they must show the same scene: a different aspect ratio
-    (relative difference above ``aspect_tolerance``) is an **error**, an area
-    ratio above ``area_warn_ratio`` only a **warning** (logged).
+    Both images are resized to the model's input size, each on its own, as
+    in training (``ResizePair``): any two sizes are captioned. A relative
+    difference of the aspect ratios above ``aspect_tolerance`` (the scene
+    is stretched differently in the two images;
+    :func:`mmidc.datasets.image_io.pair_size_mismatch`) and an area ratio
+    above ``area_warn_ratio`` (the larger image loses more detail) are
+    logged as warnings naming both images.
 
     Args:
         size1, size2 (tuple[int, int]): ``(width, height)`` of each image.
         names (Sequence[str]): the two images' names, for the messages.
-        aspect_tolerance (float, optional): allowed relative difference of
-            the aspect ratios. None: no check.
+        aspect_tolerance (float, optional): relative difference of the
+            aspect ratios allowed without a warning. None: no check.
         area_warn_ratio (float): warn above this ratio of the areas.
-
-    Raises:
-        ImageInputError: the aspect ratios differ too much.
     """
     (w1, h1), (w2, h2) = size1, size2
-    aspect1, aspect2 = w1 / h1, w2 / h2
-    if aspect_tolerance is not None and \
-            max(aspect1, aspect2) / min(aspect1, aspect2) > 1 + aspect_tolerance:
-        raise ImageInputError(
+    mismatch = pair_size_mismatch((h1, w1), (h2, w2), aspect_tolerance)
+    if mismatch is not None:
+        print_log(
             f'the two images of a pair have very different aspect ratios: '
-            f'{names[0]} is {w1}x{h1}, {names[1]} is {w2}x{h2}. A pair must '
-            f'show the same scene before and after a change; crop them alike '
-            f'(or pass a larger aspect_tolerance).')
+            f'{names[0]} is {w1}x{h1}, {names[1]} is {w2}x{h2}; each is '
+            f'resized to the model input size on its own (as in training), '
+            f'so the scene is stretched differently in the two. A pair '
+            f'should show the same scene before and after a change; crop '
+            f'them alike for a better caption.',
+            logger='current', level=logging.WARNING)
     area_ratio = max(w1 * h1, w2 * h2) / min(w1 * h1, w2 * h2)
     if area_ratio > area_warn_ratio:
         print_log(
@@ -164,7 +213,9 @@ def check_pair_sizes(size1: Tuple[int, int],
 
 
 def _open_file(source: Union[Path, io.BytesIO], max_pixels: Optional[int],
-               label: str) -> Image.Image:
+               label: str) -> Optional[Image.Image]:
+    """The opened image (shrunk to ``max_pixels`` if a JPEG), or None when
+    PIL recognises no format."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter('ignore', Image.DecompressionBombWarning)
@@ -174,10 +225,8 @@ def _open_file(source: Union[Path, io.BytesIO], max_pixels: Optional[int],
             f'{label}: refused, the image is too large to decode safely '
             f'(more than {2 * Image.MAX_IMAGE_PIXELS / 1e6:.1f} megapixels, '
             f'a possible decompression bomb)') from err
-    except UnidentifiedImageError as err:
-        raise ImageDecodeError(
-            f'{label}: not a readable image file (no image format '
-            f'recognised)') from err
+    except UnidentifiedImageError:
+        return None
     except _DECODE_ERRORS as err:
         raise ImageDecodeError(
             f'{label}: not a readable image file ({_short(err)})') from err
@@ -202,18 +251,16 @@ def _open_file(source: Union[Path, io.BytesIO], max_pixels: Optional[int],
     return pil
 
 
-def _array_to_rgb(array: np.ndarray, label: str) -> np.ndarray:
-    if array.ndim == 2:
-        array = np.repeat(array[..., None], 3, axis=2)  # [H, W] -> [H, W, 3]
-    if array.ndim != 3 or array.shape[2] not in (3, 4) or 0 in array.shape:
+def _array_to_rgb(array: np.ndarray, label: str,
+                  value_range: ValueRange) -> np.ndarray:
+    if array.ndim not in (2, 3) or 0 in array.shape or (
+            array.ndim == 3 and array.shape[2] not in (3, 4)):
         raise ImageInputError(
             f'{label}: expected an array [H, W], [H, W, 3] or [H, W, 4]')
-    if array.dtype != np.uint8:
-        if not np.issubdtype(array.dtype, np.floating):
-            raise ImageInputError(
-                f'{label}: expected uint8 or float values, got {array.dtype}')
-        array = (np.clip(array, 0, 1) * 255).round().astype(np.uint8)
-    return np.ascontiguousarray(array[..., :3])
+    try:
+        return array_to_rgb(array, value_range, label)
+    except UnsupportedImageError as err:
+        raise ImageInputError(str(err)) from err
 
 
 def _short(err: Exception, limit: int = 120) -> str:

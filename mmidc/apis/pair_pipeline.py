@@ -50,6 +50,18 @@ def build_image_pipeline(cfg: Config) -> Compose:
     return Compose([TRANSFORMS.build(t) for t in steps])
 
 
+def value_range_of(cfg: Config):
+    """``LoadImagePair.value_range`` of the config's test pipeline (how
+    16-bit and float images map to 8 bits), checked; ``'full'`` when the
+    pipeline does not set it, as ``LoadImagePair`` defaults to."""
+    from mmidc.datasets.image_io import check_value_range
+    for step in get_test_pipeline_cfg(cfg):
+        if _type_name(step) == 'LoadImagePair':
+            return check_value_range(step.get('value_range', 'full'),
+                                     'LoadImagePair.value_range')
+    return 'full'
+
+
 def context_length_of(cfg: Config, default: int = 32) -> int:
     """``TokenizeCaptions.context_length`` of the config's test pipeline."""
     for step in get_test_pipeline_cfg(cfg):

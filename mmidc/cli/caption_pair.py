@@ -34,6 +34,15 @@ from tqdm import tqdm
 from mmidc.cli import working_dir_on_path
 
 
+def _value_range(text):
+    """``--value-range``: ``full``, ``image``, ``percentile`` or ``LOW,HIGH``."""
+    from mmidc.datasets.image_io import parse_value_range
+    try:
+        return parse_value_range(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(
         description='Caption the difference between two images.',
@@ -66,6 +75,12 @@ def parse_args(argv=None):
     parser.add_argument('--max-pixels', type=float, default=40e6,
                         help='pixel budget per image (default 40e6): larger JPEGs '
                         'are decoded downscaled, other formats refused')
+    parser.add_argument('--value-range', type=_value_range, default=None,
+                        metavar='full|image|percentile|LOW,HIGH',
+                        help="how 16-bit and float images map to 8 bits "
+                        "(default: the config's LoadImagePair.value_range, "
+                        "else 'full': 16-bit 0-65535, float 0-1; 0,4095 for "
+                        "12-bit images stored in 16 bits)")
     parser.add_argument('--show-attention', metavar='OUT.png',
                         help='save the attention-map figure of the pair')
     args = parser.parse_args(argv)
@@ -151,6 +166,7 @@ def main(argv=None):
             pairs = pairs_from_folder(args.folder)
         inferencer = IDCInferencer(args.config, args.checkpoint, args.device,
                                    max_pixels=int(args.max_pixels),
+                                   value_range=args.value_range,
                                    **decode_options(args.beam))
         if pairs is None:
             result = inferencer(args.before, args.after)

@@ -9,11 +9,16 @@ mapping, and ``<cache_dir>/<shard>.json``::
     {"format": "mmidc-image-cache-v2", "size": [H, W], "array": "<shard>.npy",
      "root": "..",                  # data root, relative to the cache folder
      "images": ["images/a.png", ...],     # relative to root, row order
-     "stats": [[bytes, mtime_ns], ...]}   # of each source at build time
+     "stats": [[bytes, mtime_ns], ...],   # of each source at build time
+     "value_range": "full"}         # how 16-bit/float images map to 8 bits
 
 The images are stored upright (their EXIF orientation applied, as
 ``read_rgb`` decodes them); shards of the older ``mmidc-image-cache-v1``
-format, written without it, are not read and are rebuilt.
+format, written without it, are not read and are rebuilt. A shard holds the
+images as one ``value_range`` policy maps them to 8 bits (``'full'``,
+``'0:4095'``...; an index without the key was written with ``'full'``):
+``LoadImagePair`` reads only shards of its own policy, and a build for
+another policy rebuilds the shard.
 
 The index is written last, so a shard without one (an interrupted build) is
 ignored. A damaged shard (an index that does not parse, an array cut short
@@ -32,7 +37,8 @@ import numpy as np
 from mmengine.logging import print_log
 from mmengine.utils import ProgressBar
 
-from .image_io import read_rgb, resize_rgb, to_hw
+from .image_io import (ValueRange, check_value_range, read_rgb, resize_rgb,
+                       to_hw, value_range_key)
 
 FORMAT = 'mmidc-image-cache-v2'
 #: The prefix of every version's format name.
@@ -72,6 +78,16 @@ def pipeline_image_cache(
             return (resolve_cache_dir(step['cache_dir'], data_root),
                     to_hw(step['cache_size'], 'LoadImagePair.cache_size'))
     return None
+
+
+def pipeline_value_range(pipeline: Sequence[dict]) -> ValueRange:
+    """The ``value_range`` of a pipeline's ``LoadImagePair`` (checked);
+    ``'full'`` when it sets none, or has no such step."""
+    for step in pipeline:
+        if step_type_name(step) == 'LoadImagePair':
+            return check_value_range(step.get('value_range', 'full'),
+                                     'LoadImagePair.value_range')
+    return 'full'
 
 
 def cache_target(pipeline: Sequence[dict],
@@ -132,13 +148,18 @@ class PairImageCache:
         check_stale (bool): Compare each source file's size and mtime with
             the recorded ones (a copy that did not keep mtimes, e.g. plain
             ``cp`` rather than ``cp -a``, reads as stale). Defaults to True.
+        value_range (str | Sequence[float]): The policy the images are
+            wanted in (:func:`~mmidc.datasets.image_io.to_uint8`); shards
+            built with another are not read (a warning). Defaults to
+            ``'full'``.
     """
 
     def __init__(self, cache_dir: str, size: Sequence[int],
-                 check_stale: bool = True):
+                 check_stale: bool = True, value_range: ValueRange = 'full'):
         self.cache_dir = cache_dir
         self.size = to_hw(size, 'cache_size')
         self.check_stale = check_stale
+        self.value_range = check_value_range(value_range)
         self._rows: Optional[Dict[str, tuple]] = None
         self._arrays = []
         self._warned = set()
@@ -177,6 +198,15 @@ class PairImageCache:
                         named = True
                     continue
                 if tuple(index['size']) != self.size:
+                    continue
+                built = index.get('value_range', 'full')
+                if built != value_range_key(self.value_range):
+                    self._warn_once(
+                        index_path, f'{index_path} was built with '
+                        f'value_range {built!r}, the pipeline reads '
+                        f'{value_range_key(self.value_range)!r}; not read, '
+                        f'rebuild it')
+                    named = True
                     continue
                 array, problem = _open_array(self.cache_dir, index)
             if problem is not None:
@@ -222,10 +252,11 @@ class PairImageCache:
 
 def _fill_rows(task) -> int:
     """Worker: decode, resize and write a chunk of rows into the memmap."""
-    array_path, size, start, paths = task
+    array_path, size, start, paths, value_range = task
     array = np.load(array_path, mmap_mode='r+')
     for offset, path in enumerate(paths):
-        array[start + offset] = resize_rgb(read_rgb(path), size)
+        array[start + offset] = resize_rgb(
+            read_rgb(path, value_range=value_range), size)
     array.flush()
     return len(paths)
 
@@ -285,6 +316,8 @@ def _shard_problem(index_path: str, array_path: str,
     if not all(old.get(key) == index[key]
                for key in ('format', 'size', 'root', 'images', 'stats')):
         return 'stale (other images, size, format or source files)'
+    if old.get('value_range', 'full') != index['value_range']:
+        return 'stale (other value_range)'
     _, problem = _open_array(osp.dirname(index_path),
                              dict(old, array=osp.basename(array_path)))
     return None if problem is None else f'damaged: {problem}'
@@ -298,7 +331,8 @@ def _shard_is_current(index_path: str, array_path: str, index: dict) -> bool:
 
 
 def _shard_index(image_paths: Sequence[str], data_root: str, cache_dir: str,
-                 size: Sequence[int], shard: str) -> Tuple[dict, List[str]]:
+                 size: Sequence[int], shard: str,
+                 value_range: ValueRange = 'full') -> Tuple[dict, List[str]]:
     """The index a current shard of ``image_paths`` holds, and the sorted
     unique absolute paths (its row order)."""
     size = to_hw(size, 'size')
@@ -313,15 +347,19 @@ def _shard_index(image_paths: Sequence[str], data_root: str, cache_dir: str,
         array=f'{shard}.npy',
         root=osp.relpath(root, osp.abspath(cache_dir)),
         images=[osp.relpath(p, root) for p in paths],
-        stats=[list(_file_stat(p)) for p in paths])
+        stats=[list(_file_stat(p)) for p in paths],
+        value_range=value_range_key(value_range))
     return index, paths
 
 
 def shard_is_current(image_paths: Sequence[str], data_root: str,
-                     cache_dir: str, size: Sequence[int], shard: str) -> bool:
-    """Whether ``<cache_dir>/<shard>`` holds exactly these images at ``size``,
-    from sources with the sizes and mtimes they have now."""
-    index, _ = _shard_index(image_paths, data_root, cache_dir, size, shard)
+                     cache_dir: str, size: Sequence[int], shard: str,
+                     value_range: ValueRange = 'full') -> bool:
+    """Whether ``<cache_dir>/<shard>`` holds exactly these images at ``size``
+    as ``value_range`` maps them, from sources with the sizes and mtimes
+    they have now."""
+    index, _ = _shard_index(image_paths, data_root, cache_dir, size, shard,
+                            value_range)
     return _shard_is_current(osp.join(cache_dir, f'{shard}.json'),
                              osp.join(cache_dir, f'{shard}.npy'), index)
 
@@ -333,7 +371,8 @@ def build_pair_image_cache(image_paths: Sequence[str],
                            shard: str,
                            workers: int = 4,
                            chunk_size: int = 64,
-                           rebuild: bool = False) -> str:
+                           rebuild: bool = False,
+                           value_range: ValueRange = 'full') -> str:
     """Write one cache shard for ``image_paths``; return its index path.
 
     A shard that is already current (same images, size, and source sizes and
@@ -349,9 +388,14 @@ def build_pair_image_cache(image_paths: Sequence[str],
         workers (int): Worker processes. Defaults to 4.
         chunk_size (int): Images per task. Defaults to 64.
         rebuild (bool): Rebuild even a current shard. Defaults to False.
+        value_range (str | Sequence[float]): How 16-bit and float images
+            map to 8 bits, as the pipeline's ``LoadImagePair`` reads them
+            (:func:`pipeline_value_range`). Defaults to ``'full'``.
     """
     size = to_hw(size, 'size')
-    index, paths = _shard_index(image_paths, data_root, cache_dir, size, shard)
+    value_range = check_value_range(value_range)
+    index, paths = _shard_index(image_paths, data_root, cache_dir, size, shard,
+                                value_range)
     os.makedirs(cache_dir, exist_ok=True)
     array_path = osp.join(cache_dir, f'{shard}.npy')
     index_path = osp.join(cache_dir, f'{shard}.json')
@@ -377,8 +421,8 @@ def build_pair_image_cache(image_paths: Sequence[str],
         np.lib.format.open_memmap(
             partial_path, mode='w+', dtype=np.uint8,
             shape=(len(paths), *size, 3)).flush()
-        tasks = [(partial_path, size, start, paths[start:start + chunk_size])
-                 for start in range(0, len(paths), chunk_size)]
+        tasks = [(partial_path, size, start, paths[start:start + chunk_size],
+                  value_range) for start in range(0, len(paths), chunk_size)]
         print_log(f'caching {len(paths)} images at {size[0]}x{size[1]} into '
                   f'{array_path} with {workers} workers', logger='current')
         progress = ProgressBar(len(paths))

@@ -26,6 +26,7 @@ from mmengine.logging import print_log
 from mmidc.datasets.image_io import to_hw
 from mmidc.datasets.pair_image_cache import (build_pair_image_cache,
                                              default_cache_dir,
+                                             pipeline_value_range,
                                              shard_is_current, step_type_name)
 
 DATALOADERS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
@@ -247,14 +248,18 @@ def use_image_cache(cfg,
         paths, data_root = dataset_image_paths(dataset)
         folder = cache_dir or default_cache_dir(data_root, size)
         shard = f'{step_type_name(dataset)}_{dataset.get("split", key.split("_")[0])}'
-        if not shard_is_current(paths, data_root, folder, size, shard):
+        value_range = pipeline_value_range(pipeline)  # the cache keys on it
+        if not shard_is_current(paths, data_root, folder, size, shard,
+                                value_range):
             if not build:
                 continue
             if local_rank == 0:
                 build_pair_image_cache(paths, data_root, folder, size, shard,
-                                       workers=workers)
+                                       workers=workers,
+                                       value_range=value_range)
             else:
-                _wait_for(paths, data_root, folder, size, shard, wait_timeout)
+                _wait_for(paths, data_root, folder, size, shard, wait_timeout,
+                          value_range)
         step = pipeline.index(next(s for s in pipeline
                                    if step_type_name(s) == 'LoadImagePair'))
         load = dict(pipeline[step])
@@ -267,11 +272,13 @@ def use_image_cache(cfg,
     return switched
 
 
-def _wait_for(paths, data_root, folder, size, shard, timeout) -> None:
+def _wait_for(paths, data_root, folder, size, shard, timeout,
+              value_range='full') -> None:
     start = time.time()
     print_log(f'waiting for local rank 0 to build {folder}/{shard}',
               logger='current')
-    while not shard_is_current(paths, data_root, folder, size, shard):
+    while not shard_is_current(paths, data_root, folder, size, shard,
+                               value_range):
         if time.time() - start > timeout:
             raise TimeoutError(f'the image cache {osp.join(folder, shard)} was '
                                f'not built within {timeout:.0f} s')

@@ -22,10 +22,37 @@ def test_wrong_inputs_have_clear_messages(captioner, pair_files, tmp_path):
     text.write_text('hello')
     with pytest.raises(ImageInputError, match='notes.png: not a readable'):
         captioner(str(text), pair_files[1])
-    tall = tmp_path / 'tall.png'
+    tall = tmp_path / 'tall.png'  # another shape: warned about, captioned
     Image.new('RGB', (20, 90)).save(tall)
-    with pytest.raises(ImageInputError, match='tall.png is 20x90'):
-        captioner(pair_files[0], str(tall))
+    assert captioner(pair_files[0], str(tall))['caption'] is not None
+
+
+def test_images_are_read_as_the_config_pipeline_reads_them(captioner_files,
+                                                          tmp_path):
+    """value_range comes from the config's LoadImagePair (a 12-bit image
+    in 16 bits): the packed inputs equal the test pipeline's on the file;
+    an explicit value_range wins."""
+    from mmengine.config import Config
+
+    from mmidc.apis import IDCInferencer
+    from mmidc.registry import TRANSFORMS
+    from tests.helpers.wide_images import write_wide
+    key = 'test_dataloader.dataset.pipeline.0.value_range'
+    twelve = IDCInferencer(*captioner_files, device='cpu',
+                           cfg_options={key: (0, 4095)})
+    assert twelve.value_range == (0.0, 4095.0)
+    assert IDCInferencer(*captioner_files, device='cpu', value_range='image',
+                         cfg_options={key: (0, 4095)}).value_range == 'image'
+    path, _ = write_wide(tmp_path, 'grey12')
+    cfg = Config.fromfile(captioner_files[0])
+    cfg.merge_from_dict({key: (0, 4095)})
+    trained = dict(img1_path=str(path), img2_path=str(path))
+    for step in cfg.test_dataloader.dataset.pipeline[:2]:  # load, resize
+        trained = TRANSFORMS.build(step)(trained)
+    inputs = twelve.prepare_pair(str(path), str(path))['inputs']  # [2, 3, H, W]
+    np.testing.assert_array_equal(inputs[0].permute(1, 2, 0).numpy(),
+                                  trained['img1'])
+    assert trained['img1'].max() == 255
 
 
 @pytest.mark.parametrize('worker_type', ['thread', 'process'])

@@ -46,6 +46,5 @@ def test_bad_inputs(ranker, tmp_path):
         ranker.rank_captions(before, after, [])
     with pytest.raises(ImageInputError, match='missing.png: no such image'):
         ranker.rank_captions(str(tmp_path / 'missing.png'), after, ['x'])
-    wide = np.zeros((32, 96, 3), np.uint8)
-    with pytest.raises(ImageInputError, match='different aspect ratios'):
-        ranker.rank_captions(before, wide, ['x'])
+    wide = np.zeros((32, 96, 3), np.uint8)  # another shape: ranked all the same
+    assert len(ranker.rank_captions(before, wide, ['x'])) == 1

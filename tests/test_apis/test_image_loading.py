@@ -2,10 +2,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from mmidc.apis import image_loading
 from mmidc.apis.image_loading import (ImageInputError, check_pair_sizes,
                                       load_rgb_image)
 from mmidc.datasets.image_io import read_rgb
 from tests.helpers.exif_images import corners, oriented_bytes, upright_picture
+from tests.helpers.wide_images import write_wide
 
 
 def _save(path, size=(40, 30), fmt=None, mode='RGB'):
@@ -45,8 +47,11 @@ def test_missing_and_unreadable_files_name_the_file(tmp_path):
 def test_bad_arrays():
     with pytest.raises(ImageInputError, match='expected an array'):
         load_rgb_image(np.zeros((4, 4, 2), np.uint8))
-    with pytest.raises(ImageInputError, match='uint8 or float'):
-        load_rgb_image(np.zeros((4, 4, 3), np.int64))
+    with pytest.raises(ImageInputError, match='dtype complex64 cannot be'):
+        load_rgb_image(np.zeros((4, 4, 3), np.complex64))
+    with pytest.raises(ImageInputError, match='array .4, 4.: float image '
+                       'with 4 NaN'):
+        load_rgb_image(np.array([[0, 1, 0.5, np.nan]] * 4, np.float32))
     with pytest.raises(ImageInputError, match='expected a path'):
         load_rgb_image(42)
 
@@ -72,11 +77,64 @@ def test_decompression_bomb_is_refused_clearly(tmp_path, monkeypatch):
         load_rgb_image(png, max_pixels=None)
 
 
-def test_pair_sizes(caplog):
+def test_pair_sizes_warn_and_never_refuse(monkeypatch):
+    """Images of a pair in any two sizes are captioned, each resized on
+    its own as in training; far-apart aspect ratios are a warning."""
+    logged = []
+    monkeypatch.setattr(image_loading, 'print_log',
+                        lambda msg, **kwargs: logged.append(msg))
     check_pair_sizes((480, 320), (240, 160), ['a', 'b'])
-    with pytest.raises(ImageInputError, match=r'a is 480x320, b is 320x480'):
-        check_pair_sizes((480, 320), (320, 480), ['a', 'b'])
+    assert logged == []
+    check_pair_sizes((480, 320), (320, 480), ['a', 'b'])
+    assert len(logged) == 1
+    assert 'a is 480x320, b is 320x480; each is resized' in logged[0]
     check_pair_sizes((480, 320), (320, 480), ['a', 'b'], aspect_tolerance=None)
+    assert len(logged) == 1
+
+
+def test_the_training_transform_counts_pairs_of_other_shapes(
+        tmp_path, monkeypatch):
+    from mmidc.datasets.transforms import load_image_pair
+    from mmidc.registry import TRANSFORMS
+    logged = []
+    monkeypatch.setattr(load_image_pair, 'print_log',
+                        lambda msg, **kwargs: logged.append(msg))
+    wide = _save(tmp_path / 'wide.png', size=(48, 16))
+    square = _save(tmp_path / 'square.png', size=(16, 16))
+    load = TRANSFORMS.build(dict(type='LoadImagePair'))
+    pair = dict(img1_path=str(wide), img2_path=str(square))
+    for _ in range(10):
+        out = load(dict(pair))
+    assert out['ori_shape'] == ((16, 48), (16, 16))  # both used
+    assert load.mismatched_pairs == 10
+    assert len(logged) == 2  # at the 1st and the 10th
+    assert logged[1].startswith('LoadImagePair: 10 pair(s) so far')
+    assert '48x16 and 16x16 (width x height)' in logged[1]
+
+
+@pytest.mark.parametrize('kind,value_range', [
+    ('grey16', 'full'), ('grey12', (0, 4095)), ('float', 'full'),
+    ('rgb12', (0, 4095)), ('rgb_float', 'full')])
+def test_training_and_inference_decode_equal_arrays(tmp_path, kind,
+                                                    value_range):
+    """A 16-bit, 12-bit-in-16 or float image gives LoadImagePair (training)
+    and load_rgb_image (IDCInferencer, caption_pair, the demo) the same
+    array, from a path and from an upload's bytes: 0-255, neither a
+    clipped white nor black."""
+    from mmidc.registry import TRANSFORMS
+    path, _ = write_wide(tmp_path, kind)
+    load = TRANSFORMS.build(dict(type='LoadImagePair',
+                                 value_range=value_range))
+    trained = load(dict(img1_path=str(path), img2_path=str(path)))['img1']
+    assert trained.min() == 0 and trained.max() == 255
+    np.testing.assert_array_equal(
+        load_rgb_image(path, value_range=value_range), trained)
+    np.testing.assert_array_equal(
+        load_rgb_image(path.read_bytes(), value_range=value_range), trained)
+    if kind.startswith('grey'):  # PIL opens it (the float TIFF: mode F)
+        with Image.open(path) as img:
+            np.testing.assert_array_equal(
+                load_rgb_image(img, value_range=value_range), trained)
 
 
 def test_bytes_like_an_upload(tmp_path):

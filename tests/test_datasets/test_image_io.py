@@ -4,9 +4,12 @@ import numpy as np
 import pytest
 from PIL import Image, ImageOps
 
-from mmidc.datasets.image_io import (apply_orientation, read_rgb, resize_rgb,
-                                     to_hw)
+from mmidc.datasets.image_io import (UnsupportedImageError, apply_orientation,
+                                     array_to_rgb,
+                                     parse_value_range, read_rgb, resize_rgb,
+                                     to_hw, to_uint8, value_range_key)
 from tests.helpers.exif_images import corners, oriented_bytes, upright_picture
+from tests.helpers.wide_images import expected_rgb, write_wide
 
 
 def test_read_rgb_modes_and_errors(tmp_path):
@@ -84,3 +87,64 @@ def test_apply_orientation_is_exif_transpose():
             if 1 <= orientation <= 8 else picture
         np.testing.assert_array_equal(
             apply_orientation(picture, orientation), expected)
+
+
+@pytest.mark.parametrize('kind,value_range,low,high', [
+    ('grey16', 'full', 0, 65535),
+    ('grey12', (0, 4095), 0, 4095),
+    ('float', 'full', 0, 1),
+    ('rgb12', (0, 4095), 0, 4095),
+    ('rgb_float', 'full', 0, 1),
+])
+def test_wide_images_map_by_value_range(tmp_path, kind, value_range, low,
+                                        high):
+    """16-bit, 12-bit-in-16 and float images span 0-255, not a clipped
+    white, a black or a 0-16 image."""
+    path, samples = write_wide(tmp_path, kind)
+    rgb = read_rgb(str(path), value_range=value_range)
+    np.testing.assert_array_equal(rgb, expected_rgb(samples, low, high))
+    assert rgb.min() == 0 and rgb.max() == 255
+
+
+def test_value_range_policies(tmp_path):
+    path, samples = write_wide(tmp_path, 'grey12')
+    # 'full': a 12-bit image in 16 bits is dark (0-16), as stored
+    assert read_rgb(str(path)).max() == 16
+    # 'image': its own min-max; 'percentile': 2-98 % per band, clipped
+    np.testing.assert_array_equal(read_rgb(str(path), value_range='image'),
+                                  expected_rgb(samples, 0, 4095))
+    low, high = np.percentile(samples, (2, 98))
+    np.testing.assert_array_equal(
+        read_rgb(str(path), value_range='percentile'),
+        expected_rgb(samples, low, high))
+    bands = np.stack([samples, samples // 4, samples // 16], 2)
+    stretched = to_uint8(bands, 'percentile')
+    assert [stretched[..., c].max() for c in range(3)] == [255] * 3
+    # 8-bit images are read as stored whatever the policy
+    np.testing.assert_array_equal(to_uint8(np.uint8([[3, 9]]), 'image'),
+                                  [[3, 9]])
+    with pytest.raises(ValueError, match="value_range must be one of"):
+        read_rgb(str(path), value_range=(10, 5))
+    with pytest.raises(ValueError, match="value range must be .* got '0-4095'"):
+        parse_value_range('0-4095')
+    with pytest.raises(ValueError, match="value range '0,x': expected LOW,"):
+        parse_value_range('0,x')
+    assert parse_value_range('0,4095') == (0.0, 4095.0)
+    assert value_range_key((0, 4095)) == '0:4095'
+
+
+def test_unsupported_images_name_the_file(tmp_path):
+    nan = np.full((4, 5), 0.5, np.float32)
+    nan[1, 2] = np.nan
+    Image.fromarray(nan).save(tmp_path / 'nan.tif')
+    with pytest.raises(UnsupportedImageError,
+                       match=r'nan.tif: float image with 1 NaN'):
+        read_rgb(str(tmp_path / 'nan.tif'))
+    with pytest.raises(UnsupportedImageError,
+                       match=r'bands.tif: an image of shape \(4, 5, 6\).*'
+                       r'1, 2 \(grey, alpha\), 3 \(RGB\) or 4'):
+        array_to_rgb(np.zeros((4, 5, 6), np.uint16), name='bands.tif')
+    (tmp_path / 'odd.tif').write_bytes(b'II*\x00' + bytes(60))
+    with pytest.raises(OSError, match=r'odd.tif: not an image file this '
+                       r'reader can decode \(supported: 8-bit modes'):
+        read_rgb(str(tmp_path / 'odd.tif'))

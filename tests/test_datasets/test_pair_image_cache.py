@@ -142,6 +142,30 @@ def test_fallback_when_absent_or_stale(cached_clevr, monkeypatch):
     assert 'is not in the cache' in logged[-1]
 
 
+def test_the_cache_keys_on_the_value_range(cached_clevr, monkeypatch):
+    """A shard records the value_range it was built with ('full' by the
+    tool's default); a LoadImagePair of another policy does not read it
+    (a warning naming the shard) and a build for that policy finds it stale."""
+    root, cache_dir = cached_clevr
+    with open(osp.join(cache_dir, 'train.json')) as f:
+        index = json.load(f)
+    assert index['value_range'] == 'full'
+    paths = [osp.join(root, rel) for rel in index['images']]
+    assert pair_image_cache.shard_is_current(paths, root, cache_dir, SIZE,
+                                             'train')
+    assert not pair_image_cache.shard_is_current(paths, root, cache_dir, SIZE,
+                                                 'train', (0, 4095))
+    logged = _warnings(monkeypatch)
+    load = TRANSFORMS.build(dict(type='LoadImagePair', cache_dir=cache_dir,
+                                 cache_size=SIZE, value_range=(0, 4095)))
+    pair = dict(img1_path=paths[0], img2_path=paths[1])
+    assert load(dict(pair))['img1'].shape == (32, 48, 3)  # decoded
+    assert "train.json was built with value_range 'full', the pipeline " \
+        "reads '0:4095'" in logged[0]
+    assert pair_image_cache.pipeline_value_range(
+        [dict(type='LoadImagePair', value_range=[0, 4095])]) == (0.0, 4095.0)
+
+
 def test_memmaps_not_pickled_and_dataloader_workers(cached_clevr):
     root, cache_dir = cached_clevr
     pipeline = _pipeline(cache_dir) + [dict(type='TokenizeCaptions'),

@@ -33,13 +33,22 @@ from mmengine.registry import init_default_scope
 
 import mmidc  # noqa: F401  (registers the data sets)
 from mmidc.datasets import build_pair_image_cache
-from mmidc.datasets.pair_image_cache import cache_target, pipeline_image_cache
+from mmidc.datasets.image_io import parse_value_range
+from mmidc.datasets.pair_image_cache import (cache_target, pipeline_image_cache,
+                                             pipeline_value_range)
 from mmidc.runtime.loader_setup import dataset_image_paths, loader_dataset
 from mmidc.runtime.cfg_options import CfgOptionsAction
 from mmidc.runtime.data_root import rebind_derived_paths
 from mmidc.cli import working_dir_on_path
 
 DATALOADERS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
+
+
+def _value_range(text):
+    try:
+        return parse_value_range(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def parse_args(argv=None):
@@ -65,6 +74,12 @@ def parse_args(argv=None):
     parser.add_argument('--rebuild', action='store_true',
                         help='rebuild shards that are already current (same '
                         'images, size, source sizes and mtimes)')
+    parser.add_argument('--value-range', type=_value_range, default=None,
+                        metavar='full|image|percentile|LOW,HIGH',
+                        help="how 16-bit and float images map to 8 bits "
+                        "(default: the pipeline's LoadImagePair.value_range, "
+                        "else 'full'); LoadImagePair reads only a cache of "
+                        "its own")
     parser.add_argument('--cfg-options', nargs='+', action=CfgOptionsAction,
                         help='override config settings, key=value')
     args = parser.parse_args(argv)
@@ -110,9 +125,12 @@ def main(argv=None):
                                                args.cache_dir)
         print(f'{shard}: {size[0]}x{size[1]} in {cache_dir} ({source})')
         start = time.time()
+        value_range = (args.value_range if args.value_range is not None
+                       else pipeline_value_range(pipeline))
         index = build_pair_image_cache(paths, data_root, cache_dir, size,
                                        shard, args.workers,
-                                       rebuild=args.rebuild)
+                                       rebuild=args.rebuild,
+                                       value_range=value_range)
         print(f'{shard}: {len(set(paths))} images ready in '
               f'{time.time() - start:.1f} s -> {index}')
         if pipeline_image_cache(pipeline, data_root) != (cache_dir, size):

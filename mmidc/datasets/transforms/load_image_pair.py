@@ -1,11 +1,14 @@
 """Load the two images of a pair as RGB uint8 arrays."""
+import logging
 from typing import Dict, Optional, Sequence
 
 import numpy as np
 from mmcv.transforms import BaseTransform
+from mmengine.logging import print_log
 
 from mmidc.registry import TRANSFORMS
-from ..image_io import read_rgb
+from ..image_io import (ValueRange, check_value_range, pair_size_mismatch,
+                        read_rgb)
 from ..pair_image_cache import PairImageCache, resolve_cache_dir
 
 
@@ -16,6 +19,18 @@ class LoadImagePair(BaseTransform):
     Required keys: ``img1_path``, ``img2_path``.
     Added keys: ``img1``, ``img2`` (RGB uint8 ``[H, W, 3]``), ``ori_shape``
     (the ``(H, W)`` of each image as loaded).
+
+    Images are decoded by :func:`~mmidc.datasets.image_io.read_rgb`, the
+    decoding inference uses too: 8-bit images as stored, 16-bit and float
+    images mapped to 8 bits by ``value_range``. The inferencers read
+    ``value_range`` from the config's test pipeline, so a model sees the
+    same pixels in training and inference.
+
+    The two images of a pair may differ in size: ``ResizePair`` brings each
+    to the model's input size on its own. A pair whose aspect ratios differ
+    by more than 25 % (the scene is stretched differently) is still used;
+    such pairs decoded from files are counted in a warning (at the 1st,
+    10th, 100th... of each worker).
 
     With ``cache_dir`` set, images come from a pre-resized cache written by
     ``tools/dataset_converters/build_resized_cache.py`` (a uint8 memmap: no
@@ -45,19 +60,31 @@ class LoadImagePair(BaseTransform):
             data on S3, HTTP, Petrel or a registered backend). Defaults to
             None: the backend follows each path's prefix (local files
             without one). The pre-resized cache is a local file.
+        value_range (str | Sequence[float]): How samples wider than 8 bits
+            map to 8 bits (:func:`~mmidc.datasets.image_io.to_uint8`):
+            ``'full'`` (16-bit 0-65535 and float 0-1 to 0-255; the default),
+            ``(low, high)`` (e.g. ``(0, 4095)`` for 12-bit images stored in
+            16 bits), ``'image'`` (each image's min-max) or ``'percentile'``
+            (each band's 2-98 % stretch). 8-bit images are read as stored.
+            Only shards of the image cache built with the same policy are
+            read.
     """
 
     def __init__(self,
                  cache_dir: Optional[str] = None,
                  cache_size: Optional[Sequence[int]] = None,
                  check_stale: bool = True,
-                 backend_args: Optional[dict] = None):
+                 backend_args: Optional[dict] = None,
+                 value_range: ValueRange = 'full'):
         if cache_dir is not None and cache_size is None:
             raise ValueError('LoadImagePair: cache_dir needs cache_size=(H, W)')
         self.cache_dir = cache_dir
         self.cache_size = cache_size
         self.check_stale = check_stale
         self.backend_args = backend_args
+        self.value_range = check_value_range(value_range,
+                                             'LoadImagePair.value_range')
+        self.mismatched_pairs = 0  # aspect ratios far apart, this process
         self._caches: Dict[str, PairImageCache] = {}  # one per folder
         self.cache = None  # the last one used
         if cache_dir is not None and '{data_root}' not in cache_dir:
@@ -66,7 +93,8 @@ class LoadImagePair(BaseTransform):
     def _cache_at(self, folder: str) -> PairImageCache:
         if folder not in self._caches:
             self._caches[folder] = PairImageCache(folder, self.cache_size,
-                                                  self.check_stale)
+                                                  self.check_stale,
+                                                  self.value_range)
         return self._caches[folder]
 
     def _cache_for(self, results: dict) -> Optional[PairImageCache]:
@@ -86,16 +114,34 @@ class LoadImagePair(BaseTransform):
             img = cache.get(path)
             if img is not None:
                 return img
-        return read_rgb(path, self.backend_args)
+        return read_rgb(path, self.backend_args, self.value_range)
+
+    def _count_mismatch(self, results: dict, img1: np.ndarray,
+                        img2: np.ndarray) -> None:
+        problem = pair_size_mismatch(img1.shape[:2], img2.shape[:2])
+        if problem is None:
+            return
+        self.mismatched_pairs += 1
+        count = self.mismatched_pairs
+        if count == 10**(len(str(count)) - 1):  # 1, 10, 100...
+            print_log(
+                f'LoadImagePair: {count} pair(s) so far whose two images '
+                f'have very different aspect ratios, e.g. '
+                f'{results["img1_path"]} and {results["img2_path"]}: '
+                f'{problem}. Each image is resized to the model input size '
+                f'on its own, so the scene is stretched differently in the '
+                f'two.', logger='current', level=logging.WARNING)
 
     def transform(self, results: dict) -> dict:
         cache = self._cache_for(results)
         img1 = self._read(cache, results['img1_path'])
         img2 = self._read(cache, results['img2_path'])
+        self._count_mismatch(results, img1, img2)
         results['img1'] = img1
         results['img2'] = img2
         results['ori_shape'] = (img1.shape[:2], img2.shape[:2])
         return results
 
     def __repr__(self) -> str:
-        return f'{self.__class__.__name__}(cache_dir={self.cache_dir!r})'
+        return (f'{self.__class__.__name__}(cache_dir={self.cache_dir!r}, '
+                f'value_range={self.value_range!r})')
