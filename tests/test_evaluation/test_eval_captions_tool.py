@@ -37,8 +37,14 @@ def test_bad_file(tmp_path):
     with pytest.raises(SystemExit, match='no such file'):
         tool.main([str(tmp_path / 'missing.json')])
     bad = tmp_path / 'bad.json'
+    # predictions without references, and none given
     bad.write_text(json.dumps([{'pair_id': 'a', 'prediction': 'x'}]))
-    with pytest.raises(ValueError, match="bad.json.*'references'"):
+    with pytest.raises(SystemExit, match='bad.json.*no references'):
+        tool.main([str(bad), '--metrics', 'CIDEr'])
+    # a format that is not recognised is named with the file
+    bad.write_text(json.dumps([{'id': 'a', 'text': 'x'}]))
+    with pytest.raises(ValueError, match='bad.json: the predictions format '
+                       'is not recognised'):
         tool.main([str(bad), '--metrics', 'CIDEr'])
 
 

@@ -1,73 +1,112 @@
-"""Re-score a predictions file written by ``IDCMetric``.
+"""Score a predictions file, from mmidc or from another code base, under a
+paper's scoring protocol.
 
-The file is a JSON list of ``{"pair_id", "prediction", "references",
-"change_type"}``. Prints the same table as the metric (total, each change
-type, all change pairs, the no-change pairs; x100, CIDEr = CIDEr-D, S*m) under
-the scoring protocol of ``--tokenizer`` (docs/evaluation.md) and optionally
-writes the scores as JSON.
+Reads mmidc's predictions file (references included), coco-caption results
+``[{"image_id", "caption"}]``, JSON Lines (``caption_pair.py``'s output
+among them) and RSICC / Chg2Cap's ``{"<id>": ["caption"]}``; the
+references come from the predictions file (mmidc's), a references file
+(``--references``: coco-caption, Karpathy, Spot-the-Diff) or a data-set
+config (``--config CONFIG --split test``: the reader's references).
+Formats are detected (``--format`` / ``--references-format`` name one).
+Every pair of the references needs a prediction (an error names the
+missing ones); predictions of pairs the references do not hold are named
+in a warning and left out. Prints the same table as ``IDCMetric`` (x100,
+CIDEr = CIDEr-D, S*m) and optionally writes the scores as JSON.
+docs/evaluation.md: "Reproduce a paper's number".
 
 Example:
     python tools/analysis_tools/eval_captions.py \\
-        work_dirs/clip4idc_clevr/20250101_120000/predictions_20250101_130000.json \\
-        --out scores.json
+        work_dirs/clip4idc_clevr/20250101_120000/predictions_20250101_130000.json
+    # Spot-the-Diff as coco-caption scores it
+    python tools/analysis_tools/eval_captions.py results.json \\
+        --references gtfile.json --tokenizer ptb
     # LEVIR-CC as RSICC scores it: ids of the words seen more than 5 times
+    # in every split of the annotation file
     python tools/analysis_tools/eval_captions.py PREDICTIONS.json \\
+        --config configs/clip4idc/clip4idc-caption_vit-b32_levir-cc.py \\
         --tokenizer rs_ids --min-word-freq 5 --word-freq-rule '>' \\
-        --vocab-config configs/clip4idc/clip4idc-caption_vit-b32_levir-cc.py
+        --vocab-ann-file data/levir_cc/LevirCCcaptions.json
 """
 import argparse
 import json
+import logging
 import os.path as osp
 import sys
 
-from mmidc.datasets.annotation_checks import load_json
+from mmengine.logging import print_log
+
+from mmidc.cli import working_dir_on_path
 from mmidc.evaluation.metrics.caption_scorer import (METRIC_GROUPS,
-                                                     RS_TOKENIZERS,
                                                      TOKENIZERS,
                                                      CaptionScorer,
                                                      format_score_table,
                                                      subset_counts)
-from mmidc.evaluation.metrics.rs_protocols import (RS_NO_CHANGE_SENTENCES,
-                                                   WORD_FREQ_RULES)
-from mmidc.cli import working_dir_on_path
+from mmidc.evaluation.prediction_files import (PREDICTION_FORMATS,
+                                               REFERENCE_FORMATS,
+                                               match_records,
+                                               read_predictions,
+                                               read_references)
+from mmidc.evaluation.protocols.rs_vocab import WORD_FREQ_RULES
 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(
-        description='Score IDC predictions (coco-caption metrics, per type).')
-    parser.add_argument('predictions', help='predictions JSON from IDCMetric')
+        description='Score change captions (coco-caption metrics, per type) '
+        "under a paper's protocol.")
+    parser.add_argument('predictions', help='the predictions file')
+    parser.add_argument('--format', default='auto',
+                        choices=('auto', *PREDICTION_FORMATS),
+                        help='the predictions format (default: detected)')
+    refs = parser.add_mutually_exclusive_group()
+    refs.add_argument('--references', help='a references file')
+    refs.add_argument('--config', help="a data-set config: its reader's "
+                      'references of --split')
+    parser.add_argument('--references-format', default='auto',
+                        choices=('auto', *REFERENCE_FORMATS))
+    parser.add_argument('--split', default='test',
+                        help='the split of --config (or of a Karpathy '
+                        'references file) (default: test)')
+    parser.add_argument('--cfg-options', nargs='+', default=[],
+                        help='--config overrides, key=value')
     parser.add_argument('--out', help='write the scores to this JSON file')
     parser.add_argument(
-        '--metrics',
-        nargs='+',
-        default=list(METRIC_GROUPS),
-        choices=METRIC_GROUPS,
-        help='metric groups to compute (default: all)')
-    parser.add_argument(
-        '--no-per-type',
-        action='store_true',
-        help='only score all pairs together')
+        '--metrics', nargs='+', default=list(METRIC_GROUPS),
+        choices=METRIC_GROUPS, help='metric groups to compute (default: all)')
+    parser.add_argument('--no-per-type', action='store_true',
+                        help='only score all pairs together')
     parser.add_argument(
         '--java', help='java binary (default: $MMIDC_JAVA or java on PATH)')
     parser.add_argument(
         '--tokenizer', default='auto', choices=TOKENIZERS,
-        help="the scoring protocol: PTB (Java) or the Java-free Python "
-        "tokenizer (default: PTB when Java is found), or the remote-sensing "
-        "rs_words / rs_ids (docs/evaluation.md)")
+        help='the scoring protocol: PTB (Java) or the Java-free Python '
+        'tokenizer (default: PTB when Java is found), or the remote-sensing '
+        'rs_words / rs_ids (docs/evaluation.md)')
     parser.add_argument(
-        '--min-word-freq', type=int,
-        help='rs_ids: the word-count threshold of the vocabulary')
+        '--protocol', help='the protocol as a JSON dict, e.g. '
+        '\'{"type": "RSIdsProtocol", "min_word_freq": 5, '
+        '"word_freq_rule": ">", "vocab_ann_file": "LevirCCcaptions.json"}\' '
+        '(in place of --tokenizer)')
+    parser.add_argument('--min-word-freq', type=int,
+                        help='rs_ids: the word-count threshold')
+    parser.add_argument('--word-freq-rule', choices=WORD_FREQ_RULES,
+                        help="rs_ids: '>' (RSICC) or '>=' (Chg2Cap)")
     parser.add_argument(
-        '--word-freq-rule', choices=WORD_FREQ_RULES,
-        help="rs_ids: '>' (RSICC) or '>=' (Chg2Cap) min-word-freq")
+        '--vocab-ann-file', nargs='+',
+        help='rs_ids: the annotation file(s) whose captions (every split) '
+        'the vocabulary counts')
     parser.add_argument(
         '--vocab-config',
-        help='rs_ids: the config whose training data set\'s captions the '
-        'vocabulary counts')
+        help='rs_ids: a config whose train, val and test data sets\' '
+        'captions the vocabulary counts (default: --config\'s)')
+    parser.add_argument('--word-map',
+                        help="rs_ids: a paper's {word: id} vocab.json")
+    parser.add_argument('--keep-case', action='store_true',
+                        help="rs_ids: do not lowercase (Chg2Cap's words)")
     parser.add_argument(
         '--no-change-sentences', nargs='*',
-        help='score the no-change decision with these sentences (default: '
-        "LEVIR-CC's five under rs_words / rs_ids, none otherwise)")
+        help="the no-change decision's sentences, or one data set's name "
+        "(levir_cc ...) (default: the protocol's: LEVIR-CC's under rs_words"
+        ' / rs_ids, none otherwise); given empty: no decision')
     parser.add_argument(
         '--java-timeout', type=float, default=600.,
         help='seconds the PTB tokenizer may run, and METEOR may take for one '
@@ -75,24 +114,111 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
-def config_vocab(args):
-    """The ``rs_ids`` vocabulary of ``--vocab-config``'s training captions."""
-    from mmengine.config import Config
+def load_config(path: str, options):
+    """A config with its ``--cfg-options`` merged."""
+    from mmengine.config import Config, DictAction
 
-    from mmidc.evaluation.metrics import IDCMetric
     from mmidc.runtime.data_root import rebind_derived_paths
-    if not args.vocab_config:
-        sys.exit('eval_captions: --tokenizer rs_ids needs --vocab-config '
-                 '(whose training captions the vocabulary counts), '
-                 '--min-word-freq and --word-freq-rule')
-    cfg = Config.fromfile(args.vocab_config)
-    rebind_derived_paths(cfg, args.vocab_config)
-    metric = IDCMetric(tokenizer='rs_ids', java=False,
-                       min_word_freq=args.min_word_freq,
-                       word_freq_rule=args.word_freq_rule,
-                       vocab_datasets=cfg.train_dataloader.dataset,
-                       out_file_prefix=None)
-    return metric.build_vocab()
+    if not osp.isfile(path):
+        sys.exit(f'eval_captions: no such config: {path}')
+    cfg = Config.fromfile(path)
+    rebind_derived_paths(cfg, path)
+    if options:
+        parser = argparse.ArgumentParser()
+        parser.add_argument('--o', nargs='+', action=DictAction)
+        cfg.merge_from_dict(parser.parse_args(['--o', *options]).o)
+    return cfg
+
+
+def config_dataset(cfg, split: str, path: str) -> dict:
+    """The data set config of ``split``'s loader."""
+    loader = cfg.get(f'{split}_dataloader')
+    if not loader or not loader.get('dataset'):
+        sys.exit(f'eval_captions: {path} has no {split}_dataloader.dataset '
+                 '(--split train, val or test)')
+    return loader['dataset']
+
+
+def config_references(cfg, split: str, path: str) -> dict:
+    """``{key: reference entry}`` of a config's data set (its reader's
+    references, read from the annotations without images)."""
+    from mmidc.evaluation.prediction_files import pair_key
+    from mmidc.evaluation.protocols.rs_ids_protocol import dataset_entries
+    refs = {}
+    for entry in dataset_entries(config_dataset(cfg, split, path)):
+        refs[pair_key(entry['pair_id'])] = dict(
+            pair_id=entry['pair_id'], references=list(entry['gt_captions']),
+            change_type=entry.get('change_type') or 'unknown')
+    return refs
+
+
+def build_scorer(args, cfg=None) -> CaptionScorer:
+    """The scorer of the protocol the options name."""
+    from mmidc.evaluation.protocols import build_protocol
+    from mmidc.evaluation.protocols.rs_ids_protocol import dataset_captions
+    from mmidc.evaluation.protocols.rs_vocab import (RSWordVocab,
+                                                     check_vocab_options)
+    protocol = args.tokenizer
+    if args.protocol:
+        try:
+            protocol = json.loads(args.protocol)
+        except ValueError as e:
+            sys.exit(f'eval_captions: --protocol is not a JSON dict ({e})')
+    elif args.tokenizer == 'rs_ids':
+        if args.word_map:
+            protocol = dict(type='RSIdsProtocol', word_map=args.word_map,
+                            lowercase=not args.keep_case)
+        else:
+            try:
+                check_vocab_options(args.min_word_freq, args.word_freq_rule)
+            except ValueError as e:
+                sys.exit(f'eval_captions: {e} (--min-word-freq, '
+                         '--word-freq-rule)')
+            if args.vocab_ann_file:
+                protocol = dict(type='RSIdsProtocol',
+                                vocab_ann_file=args.vocab_ann_file,
+                                min_word_freq=args.min_word_freq,
+                                word_freq_rule=args.word_freq_rule,
+                                lowercase=not args.keep_case)
+            else:
+                vocab_cfg_path = args.vocab_config or args.config
+                if not vocab_cfg_path:
+                    sys.exit('eval_captions: --tokenizer rs_ids needs the '
+                             'captions its vocabulary counts: '
+                             '--vocab-ann-file, --vocab-config (or --config)'
+                             ', or a paper\'s --word-map')
+                vocab_cfg = (cfg if vocab_cfg_path == args.config else
+                             load_config(vocab_cfg_path, []))
+                datasets = [vocab_cfg[f'{s}_dataloader']['dataset']
+                            for s in ('train', 'val', 'test')
+                            if vocab_cfg.get(f'{s}_dataloader')]
+                captions = dataset_captions(datasets)
+                try:
+                    vocab = RSWordVocab(captions, args.min_word_freq,
+                                        args.word_freq_rule,
+                                        not args.keep_case)
+                except ValueError as e:
+                    sys.exit(f'eval_captions: {e}')
+                print_log(f"'rs_ids' vocabulary of {len(vocab)} words: the "
+                          f'words of {len(captions)} captions of '
+                          f'{vocab_cfg_path} (train, val and test) seen '
+                          f'{args.word_freq_rule} {args.min_word_freq} times',
+                          logger='current')
+                protocol = dict(type='RSIdsProtocol', vocab=vocab)
+    no_change = args.no_change_sentences
+    if no_change is None:
+        no_change = 'auto'
+    elif len(no_change) == 0:
+        no_change = None
+    elif len(no_change) == 1 and ' ' not in no_change[0]:
+        no_change = no_change[0]  # a data set's name
+    if protocol != 'auto':
+        protocol = build_protocol(protocol)
+    return CaptionScorer(metrics=args.metrics, java=args.java,
+                         protocol=protocol,
+                         meteor_timeout=args.java_timeout,
+                         tokenizer_timeout=args.java_timeout,
+                         no_change_sentences=no_change)
 
 
 def main(argv=None) -> dict:
@@ -100,24 +226,37 @@ def main(argv=None) -> dict:
     working_dir_on_path()  # a project's config (projects.<name>) from a clone's root
     if not osp.isfile(args.predictions):
         sys.exit(f'eval_captions: no such file: {args.predictions}')
-    records = load_json(args.predictions)  # names the file when not UTF-8
-    if not isinstance(records, list):
-        sys.exit(f'eval_captions: {args.predictions} must hold a JSON list '
-                 'of {"pair_id", "prediction", "references", "change_type"}')
+    if args.references and not osp.isfile(args.references):
+        sys.exit(f'eval_captions: no such references file: {args.references}')
+    cfg = load_config(args.config, args.cfg_options) if args.config else None
+    scorer = build_scorer(args, cfg)
+    predictions, records, fmt = read_predictions(args.predictions,
+                                                 args.format)
+    if args.references or cfg is not None:
+        if args.references:
+            references = read_references(
+                args.references, args.references_format, args.split,
+                scorer.no_change_sentences)
+            source = args.references
+        else:
+            references = config_references(cfg, args.split, args.config)
+            source = f'{args.config} ({args.split})'
+        records, extra = match_records(predictions, references,
+                                       args.predictions, source)
+        if extra:
+            shown = ', '.join(repr(k) for k in extra[:5])
+            print_log(f'{args.predictions}: {len(extra)} predictions of '
+                      f'pairs {source} does not hold are left out ({shown}'
+                      f'{", ..." if len(extra) > 5 else ""})',
+                      logger='current', level=logging.WARNING)
+    elif records is None:
+        sys.exit(f'eval_captions: {args.predictions} ({fmt}) holds no '
+                 'references: give --references FILE or --config CONFIG '
+                 '--split SPLIT')
     per_type = not args.no_per_type
-    no_change = args.no_change_sentences
-    if no_change is None and args.tokenizer in RS_TOKENIZERS:
-        no_change = list(RS_NO_CHANGE_SENTENCES)
-    scorer = CaptionScorer(metrics=args.metrics, java=args.java,
-                           tokenizer=args.tokenizer,
-                           meteor_timeout=args.java_timeout,
-                           tokenizer_timeout=args.java_timeout,
-                           no_change_sentences=no_change or None)
-    if args.tokenizer == 'rs_ids':
-        scorer.vocab = config_vocab(args)
     scores = scorer.score(records, per_type=per_type, source=args.predictions)
-    print(f'{args.predictions}: {len(records)} pairs '
-          f'(scores x100, CIDEr = CIDEr-D, protocol {args.tokenizer!r})')
+    print(f'{args.predictions} ({fmt}): {len(records)} pairs (scores x100, '
+          f'CIDEr = CIDEr-D, protocol {scorer.tokenizer!r})')
     print(format_score_table(scores, subset_counts(
         records, per_type, scorer.names_for(records))))
     if args.out:

@@ -48,17 +48,25 @@ def annotation_captions(path: str) -> List[str]:
     return captions
 
 
-def dataset_captions(configs: Sequence[dict]) -> List[str]:
-    """The captions of data set configs, each built without a pipeline."""
+def dataset_entries(cfg: dict) -> List[dict]:
+    """The entries (``pair_id``, ``gt_captions``, ``change_type`` ...) of a
+    data set config, read from its annotations only where the reader can
+    (``parse_annotations``: no image is looked for), else from the built
+    data set."""
     from mmidc.registry import DATASETS
-    captions = []
-    for cfg in configs:
-        cfg = copy.deepcopy(dict(cfg))
-        cfg.update(pipeline=[], lazy_init=False)
-        dataset = DATASETS.build(cfg)
-        for i in range(len(dataset)):
-            captions += dataset.get_data_info(i)['gt_captions']
-    return captions
+    cfg = copy.deepcopy(dict(cfg))
+    cfg.update(pipeline=[], lazy_init=True)
+    dataset = DATASETS.build(cfg)
+    if hasattr(dataset, 'parse_annotations'):
+        return list(dataset.parse_annotations())
+    dataset.full_init()
+    return [dataset.get_data_info(i) for i in range(len(dataset))]
+
+
+def dataset_captions(configs: Sequence[dict]) -> List[str]:
+    """The captions of data set configs (:func:`dataset_entries`)."""
+    return [caption for cfg in configs for entry in dataset_entries(cfg)
+            for caption in entry['gt_captions']]
 
 
 @SCORING_PROTOCOLS.register_module()
@@ -89,8 +97,9 @@ class RSIdsProtocol(ScoringProtocol):
         vocab_ann_file (str | Sequence[str], optional): Annotation file(s)
             whose captions are counted (:func:`annotation_captions`).
         vocab_datasets (dict | Sequence[dict], optional): Data set configs
-            whose captions are counted (built without a pipeline; the images
-            must be on disk).
+            whose captions are counted (their annotations are read; no
+            image is needed where the reader parses annotations on their
+            own, as every mmidc reader but NABirds').
         word_map (str | dict, optional): A ``{word: id}`` JSON file or dict
             (RSICC's ``WORDMAP_*.json``, Chg2Cap's ``vocab.json``): score
             with exactly those ids.
