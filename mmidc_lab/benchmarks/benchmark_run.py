@@ -15,23 +15,25 @@ from . import report
 from .measure import load_average, machine_info
 from .sections import (STAGES, batch_size, best_peaks, add_mfu, log,
                        measure_cli, measure_e2e, measure_eval,
-                       measure_inference, measure_loading, measure_peaks,
-                       measure_peer, measure_training, measure_variants,
+                       measure_inference, measure_loading, measure_optimizer,
+                       measure_peaks, measure_peer, measure_training, measure_variants,
                        measure_vocab, prepare_data)
 
 __all__ = ['resolve_settings', 'run_benchmark', 'tables_text', 'targets',
            'docs_section']
 
-SECTIONS = ('train', 'profile', 'variants', 'peer', 'loader', 'e2e', 'inference',
-            'cli', 'vocab')
-VARIANTS = ('fused', 'no-dropout', 'compile', 'compile+fused')
+SECTIONS = ('train', 'profile', 'variants', 'optimizer', 'peer', 'loader', 'e2e',
+            'inference', 'cli', 'vocab')
+VARIANTS = ('fused', 'no-dropout', 'compile', 'compile+fused', 'config-optim',
+            'config-optim+compile')
 # One command per machine kind for docs/benchmark.md.
 PRESETS = {
     'gpu_rows': dict(device='cuda', archs=['vit-b32'], dtypes=['bf16'],
                      batch=dict(adaptation=128, captioning=64), steps=10,
-                     sections=['train', 'profile', 'peer', 'e2e', 'cli', 'variants',
-                               'inference'],
-                     variants=['fused', 'compile+fused'], num_scenes=2000,
+                     sections=['train', 'profile', 'peer', 'optimizer', 'e2e', 'cli',
+                               'variants', 'inference'],
+                     variants=['fused', 'compile+fused', 'config-optim',
+                               'config-optim+compile'], num_scenes=2000,
                      cli_pairs=3000, cli_batch=256, peak_size=8192, e2e_iters=60,
                      e2e_log_interval=10),
     'cpu_rows': dict(device='cpu', archs=['tiny'], dtypes=['fp32'],
@@ -163,6 +165,9 @@ TABLES = [
     ('step variants', 'variants',
      ['arch', 'stage', 'dtype', 'batch', 'variant', 'step_s', 'pairs_per_s', 'mfu',
       'compile_s', 'graphs', 'graph_breaks', 'load']),
+    ("the configs' optimizer step alone (gradient clipping, BertAdam)", 'optimizer',
+     ['arch', 'stage', 'device', 'tensors', 'params', 'groups', 'what', 'step_ms',
+      'min_ms', 'load']),
     ("peer: open_clip's CLIP training step", 'peer',
      ['arch', 'dtype', 'batch', 'batch_unit', 'step_s', 'gflop_per_step',
       'achieved_gflops', 'mfu', 'load']),
@@ -256,6 +261,7 @@ def run_benchmark(args, command: str) -> dict:
         train=lambda: result.update(zip(('training', 'profiles'), measure_training(args))),
         variants=lambda: measure_variants(args, result.get('training', []),
                                           result.setdefault('variants', []), save_so_far),
+        optimizer=lambda: result.update(optimizer=measure_optimizer(args)),
         peer=lambda: result.update(peer=measure_peer(args)),
         loader=lambda: result.update(loader=measure_loading(args, data_root)),
         e2e=lambda: measure_e2e(args, data_root, result.setdefault('e2e', []),

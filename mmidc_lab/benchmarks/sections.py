@@ -21,7 +21,7 @@ from mmengine.logging import print_log
 
 from mmidc.text import CaptionVocab, build_caption_vocab
 from mmidc_lab.configs import config_file
-from . import e2e, inference, loader_speed, peer, vocab_speed
+from . import e2e, inference, loader_speed, optimizer_speed, peer, vocab_speed
 from .measure import (count_flops, fraction, load_average, matmul_peak,
                       time_call, top_ops)
 from .workloads import (build_benchmark_model, build_optim_wrapper,
@@ -181,7 +181,8 @@ def device_batch(batch: dict, device: str) -> dict:
 def measure_variants(settings, train_rows, rows: Optional[list] = None,
                      on_row: Optional[Callable[[], None]] = None) -> list:
     """The step of the first arch and dtype with PyTorch's fused optimizer
-    kernel, dropout switched off (to price it; not a recommendation) and
+    kernel, with the stage's own optimizer (``config-optim``: the schedule's
+    BertAdam, parameter groups and clip, instead of one-group AdamW), dropout switched off (to price it; not a recommendation) and
     ``torch.compile`` (its compilation time apart) -- harness-side only, no
     model code changed.
 
@@ -201,7 +202,10 @@ def measure_variants(settings, train_rows, rows: Optional[list] = None,
             batch = device_batch(synthetic_batch(model, batch_n), settings.device)
             if name == 'no-dropout':
                 disable_dropout(model)
-            wrapper = build_optim_wrapper(model, dtype, fused='fused' in name)
+            if 'config-optim' in name:  # BertAdam, its groups and the clip
+                wrapper = optimizer_speed.config_optim_wrapper(model, stage, dtype)
+            else:
+                wrapper = build_optim_wrapper(model, dtype, fused='fused' in name)
             step = model.train_step
             row = dict(arch=arch, stage=stage, dtype=dtype, batch=batch_n, variant=name)
             if 'compile' in name:
@@ -234,6 +238,22 @@ def measure_variants(settings, train_rows, rows: Optional[list] = None,
             if on_row:
                 on_row()
             del model, wrapper, step
+    return rows
+
+
+def measure_optimizer(settings) -> list:
+    """The configs' gradient clipping and BertAdam step alone (loop and
+    foreach) on each arch's parameter shapes and groups
+    (:mod:`.optimizer_speed`)."""
+    rows = []
+    for arch in settings.archs:
+        for stage in STAGES:
+            model = build(arch, stage, 'cpu')  # its shapes and names only
+            rows += optimizer_speed.measure_optimizer(
+                model, stage, arch, settings.device, steps=settings.steps)
+            del model
+            log(f'optimizer {arch} {stage}: ' + ', '.join(
+                f'{r["what"]} {r["step_ms"]} ms' for r in rows[-4:]))
     return rows
 
 

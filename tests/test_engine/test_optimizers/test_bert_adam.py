@@ -154,3 +154,62 @@ def test_foreach_groups_of_equal_settings_update_together(monkeypatch):
     assert calls == [2, 1, 1] * 2  # three settings, the first shared by two groups
     for bucketed, per_group in zip(*runs):
         assert torch.equal(bucketed, per_group)
+
+
+@pytest.mark.parametrize('foreach', [False, True])
+@pytest.mark.parametrize('settings', [
+    dict(weight_decay=0.2, max_grad_norm=1.0), dict(weight_decay=0.0, max_grad_norm=1.0),
+    dict(weight_decay=0.2, max_grad_norm=-1.0)])
+def test_both_updates_are_the_reference_loop_bit_for_bit(foreach, settings):
+    """The per-tensor loop (buffers reused) and the foreach update against
+    the loop as first written (tests/helpers/reference_bert_adam.py): the
+    same fp32 parameters and moments, bit for bit, after three steps of
+    clipped and unclipped gradients, in two groups of different settings."""
+    from tests.helpers.reference_bert_adam import ReferenceBertAdam
+    gen = torch.Generator().manual_seed(3)
+    start = [torch.randn(s, generator=gen) for s in ((3, 5), (7,), (2, 3, 4))]
+    grads = [[scale * torch.randn(t.shape, generator=gen) for t in start]
+             for scale in (0.1, 10.0, 1.0)]
+    runs = []
+    for cls, fe in ((ReferenceBertAdam, False), (BertAdam, foreach)):
+        params = [nn.Parameter(t.clone()) for t in start]
+        opt = cls([dict(params=params[:2]), dict(params=params[2:], lr=0.1)],
+                  lr=0.01, betas=(0.9, 0.98), foreach=fe, **settings)
+        for step in grads:
+            for p, g in zip(params, step):
+                p.grad = g.clone()
+            opt.step()
+        runs.append((params, opt))
+    (ref, ref_opt), (new, new_opt) = runs
+    for a, b in zip(ref, new):
+        assert torch.equal(a, b)
+        for key in ('exp_avg', 'exp_avg_sq'):
+            assert torch.equal(ref_opt.state[a][key], new_opt.state[b][key])
+
+
+def test_loop_allocates_one_temporary_per_parameter():
+    """The per-tensor loop computes the update in the clipped gradient's
+    buffer: one new parameter-sized tensor per parameter and step (the
+    reference loop makes four: clipped gradient, sqrt(v), denominator,
+    update)."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class NewTensors(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.sizes = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            if not func._schema.is_mutable and torch.is_tensor(out):
+                self.sizes.append(out.numel())
+            return out
+
+    params = [nn.Parameter(torch.randn(4, 6)) for _ in range(3)]
+    opt = BertAdam(params, lr=0.1, foreach=False)
+    for p in params:
+        p.grad = torch.randn(4, 6)
+    opt.step()  # the state's moments are allocated once, here
+    with NewTensors() as mode:
+        opt.step()
+    assert mode.sizes.count(24) == 3
