@@ -5,6 +5,8 @@ import os.path as osp
 import pytest
 
 from mmidc.datasets import SpotTheDiffDataset, spot_the_diff
+from mmidc.evaluation.metrics import IDCMetric
+from mmidc.evaluation.metrics.java import find_java
 from mmidc.registry import DATASETS
 from tests.helpers.pair_trees import make_spot_the_diff_tree
 
@@ -173,3 +175,42 @@ def test_keep_empty_sentences_option(real_root):
 def test_keep_empty_sentences_must_be_a_bool(spot_root):
     with pytest.raises(ValueError, match='keep_empty_sentences must be'):
         SpotTheDiffDataset(spot_root, split='test', keep_empty_sentences=1)
+
+
+@pytest.mark.skipif(find_java() is None, reason='needs a Java runtime')
+def test_real_scores_equal_pycocoevalcap_on_the_official_files(real_root):
+    """IDCMetric on the reader's test references equals pycocoevalcap run
+    directly (as the data set's own check_predictions.ipynb and CLIP4IDC
+    run it) on the official reference file and the authors' predictions,
+    the 7 pairs with only "" included. METEOR is left out here (its JVM
+    takes seconds); docs/evaluation.md records the whole-file check."""
+    from pycocoevalcap.bleu.bleu import Bleu
+    from pycocoevalcap.cider.cider import Cider
+    from pycocoevalcap.rouge.rouge import Rouge
+    from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
+    from pycocotools.coco import COCO
+
+    coco = COCO(osp.join(REAL, 'ddla_rerun_gtfile.json'))
+    res = coco.loadRes(osp.join(REAL, 'ddla_rerun_predfile.json'))
+    ids = res.getImgIds()
+    tokenizer = PTBTokenizer()
+    gts = tokenizer.tokenize({i: coco.imgToAnns[i] for i in ids})
+    preds = tokenizer.tokenize({i: res.imgToAnns[i] for i in ids})
+    bleu, _ = Bleu(4).compute_score(gts, preds, verbose=0)
+    direct = {f'Bleu_{n}': v * 100 for n, v in enumerate(bleu, start=1)}
+    direct['ROUGE_L'] = Rouge().compute_score(gts, preds)[0] * 100
+    direct['CIDEr'] = Cider().compute_score(gts, preds)[0] * 100
+
+    predicted = {p['image_id']: p['caption']
+                 for p in _read_real('ddla_rerun_predfile.json')}
+    dataset = SpotTheDiffDataset(real_root, split='test', **FAST)
+    metric = IDCMetric(metrics=('Bleu', 'ROUGE_L', 'CIDEr'), tokenizer='ptb',
+                       per_type=False, out_file_prefix=None)
+    metric.process(None, [
+        dict(pair_id=info['pair_id'], gt_captions=info['gt_captions'],
+             change_type=info['change_type'],
+             pred_caption=predicted[info['pair_id']])
+        for info in map(dataset.get_data_info, range(len(dataset)))])
+    scores = metric.compute_metrics(metric.results)
+    assert {k: scores[k] for k in direct} == direct  # exact
+    assert direct['CIDEr'] > 0
