@@ -35,9 +35,10 @@ NO_CHANGE_SENTENCES: Dict[str, Tuple[str, ...]] = {
     # ``Multi_change/data/LEVIR_MCI/tokens/`` are LEVIR-CC's token files,
     # byte for byte.
     'levir_mci': _LEVIR_CC,
-    # LEVIR-CC's five: the no-change records (``changeflag`` 0) of
-    # ``whuCCcaptions.json`` (as Hope21maker/HCFNet ``GTjson/`` holds it)
-    # carry them, in LEVIR-CC's form (" there is no difference .").
+    # LEVIR-CC's five: every no-change record (``changeflag`` 0) read of
+    # ``whuCCcaptions.json`` (Hope21maker/HCFNet ``GTjson/``; its first
+    # train records and some test records) carries them, in LEVIR-CC's
+    # form (" there is no difference .").
     'whu_cdc': _LEVIR_CC,
     # The list of ChangeCapsInRS/SecondCC ``eval_MModalCC.py`` (its
     # no-change subset and decision accuracy); note "is occurred" and "is
