@@ -20,6 +20,7 @@ import mmidc  # noqa: F401
 from mmidc.apis.model_loading import (check_checkpoint_fits,
                                       prepare_model_cfg_for_checkpoint)
 from mmidc.cli import working_dir_on_path
+from mmidc.cli.errors import clear_errors
 from mmidc.runtime.cfg_options import CfgOptionsAction
 from mmidc.runtime.config_check import apply_launch_args, check_config
 from mmidc.runtime.data_root import apply_data_root
@@ -58,6 +59,12 @@ def parse_args():
 
 def main():
     args = parse_args()
+    # A full or read-only disk: one clear line and exit status 1.
+    with clear_errors('test.py'):
+        return _test(args)
+
+
+def _test(args):
     working_dir_on_path()  # `projects.<name>` from a clone's root
     if not osp.isfile(args.checkpoint):
         raise FileNotFoundError(f'checkpoint not found: {args.checkpoint}')

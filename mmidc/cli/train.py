@@ -1,8 +1,14 @@
 """Train an mmidc model (adaptation or captioning stage) with MMEngine.
 
     python tools/train.py CONFIG [--work-dir DIR] [--resume [CKPT]]
-        [--amp [fp16|bf16]] [--image-cache] [--compile [MODE]] [--fused-optim]
+        [--resume-allow-changes] [--amp [fp16|bf16]] [--image-cache] [--compile [MODE]] [--fused-optim]
         [--cfg-options key=value ...] [--launcher none|pytorch|slurm|mpi]
+
+On SIGTERM (``scancel``, Slurm's preemption) the run writes
+``iter_<n>.pth`` at the end of the iteration in progress and exits with
+status 143; ``--resume`` goes on at the next batch. A resume names every
+setting that differs from the checkpoint's config; one that changes the
+schedule is refused unless --resume-allow-changes is given.
 
 A work dir holds one training run at a time: a second run on it is refused,
 naming the process that holds it (``<work dir>/.train.lock``; the lock ends
@@ -23,6 +29,7 @@ from mmengine.runner import Runner
 
 import mmidc  # noqa: F401  (registers components, safe checkpoint loading)
 from mmidc.cli import working_dir_on_path
+from mmidc.cli.errors import clear_errors
 from mmidc.runtime.cfg_options import CfgOptionsAction
 from mmidc.runtime.config_check import (apply_launch_args, check_caption_vocab,
                                         check_config)
@@ -40,7 +47,14 @@ def parse_args():
         type=str,
         const='auto',
         help='resume from CKPT, or from the latest checkpoint in the work '
-        'dir when no path is given')
+        'dir when no path is given (a copied work dir: its own checkpoint)')
+    parser.add_argument(
+        '--resume-allow-changes',
+        action='store_true',
+        help="resume even when settings that shape the schedule differ from "
+        "the checkpoint's (batch size, epochs/iterations, param_scheduler, "
+        'training-set size, number of processes); every difference is '
+        'logged either way')
     parser.add_argument(
         '--amp',
         nargs='?',
@@ -105,11 +119,20 @@ def merge_args(cfg: Config, args) -> Config:
     elif args.resume is not None:
         cfg.resume = True
         cfg.load_from = args.resume
+    if getattr(args, 'resume_allow_changes', False):
+        cfg.resume_allow_changes = True
     return cfg
 
 
 def main():
     args = parse_args()
+    # The work dir in use or not writable, a full disk, a refused resume:
+    # one clear line and exit status 1, no traceback.
+    with clear_errors('train.py'):
+        _train(args)
+
+
+def _train(args):
     working_dir_on_path()  # `projects.<name>` from a clone's root
     cfg = Config.fromfile(args.config)
     if args.cfg_options is not None:

@@ -14,6 +14,7 @@ starts. Select the backend in a config with::
     default_hooks = dict(checkpoint=dict(
         type='SafeCheckpointHook', backend_args=dict(backend='atomic_local')))
 """
+import errno
 import os
 import os.path as osp
 import re
@@ -35,22 +36,34 @@ def _file_mode() -> int:
     return 0o666 & ~umask
 
 
+# A full disk or quota, a read-only file system, no permission: named with
+# the file being written.
+_DISK_ERRNOS = frozenset(
+    (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM))
+
+
 def _atomic_write(data: bytes, filepath: Union[str, Path]) -> None:
     filepath = str(filepath)
     folder = osp.dirname(osp.abspath(filepath))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp_path = tempfile.mkstemp(
-        dir=folder, prefix=f'.{osp.basename(filepath)}.', suffix='.tmp')
+    tmp_path = None
     try:
+        os.makedirs(folder, exist_ok=True)
+        fd, tmp_path = tempfile.mkstemp(
+            dir=folder, prefix=f'.{osp.basename(filepath)}.', suffix='.tmp')
         os.fchmod(fd, _file_mode())
         with os.fdopen(fd, 'wb') as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp_path, filepath)
-    except BaseException:
-        if osp.exists(tmp_path):
+    except BaseException as err:
+        if tmp_path is not None and osp.exists(tmp_path):
             os.remove(tmp_path)
+        if isinstance(err, OSError) and err.errno in _DISK_ERRNOS:
+            kept = ('the previous file is unchanged' if osp.exists(filepath)
+                    else 'nothing was written')
+            raise OSError(err.errno, f'{err.strerror}: cannot write '
+                          f'{filepath} ({kept})') from err
         raise
 
 

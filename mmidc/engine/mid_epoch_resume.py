@@ -12,6 +12,8 @@ import types
 
 from mmengine.runner import EpochBasedTrainLoop
 
+from .resume_check import ResumeRefusedError
+
 
 def batches_done_in_epoch(runner) -> int:
     """The batches of the resumed epoch trained before the checkpoint.
@@ -23,7 +25,7 @@ def batches_done_in_epoch(runner) -> int:
         int: 0 for an iteration-based loop or a run at an epoch's start.
 
     Raises:
-        RuntimeError: The checkpoint's iteration lies beyond the resumed
+        ResumeRefusedError: The checkpoint's iteration lies beyond the resumed
             epoch (the loader has fewer batches per epoch than the run that
             wrote it: another batch size or data set).
     """
@@ -35,7 +37,7 @@ def batches_done_in_epoch(runner) -> int:
     if done <= 0:
         return 0
     if done > per_epoch:
-        raise RuntimeError(
+        raise ResumeRefusedError(
             f'cannot resume: the checkpoint was written at iteration '
             f'{runner.iter}, in epoch {runner.epoch + 1}, but epoch '
             f'{runner.epoch + 1} of this run ends at iteration '
@@ -54,9 +56,9 @@ def raise_mid_epoch(runner, done: int, reason: str) -> None:
         reason (str): Why the epoch cannot start at its next batch.
 
     Raises:
-        RuntimeError: Always.
+        ResumeRefusedError: Always.
     """
-    raise RuntimeError(
+    raise ResumeRefusedError(
         f'cannot resume in the middle of epoch {runner.epoch + 1} (the '
         f'checkpoint was written after {done} of its '
         f'{len(runner.train_loop.dataloader)} batches): {reason}, so the '
@@ -80,7 +82,7 @@ def start_epoch_at(loop: EpochBasedTrainLoop, start: int) -> None:
         start (int): The batches of the epoch already trained.
 
     Raises:
-        RuntimeError: The loop's class has its own ``run_epoch``.
+        ResumeRefusedError: The loop's class has its own ``run_epoch``.
     """
     if type(loop).run_epoch is not EpochBasedTrainLoop.run_epoch:
         raise_mid_epoch(loop.runner, start, f'the train loop '

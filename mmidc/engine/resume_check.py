@@ -19,6 +19,11 @@ from typing import Any, Dict, List, Optional, Tuple
 from mmengine.config import Config
 from mmengine.logging import print_log
 
+class ResumeRefusedError(RuntimeError):
+    """A resume that would not continue the checkpoint's run (the commands
+    print its message without a traceback)."""
+
+
 # Settings that are not the run's: where it runs, how it was started.
 _IGNORED = ('work_dir', 'resume', 'load_from', 'experiment_name', 'launcher',
             'resume_allow_changes', 'gpu_ids')
@@ -90,7 +95,7 @@ def check_resume_config(runner, checkpoint: dict) -> None:
         checkpoint (dict): The loaded checkpoint.
 
     Raises:
-        RuntimeError: A change that breaks the schedule, not allowed; the
+        ResumeRefusedError: A change that breaks the schedule, not allowed; the
             message names each one and the option that allows it.
     """
     meta = checkpoint.get('meta') or {}
@@ -123,7 +128,7 @@ def check_resume_config(runner, checkpoint: dict) -> None:
                      f'run uses the {used}\'s {value!r}{mark}')
     text = '\n'.join(lines)
     if breaking and not allowed:
-        raise RuntimeError(
+        raise ResumeRefusedError(
             f'cannot resume: {len(breaking)} setting(s) differ from the '
             "checkpoint's run and break its schedule (the iterations left, "
             'the learning-rate curve):\n' + text + '\nResume with the '

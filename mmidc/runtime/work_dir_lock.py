@@ -18,8 +18,8 @@ from typing import Optional
 
 from mmengine.logging import print_log
 
-__all__ = ['LOCK_NAME', 'WorkDirInUseError', 'lock_work_dir', 'release_work_dir',
-           'launch_rank']
+__all__ = ['LOCK_NAME', 'WorkDirInUseError', 'WorkDirNotWritableError',
+           'lock_work_dir', 'release_work_dir', 'launch_rank']
 
 #: The lock file's name in the work dir.
 LOCK_NAME = '.train.lock'
@@ -29,6 +29,11 @@ _held = {}  # work dir -> open lock file, kept for the process's life
 
 class WorkDirInUseError(RuntimeError):
     """Another process holds the work dir's lock."""
+
+
+class WorkDirNotWritableError(RuntimeError):
+    """The work dir cannot be created or written (a read-only file system,
+    no permission, a full disk)."""
 
 
 def launch_rank(launcher: str = 'none') -> int:
@@ -73,6 +78,8 @@ def lock_work_dir(work_dir: str, launcher: str = 'none') -> Optional[str]:
     Raises:
         WorkDirInUseError: another process holds it, naming its pid, host,
             start time and command line.
+        WorkDirNotWritableError: the work dir cannot be created or written,
+            naming it and the reason.
     """
     if launch_rank(launcher) != 0:
         return None
@@ -80,8 +87,14 @@ def lock_work_dir(work_dir: str, launcher: str = 'none') -> Optional[str]:
     path = osp.join(work_dir, LOCK_NAME)
     if path in _held:
         return path
-    os.makedirs(work_dir, exist_ok=True)
-    handle = open(path, 'a+')  # never truncated before the lock is ours
+    try:
+        os.makedirs(work_dir, exist_ok=True)
+        handle = open(path, 'a+')  # never truncated before the lock is ours
+    except OSError as e:
+        raise WorkDirNotWritableError(
+            f'work dir {work_dir} is not writable ({e.strerror}: '
+            f'{e.filename or path}); a training run writes its logs and '
+            'checkpoints there. Give it a writable --work-dir.') from e
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -134,6 +134,10 @@ def test_train_tool_refuses_a_second_run_and_resumes_a_killed_one(tmp_path):
         assert second.returncode != 0
         assert f'pid {first.pid}' in second.stderr, second.stderr[-3000:]
         assert 'in use by another training run' in second.stderr
+        # the clear message alone, no traceback before it
+        assert 'Traceback' not in second.stderr, second.stderr[-3000:]
+        assert second.stderr.strip().splitlines()[-1].startswith(
+            'train.py: error: work dir')
         assert {n: os.path.getmtime(osp.join(work_dir, n))
                 for n in os.listdir(work_dir)} == before
     finally:
