@@ -19,7 +19,9 @@ progress bar::
 ..., "pair_id": ...}``, captions optional); a folder pairs
 ``NAME_before.EXT`` with ``NAME_after.EXT``, ``before/NAME.EXT`` with
 ``after/NAME.EXT``, or ``A/NAME.EXT`` with ``B/NAME.EXT`` (the
-remote-sensing layout, e.g. LEVIR-CC's ``images/test``). A pair whose
+remote-sensing layout, e.g. LEVIR-CC's ``images/test``), in the folder
+and its sub-folders (a nested pair's ``pair_id`` is its path from the
+folder: ``test/test_000001`` for ``--folder images``). A pair whose
 images cannot be used gets an ``error`` record instead of a caption; the
 exit status is 1 if any pair failed.
 """
@@ -56,7 +58,9 @@ def parse_args(argv=None):
     parser.add_argument('--data-root', default='',
                         help='folder that --pairs-file image paths are relative to')
     parser.add_argument('--folder', help='folder of NAME_before/NAME_after images, '
-                        'or of before/ + after/ or A/ + B/ subfolders')
+                        'or of before/ + after/ or A/ + B/ subfolders; its '
+                        'sub-folders are searched too (pair_id: the path from '
+                        'the folder, e.g. test/NAME)')
     parser.add_argument('--out', help='JSONL results file (batch forms)')
     parser.add_argument('--beam', type=int, default=None, metavar='N',
                         help='beam search with N beams (1: greedy; default: config)')
