@@ -1,7 +1,6 @@
 """tools/analysis_tools/check_dataset.py: the table of every shipped
 data-set base on a tiny tree of its layout, missing and corrupt images,
 a split that does not build, mixed pairs and the published counts."""
-import json
 import os
 import os.path as osp
 import runpy
@@ -221,10 +220,10 @@ def test_a_count_that_differs_from_the_published_one(trees, tmp_path,
                       f'data_root={trees("levir_cc")}']) == 0
     printed = capsys.readouterr().out
     assert 'published: train: 4 pairs, as published for LEVIR-CC' in printed
-    assert 'published: val: 2 pairs, the published LEVIR-CC val split has ' \
-        '3 (-1; fewer: a subset of the set is fine' in printed
-    assert 'published: test: 2 pairs, the published LEVIR-CC test split ' \
-        'has 1 (+1; more than the published set' in printed
+    assert 'published: val: 2 pairs; the published LEVIR-CC val split has ' \
+        '3 (-1, fewer: a subset is fine) [Liu et al. 2022]' in printed
+    assert 'published: test: 2 pairs; the published LEVIR-CC test split ' \
+        'has 1 (+1, more than the published set)' in printed
     report = read_json(out)
     assert report['splits']['val']['published']['difference'] == -1
     # --no-decode: sizes from the headers, nothing decoded
@@ -238,8 +237,8 @@ def test_a_total_published_without_splits(trees, capsys):
     are checked."""
     assert run([BASES / 'second_cc.py', '--workers', 0, '--no-decode',
                 '--cfg-options', f'data_root={trees("second_cc")}']) == 0
-    assert 'published: all splits: 8 pairs, the published SECOND-CC has ' \
-        '6,041 (-6,033' in capsys.readouterr().out
+    assert 'published: all splits: 8 pairs; the published SECOND-CC has ' \
+        '6,041 (-6,033)' in capsys.readouterr().out
 
 
 def test_command_line(trees, monkeypatch, capsys):

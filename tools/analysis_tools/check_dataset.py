@@ -50,12 +50,11 @@ PUBLISHED = {
         readers=('CLEVRChangeDataset', ),
         pairs=dict(train=67660, val=3976, test=7970),
         change=dict(train=33830, val=1988, test=3985),
-        source='Park et al. 2019, splits.json: one change and one '
-        'no-change pair a scene'),
+        source='Park et al. 2019'),
     'Spot-the-Diff': dict(
         readers=('SpotTheDiffDataset', ),
         pairs=dict(train=8566, val=1493, test=1270),
-        source='Jhamtani & Berg-Kirkpatrick 2018: unique pairs'),
+        source='Jhamtani & Berg-Kirkpatrick 2018'),
     'Image-Editing-Request': dict(
         readers=('ImageEditingRequestDataset', ),
         pairs=dict(train=3061, val=383, test=495),
@@ -64,17 +63,16 @@ PUBLISHED = {
         readers=('LEVIRCCDataset', ),
         pairs=dict(train=6815, val=1333, test=1929),
         change=dict(test=1929 - 965),
-        source='Liu et al. 2022 (965 no-change test pairs)'),
+        source='Liu et al. 2022'),
     'LEVIR-MCI': dict(
         readers=('LEVIRMCIDataset', ),
         pairs=dict(train=6815, val=1333, test=1929),
         change=dict(test=1929 - 965),
-        source="Liu et al. 2024: LEVIR-CC's pairs with change masks"),
+        source="Liu et al. 2024, LEVIR-CC's pairs"),
     'SECOND-CC': dict(
         readers=('SECONDCCDataset', ),
         total=6041,
-        source='Karaca et al. 2025 (ChangeCapsInRS/SecondCC README): '
-        '6,041 pairs, 30,205 sentences'),
+        source='Karaca et al. 2025'),
 }
 
 #: The name of each reader's sentences in mmidc.text.no_change (the first
@@ -322,13 +320,13 @@ def compare_split(name: str, split: str, pairs: int, change_only: bool
     diff = pairs - published
     if diff == 0:
         line = (f'{split}: {pairs:,} {what}, as published for {name} '
-                f'({known["source"]})')
+                f'[{known["source"]}]')
     else:
-        note = ('; fewer: a subset of the set is fine' if diff < 0 else
-                '; more than the published set')
-        line = (f'{split}: {pairs:,} {what}, the published {name} {split} '
-                f'split has {published:,} ({diff:+,}{note}; '
-                f'{known["source"]})')
+        note = ('fewer: a subset is fine' if diff < 0 else
+                'more than the published set')
+        line = (f'{split}: {pairs:,} {what}; the published {name} {split} '
+                f'split has {published:,} ({diff:+,}, {note}) '
+                f'[{known["source"]}]')
     return dict(set=name, published=published, difference=diff, line=line)
 
 
@@ -343,10 +341,10 @@ def compare_total(name: str, splits: Dict[str, dict]) -> Optional[dict]:
     diff = pairs - total
     source = PUBLISHED[name]['source']
     if diff == 0:
-        line = f'all splits: {pairs:,} pairs, as published for {name} ({source})'
+        line = f'all splits: {pairs:,} pairs, as published for {name} [{source}]'
     else:
-        line = (f'all splits: {pairs:,} pairs, the published {name} has '
-                f'{total:,} ({diff:+,}; {source})')
+        line = (f'all splits: {pairs:,} pairs; the published {name} has '
+                f'{total:,} ({diff:+,}) [{source}]')
     return dict(set=name, published=total, difference=diff, line=line)
 
 
