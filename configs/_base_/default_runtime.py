@@ -29,6 +29,10 @@ default_hooks = dict(
     # A warning when the run ends before its learning-rate warm-up peaks
     # (a small data set, docs/new_dataset.md).
     warmup_peak=dict(type='WarmupPeakHook'),
+    # A warning when a loader's data set reads none of the config's folders
+    # (data_root, *_root): a child built with Runner.from_cfg keeps the
+    # folder its base bound (docs/new_dataset.md).
+    data_root_check=dict(type='DataRootCheckHook'),
 )
 # The same random numbers (data and model) in resumed and uninterrupted runs.
 custom_hooks = [dict(type='EpochReseedHook')]

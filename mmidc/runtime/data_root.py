@@ -40,7 +40,8 @@ file writes are read from its text (:func:`own_settings`), never run.
 
 A config given without its file gets steps 2 and 3. Building a config with
 ``Runner.from_cfg`` yourself: call ``apply_data_root(cfg, config_file)``
-first.
+first (without it, :class:`mmidc.engine.DataRootCheckHook`, a default hook,
+warns about a loader that reads none of the config's folders).
 """
 import ast
 import os.path as osp

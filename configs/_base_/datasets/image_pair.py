@@ -37,9 +37,11 @@
 #   alone would not reach the loaders. tools/train.py, tools/test.py and the
 #   data tools (mmidc.runtime.data_root) move every path derived from an
 #   earlier value of data_root, vocab_file, adapt_work_dir or a `*_root` in
-#   the config's inheritance chain to the value the config ends with, and
-#   stop before the first step, naming the settings, when a loader or
-#   evaluator reads a folder that is neither data_root nor another `*_root`.
+#   the config's inheritance chain to the value the config ends with (a
+#   value the config file itself or --cfg-options sets is kept), and stop
+#   before the first step, naming the settings, when a loader or evaluator
+#   a base wrote reads a folder that is neither data_root nor another
+#   `*_root`.
 data_root = 'data/my_pairs'
 # The caption vocabulary of the training split (the tokens a captioner
 # predicts; captioning configs pass it as the decoder's vocab), written once:
