@@ -1,5 +1,8 @@
 # Spot-the-Diff (Jhamtani & Berg-Kirkpatrick 2018): annotations/{split}.json + resized_images/.
-# Every sentence of a pair is a separate reference (single-sentence protocol).
+# One pair per img_id, its references the sentences of all its records (one record
+# per annotator), "" kept on val/test as the official references keep it. Every
+# sentence is a separate reference; train draws one per visit (single-sentence
+# protocol); docs/datasets.md.
 _base_ = ['./image_pair.py']
 data_root = 'data/spot_the_diff'
 vocab_file = data_root + '/caption_vocab_train.json'
