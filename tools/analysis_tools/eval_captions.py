@@ -155,7 +155,8 @@ def config_references(cfg, split: str, path: str) -> dict:
 def build_scorer(args, cfg=None) -> CaptionScorer:
     """The scorer of the protocol the options name."""
     from mmidc.evaluation.protocols import build_protocol
-    from mmidc.evaluation.protocols.rs_ids_protocol import dataset_captions
+    from mmidc.evaluation.protocols.rs_ids_protocol import (check_vocab,
+                                                            dataset_captions)
     from mmidc.evaluation.protocols.rs_vocab import (RSWordVocab,
                                                      check_vocab_options)
     protocol = args.tokenizer
@@ -197,6 +198,9 @@ def build_scorer(args, cfg=None) -> CaptionScorer:
                     vocab = RSWordVocab(captions, args.min_word_freq,
                                         args.word_freq_rule,
                                         not args.keep_case)
+                    check_vocab(vocab, f'--min-word-freq '
+                                f'{args.min_word_freq} --word-freq-rule '
+                                f"'{args.word_freq_rule}'")
                 except ValueError as e:
                     sys.exit(f'eval_captions: {e}')
                 print_log(f"'rs_ids' vocabulary of {len(vocab)} words: the "

@@ -156,9 +156,10 @@ class RSIdsProtocol(ScoringProtocol):
         check_vocab(self.vocab, self._options())
 
     def _options(self) -> str:
-        if self.word_map is not None and not self.vocab_ann_file \
-                and not self.vocab_datasets:
+        if self.word_map is not None:
             return 'word_map'
+        if self.min_word_freq is None:
+            return 'the given vocab'
         return (f'min_word_freq={self.min_word_freq}, word_freq_rule='
                 f'{self.word_freq_rule!r}')
 

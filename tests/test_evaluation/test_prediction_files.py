@@ -1,0 +1,137 @@
+"""Prediction and reference files of other code bases, in their real forms
+(tests/data: Spot-the-Diff's coco-caption results and references, a
+Dubai-CC annotation excerpt; RSICC's eval_results and caption_pair.py's
+JSON Lines written as they are), scored by eval_captions.py."""
+import json
+import os.path as osp
+
+import pytest
+from pycocoevalcap.bleu.bleu import Bleu
+from pycocoevalcap.cider.cider import Cider
+from pycocoevalcap.rouge.rouge import Rouge
+from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
+
+from mmidc.evaluation.metrics.java import find_java
+from mmidc.evaluation.prediction_files import (match_records, pair_key,
+                                               read_predictions,
+                                               read_references)
+from tests.helpers import load_tool
+from tests.helpers.rs_trees import real_excerpt
+
+DATA = osp.join(osp.dirname(osp.dirname(__file__)), 'data')
+STD_PRED = osp.join(DATA, 'spot_the_diff', 'ddla_rerun_predfile.json')
+STD_GT = osp.join(DATA, 'spot_the_diff', 'ddla_rerun_gtfile.json')
+METRICS = ['--metrics', 'Bleu', 'ROUGE_L', 'CIDEr']
+
+
+def tool():
+    return load_tool('tools/analysis_tools/eval_captions.py')
+
+
+def test_ids_match_without_an_image_extension():
+    assert pair_key('test_000001.png') == 'test_000001'
+    assert pair_key(256) == '256' and pair_key('0x0.tif') == '0x0'
+    assert pair_key('a.b') == 'a.b'  # not an image extension
+
+
+@pytest.mark.skipif(find_java() is None, reason='the PTB tokenizer needs Java')
+def test_coco_caption_files_score_as_pycocoevalcap_scores_them():
+    """Spot-the-Diff's official DDLA results and references (an excerpt of
+    34 pairs in their exact form, 7 with only an empty reference), scored
+    by pycocoevalcap directly as the authors' notebook does."""
+    gt = json.load(open(STD_GT))
+    pred = json.load(open(STD_PRED))
+    gts, res = {}, {}
+    for ann in gt['annotations']:
+        gts.setdefault(ann['image_id'], []).append(ann)
+    for r in pred:
+        res[r['image_id']] = [r]
+    tokenizer = PTBTokenizer()
+    gts, res = tokenizer.tokenize(gts), tokenizer.tokenize(res)
+    expected = {f'Bleu_{n}': 100 * v for n, v in enumerate(
+        Bleu(4).compute_score(gts, res, verbose=0)[0], start=1)}
+    expected['ROUGE_L'] = 100 * Rouge().compute_score(gts, res)[0]
+    expected['CIDEr'] = 100 * Cider().compute_score(gts, res)[0]
+    scores = tool().main([STD_PRED, '--references', STD_GT,
+                          '--tokenizer', 'ptb', *METRICS])
+    assert len(pred) == 34
+    for key, value in expected.items():
+        assert scores[key] == pytest.approx(value, abs=1e-9), key
+
+
+def test_formats_are_detected_and_ids_matched(tmp_path, capsys):
+    """RSICC / Chg2Cap's {id: [caption]} (eval_results/*.json's form, a
+    space before the end), caption_pair.py's JSON Lines and coco-caption
+    results give the same scores on Dubai-CC references read from a
+    Karpathy file (a real excerpt, one split of it)."""
+    excerpt = real_excerpt('dubai_cc_excerpt.json')
+    test_file = tmp_path / 'Test_Dubai_CC.json'
+    test_file.write_text(json.dumps(
+        excerpt['description_jsontr_te_val/Test_Dubai_CC.json']))
+    refs = read_references(str(test_file), split='test',
+                           no_change='levir_cc')
+    assert list(refs) == ['0x0', '6x35', '7x37', '18x41']
+    captions = {'0x0': 'nothing has changed ',
+                '6x35': 'a road is built', '7x37': 'many buildings appear',
+                '18x41': 'some villas are built'}
+    rsicc = tmp_path / 'rsicc.json'
+    rsicc.write_text(json.dumps({k: [v] for k, v in captions.items()}))
+    jsonl = tmp_path / 'results.jsonl'
+    jsonl.write_text(''.join(json.dumps(dict(
+        pair_id=f'{k}.tif', img1=f'A/{k}.tif', img2=f'B/{k}.tif', caption=v,
+        mode='greedy')) + '\n' for k, v in captions.items()) + json.dumps(
+            dict(pair_id='9x9.tif', img1='A/9x9.tif', img2='B/9x9.tif',
+                 error='unreadable image')) + '\n')
+    coco = tmp_path / 'coco.json'
+    coco.write_text(json.dumps([dict(image_id=k, caption=v, id=k)
+                                for k, v in captions.items()]))
+    expected = None
+    for path, fmt in ((rsicc, 'rsicc'), (jsonl, 'jsonl'), (coco, 'coco')):
+        assert read_predictions(str(path))[2] == fmt
+        scores = tool().main([str(path), '--references', str(test_file),
+                              '--tokenizer', 'rs_words', *METRICS])
+        expected = expected or scores
+        assert scores == expected, fmt
+        assert f'({fmt}): 4 pairs' in capsys.readouterr().out
+    # a missing prediction is an error naming it; an extra one is left out
+    captions.pop('7x37')
+    captions['1x1'] = 'extra'
+    rsicc.write_text(json.dumps({k: [v] for k, v in captions.items()}))
+    with pytest.raises(ValueError, match=r"rsicc.json: 1 of the 4 pairs of "
+                       r".*Test_Dubai_CC.json have no prediction \('7x37'\)"):
+        tool().main([str(rsicc), '--references', str(test_file), *METRICS])
+    records, extra = match_records({**{k: 'x' for k in refs}, '1x1': 'y'},
+                                   refs, 'p.json', 'r.json')
+    assert extra == ['1x1'] and len(records) == 4
+
+
+def test_references_from_a_config_need_no_images(tmp_path):
+    """--config CONFIG --split test: the reader's references; rs_ids counts
+    the captions of every split of the config."""
+    from tests.helpers.pair_trees import write_records
+    for split, thing in (('train', 'cube'), ('test', 'ball')):
+        write_records(str(tmp_path / f'{split}.jsonl'), [dict(
+            img1=f'before/{split}_{k}.png', img2=f'after/{split}_{k}.png',
+            captions=[f'the {colour} {thing} has moved'])
+            for k, colour in enumerate(('green', 'blue'))])
+    config = tmp_path / 'config.py'
+    config.write_text(''.join(
+        f'{split}_dataloader = dict(dataset=dict(type="ImagePairDataset", '
+        f'data_root={str(tmp_path)!r}, ann_file="{split}.jsonl"))\n'
+        for split in ('train', 'test')))
+    predictions = tmp_path / 'predictions.json'
+    predictions.write_text(json.dumps({'0': ['the blue ball has moved'],
+                                       '1': ['the green ball has moved']}))
+    args = [str(predictions), '--config', str(config), '--split', 'test',
+            *METRICS]
+    scores = tool().main([*args, '--tokenizer', 'rs_ids',
+                          '--min-word-freq', '1', '--word-freq-rule', '>'])
+    rs_words = tool().main([*args, '--tokenizer', 'rs_words'])
+    # 'green' and 'blue' are seen twice in the train and test captions
+    # together (once in either): both in the vocabulary, told apart. A
+    # vocabulary of one split would make both <UNK>, matching: Bleu_1 100.
+    assert scores['Bleu_1'] == pytest.approx(80.) == rs_words['Bleu_1']
+    # a vocabulary with no caption word is refused, naming the option
+    with pytest.raises(SystemExit, match='no caption word.*min-word-freq'):
+        tool().main([*args, '--tokenizer', 'rs_ids', '--min-word-freq',
+                     '1000000', '--word-freq-rule', '>'])
