@@ -31,3 +31,21 @@ def test_dead_jvm_reports_stderr(tmp_path):
     with JavaMeteor(java, timeout=30) as meteor:
         with pytest.raises(RuntimeError, match='Unable to access jarfile'):
             meteor.corpus_score(['1 2 3'])
+
+
+def test_one_shared_meteor_jvm_per_process(tmp_path):
+    """Every evaluation of a run reuses one METEOR JVM (its start costs
+    seconds each validation); a JVM that died is started anew."""
+    from mmidc.evaluation.metrics.coco_caption_java import (
+        close_shared_meteors, shared_meteor)
+    java = fake_java(tmp_path, 'exec sleep 600')
+    try:
+        first = shared_meteor(java, timeout=5)
+        assert shared_meteor(java, timeout=7) is first
+        assert first.timeout == 7
+        first.close()
+        second = shared_meteor(java)
+        assert second is not first and second.meteor_p.poll() is None
+    finally:
+        close_shared_meteors()
+    assert second.meteor_p is None
