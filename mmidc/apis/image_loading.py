@@ -33,9 +33,10 @@ import numpy as np
 from mmengine.logging import print_log
 from PIL import Image, UnidentifiedImageError
 
-from mmidc.datasets.image_io import (ASPECT_TOLERANCE, UnsupportedImageError,
-                                    ValueRange, array_to_rgb,
-                                    check_value_range, decode_rgb,
+from mmidc.datasets.image_io import (ASPECT_TOLERANCE, EIGHT_BIT_MODES,
+                                    UnsupportedImageError, ValueRange,
+                                    array_to_rgb, check_value_range,
+                                    decode_rgb, high_bytes_only,
                                     image_to_rgb, pair_size_mismatch)
 
 ImageInput = Union[str, os.PathLike, bytes, Image.Image, np.ndarray]
@@ -127,7 +128,12 @@ def load_rgb_image(image: ImageInput,
         data = bytes(image)
     elif isinstance(image, Image.Image):
         pil = image
-        shrink = max_pixels is not None and _area(pil.size) > max_pixels
+        if max_pixels is not None and _area(pil.size) > max_pixels:
+            if pil.mode in EIGHT_BIT_MODES and not high_bytes_only(pil):
+                pil = pil.copy()  # 8-bit: shrink first (a JPEG at reduced scale)
+                pil.thumbnail(_fit_size(pil.size, max_pixels))
+            else:  # decode at full depth, then shrink the RGB result
+                shrink = True
     elif isinstance(image, np.ndarray):
         return _array_to_rgb(image, label, value_range)
     else:

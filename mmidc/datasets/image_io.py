@@ -240,14 +240,15 @@ def array_to_rgb(samples: np.ndarray, value_range: ValueRange = 'full',
     return np.ascontiguousarray(out)
 
 
-def _wide_multiband(img: Image.Image) -> bool:
-    """Whether PIL reads ``img`` (not yet loaded) as 8-bit RGB(A) from
-    16-bit samples (16-bit RGB PNG and TIFF: PIL keeps the high byte)."""
+def high_bytes_only(img: Image.Image) -> bool:
+    """Whether PIL reads ``img`` (not yet loaded) as 8 bits a sample from
+    16-bit samples (16-bit RGB, RGBA and grey-alpha PNG, 16-bit RGB TIFF:
+    PIL keeps the high byte)."""
     for tile in getattr(img, 'tile', None) or ():
         args = tile[3] if len(tile) > 3 else None
         rawmode = args[0] if isinstance(args, tuple) and args else args
         if isinstance(rawmode, str) and ';16' in rawmode and \
-                img.mode in ('RGB', 'RGBA'):
+                img.mode in ('RGB', 'RGBA', 'LA'):
             return True
     return False
 
@@ -321,7 +322,7 @@ def image_to_rgb(img: Image.Image, name: str,
             cannot map (the message names ``name`` and what is supported).
         OSError: The pixel data does not decode.
     """
-    wide = _wide_multiband(img)
+    wide = high_bytes_only(img)
     img.load()
     orientation = exif_orientation(img, name)
     if wide:

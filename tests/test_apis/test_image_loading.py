@@ -135,6 +135,9 @@ def test_training_and_inference_decode_equal_arrays(tmp_path, kind,
         with Image.open(path) as img:
             np.testing.assert_array_equal(
                 load_rgb_image(img, value_range=value_range), trained)
+        with Image.open(path) as img:  # over the budget: mapped, then shrunk
+            small = load_rgb_image(img, max_pixels=12, value_range=value_range)
+        assert small.shape == (3, 4, 3) and small.max() > 200
 
 
 def test_bytes_like_an_upload(tmp_path):
