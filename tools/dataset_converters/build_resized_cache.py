@@ -98,7 +98,7 @@ def dataset_cfgs(args):
     cfg = Config.fromfile(args.config)
     if args.cfg_options:
         cfg.merge_from_dict(args.cfg_options)
-    rebind_derived_paths(cfg)  # a child's data_root holds
+    rebind_derived_paths(cfg, cfg_options=args.cfg_options)
     found = []
     for key in DATALOADERS:
         loader = cfg.get(key)

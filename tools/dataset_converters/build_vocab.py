@@ -49,7 +49,7 @@ def main(argv=None):
         cfg = Config.fromfile(args.config)
         if args.cfg_options:
             cfg.merge_from_dict(args.cfg_options)
-        rebind_derived_paths(cfg)  # a child's data_root holds
+        rebind_derived_paths(cfg, cfg_options=args.cfg_options)
         datasets = caption_datasets(cfg)
         out = out or config_vocab_file(cfg)
     else:

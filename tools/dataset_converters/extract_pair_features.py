@@ -112,7 +112,7 @@ def main(argv=None):
     cfg = Config.fromfile(args.config)
     if args.cfg_options:
         cfg.merge_from_dict(args.cfg_options)
-    rebind_derived_paths(cfg)  # a child's data_root holds
+    rebind_derived_paths(cfg, cfg_options=args.cfg_options)
     init_default_scope(cfg.get('default_scope', 'mmidc'))
     encoder, preprocessor = build_encoder(cfg, args.checkpoint, args.device)
     source = (f'{args.config} feature_encoder'

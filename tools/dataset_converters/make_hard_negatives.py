@@ -85,7 +85,7 @@ def build_dataset(args):
         cfg = Config.fromfile(args.config)
         if args.cfg_options:
             cfg.merge_from_dict(args.cfg_options)
-        rebind_derived_paths(cfg)  # a child's data_root holds
+        rebind_derived_paths(cfg, cfg_options=args.cfg_options)
         dataset_cfg = copy.deepcopy(cfg.train_dataloader.dataset)
         while 'dataset' in dataset_cfg or 'datasets' in dataset_cfg:
             if 'dataset' in dataset_cfg:  # wrappers
