@@ -90,3 +90,13 @@ def test_argument_and_input_errors(cli, captioner_files, pair_files, tmp_path, c
     code = cli.main([*captioner_files, '--folder', str(empty), '--out',
                      str(tmp_path / 'r.jsonl')])
     assert code == 2 and 'NAME_before.png' in capsys.readouterr().err
+
+
+def test_value_range_option(cli, capsys):
+    args = cli.parse_args(['c.py', 'w.pth', 'a.png', 'b.png', '--value-range',
+                           '0,4095'])
+    assert args.value_range == (0.0, 4095.0)
+    assert cli.parse_args(['c.py', 'w.pth', 'a.png', 'b.png']).value_range is None
+    with pytest.raises(SystemExit):
+        cli.parse_args(['c.py', 'w.pth', 'a.png', 'b.png', '--value-range', '0-4095'])
+    assert "value range must be one of" in capsys.readouterr().err
