@@ -26,7 +26,8 @@ from typing import Iterator, List, Optional, Sequence
 __all__ = ['BodyLimit', 'create_app', 'load_candidates', 'serve_app']
 
 STATIC_DIR = Path(__file__).resolve().parent / 'demo_static'
-ALLOWED_TYPES = ('image/png', 'image/jpeg', 'image/webp', 'image/bmp')
+ALLOWED_TYPES = ('image/png', 'image/jpeg', 'image/webp', 'image/bmp',
+                 'image/tiff')
 DEFAULT_MAX_UPLOAD_MB = 10.0
 DEFAULT_MAX_MEGAPIXELS = 16.0
 DEFAULT_MAX_QUEUE = 4
@@ -173,7 +174,7 @@ def create_app(captioner,
         if upload.content_type not in ALLOWED_TYPES:
             raise HTTPException(
                 415, f'{field} ({upload.filename}): unsupported type '
-                f'{upload.content_type!r}; send PNG, JPEG, WebP or BMP')
+                f'{upload.content_type!r}; send PNG, JPEG, WebP, BMP or TIFF')
         data = await upload.read(max_upload_bytes + 1)
         if len(data) > max_upload_bytes:
             raise HTTPException(

@@ -114,6 +114,20 @@ def test_bad_uploads_get_clear_4xx(server):
     assert status == 404
 
 
+def test_16_bit_png_and_float_tiff_uploads_are_captioned(server, tmp_path):
+    """Remote-sensing rasters: a 16-bit PNG and a float32 TIFF upload are
+    decoded as training decodes them (the config's value_range), not
+    refused (a TIFF was a 415) nor read as white or black."""
+    from tests.helpers.wide_images import write_wide
+    grey16, _ = write_wide(tmp_path, 'grey16')
+    floats, _ = write_wide(tmp_path, 'float')
+    status, body = _post(server + '/api/caption', files=[
+        ('before', 'b.png', 'image/png', grey16.read_bytes()),
+        ('after', 'a.tif', 'image/tiff', floats.read_bytes())])
+    assert status == 200, body
+    assert body['caption']
+
+
 def _chromium():
     return shutil.which('chromium') or shutil.which('chromium-browser')
 
