@@ -200,10 +200,11 @@ CONFIG_CACHE = (48, 72)
 
 
 def _config_reading_a_cache(path, root):
-    """Train and val loaders whose pipelines read a 48x72 cache."""
+    """Train and val loaders whose pipelines read a 48x72 cache (of images
+    read with value_range (0, 255): the cache keys on it)."""
     path.write_text(
         f"pipeline = [dict(type='LoadImagePair', cache_size={CONFIG_CACHE},"
-        f" cache_dir='{{data_root}}/cache_48x72'),"
+        f" cache_dir='{{data_root}}/cache_48x72', value_range=(0, 255)),"
         f" dict(type='ResizePair', size={CONFIG_CACHE})]\n"
         + ''.join(f"{split}_dataloader = dict(dataset=dict("
                   f"type='CLEVRChangeDataset', data_root={root!r}, "
@@ -232,6 +233,8 @@ def test_tool_builds_the_cache_the_config_reads(tmp_path, capsys, monkeypatch,
     assert not osp.exists(osp.join(root, 'cache_224x224'))
     array = np.load(osp.join(cache_dir, 'CLEVRChangeDataset_train.npy'))
     assert array.shape == (12, *size, 3)
+    with open(osp.join(cache_dir, 'CLEVRChangeDataset_train.json')) as f:
+        assert json.load(f)['value_range'] == '0:255'  # the pipeline's
     out = capsys.readouterr().out
     assert f'CLEVRChangeDataset_val: {size[0]}x{size[1]} in {cache_dir}' in out
     if not options:  # what the pipeline reads: the loader hits the cache
