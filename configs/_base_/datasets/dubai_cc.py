@@ -12,6 +12,9 @@ train_dataloader, val_dataloader, test_dataloader = _loader_setup.pair_loaders(
     'DubaiCCDataset', data_root, _base_.train_pipeline, _base_.test_pipeline)
 # Scored as remote-sensing change-captioning papers score (docs/evaluation.md):
 # lowercase, "." removed, split on whitespace (CCExpert's protocol), with
-# S*m, the change / no-change subsets and the no-change decision accuracy.
-val_evaluator = dict(type='IDCMetric', tokenizer='rs_words')
+# S*m, the change / no-change subsets and the no-change decision accuracy
+# (a no-change prediction is one of this data set's no-change sentences,
+# mmidc.text.no_change).
+val_evaluator = dict(type='IDCMetric', tokenizer='rs_words',
+                     no_change_sentences='dubai_cc')
 test_evaluator = val_evaluator

@@ -12,8 +12,16 @@ _loader_setup = __import__('mmidc.runtime.loader_setup',
                            fromlist=['pair_loaders'])
 train_dataloader, val_dataloader, test_dataloader = _loader_setup.pair_loaders(
     'LEVIRCCDataset', data_root, _base_.train_pipeline, _base_.test_pipeline)
-# Scored as remote-sensing change-captioning papers score (docs/evaluation.md):
-# lowercase, "." removed, split on whitespace (CCExpert's protocol), with
-# S*m, the change / no-change subsets and the no-change decision accuracy.
-val_evaluator = dict(type='IDCMetric', tokenizer='rs_words')
+# Scored under both remote-sensing protocols (docs/evaluation.md), with S*m,
+# the change / no-change subsets and the no-change decision accuracy:
+# CCExpert's rs_words (lowercase, "." removed, split on whitespace) gives the
+# unprefixed keys (CIDEr, S_m, decision_acc, ...: save_best reads its CIDEr);
+# the RSICC lineage's rs_ids (RSICC, Chg2Cap, Change3D: the ids of the words
+# seen more than 5 times in every split of LevirCCcaptions.json, read
+# without images) gives the rs_ids/ keys (rs_ids/CIDEr, ...).
+val_evaluator = dict(
+    type='IDCMetric', tokenizer='rs_words', no_change_sentences='levir_cc',
+    extra_protocols=dict(rs_ids=dict(
+        type='RSIdsProtocol', min_word_freq=5, word_freq_rule='>',
+        vocab_ann_file=data_root + '/LevirCCcaptions.json')))
 test_evaluator = val_evaluator

@@ -21,3 +21,15 @@ val_dataloader = dict(dataset=dict(
 test_dataloader = dict(dataset=dict(
     _delete_=True, type='LEVIRCCDataset', data_root=data_root, split='test',
     pipeline={{_base_.test_pipeline}}))
+# Scored as the LEVIR-CC papers score (docs/evaluation.md), not with the PTB
+# protocol of the your-pairs config: CCExpert's rs_words gives the unprefixed
+# keys (save_best reads its CIDEr), the RSICC lineage's rs_ids (the words seen
+# more than 5 times in every split of LevirCCcaptions.json) the rs_ids/ keys;
+# both with LEVIR-CC's no-change decision accuracy (decision_acc).
+val_evaluator = dict(
+    _delete_=True, type='IDCMetric', tokenizer='rs_words',
+    no_change_sentences='levir_cc',
+    extra_protocols=dict(rs_ids=dict(
+        type='RSIdsProtocol', min_word_freq=5, word_freq_rule='>',
+        vocab_ann_file=data_root + '/LevirCCcaptions.json')))
+test_evaluator = val_evaluator
