@@ -1,7 +1,9 @@
 # Dubai-CC (Hoxha et al. 2022): description_jsontr_te_val/{Train,Validation,
 # Test}_*.json + RGB/500_2000/ (before) and RGB/500_2010/ (after), 50x50
 # crops resized to the model's input, read by DubaiCCDataset
-# (docs/datasets.md).
+# (docs/datasets.md). No-change pairs: Dubai-CC's own 32 sentences (the
+# reader's default, no_change_sentences='dubai_cc'); a pair whose captions
+# mix them with change captions is a change pair (mixed_pairs='change').
 _base_ = ['./image_pair.py']
 data_root = 'data/dubai_cc'
 vocab_file = data_root + '/caption_vocab_train.json'

@@ -1,6 +1,8 @@
 # SECOND-CC (Karaca et al. 2025): SECOND-CC-AUG.json + {split}/rgb/{A,B}/
 # and the semantic maps {split}/sem/{A,B}/ (passed along as sem1_path /
-# sem2_path), read by SECONDCCDataset (docs/datasets.md).
+# sem2_path), read by SECONDCCDataset (docs/datasets.md). No-change pairs:
+# SECOND-CC's own sentences (the reader's default,
+# no_change_sentences='second_cc').
 _base_ = ['./image_pair.py']
 data_root = 'data/second_cc'
 vocab_file = data_root + '/caption_vocab_train.json'
