@@ -61,8 +61,9 @@ class SafeCheckpointHook(CheckpointHook):
       iteration in progress (or of the validation iteration in progress),
       points ``last_checkpoint`` at it, logs what it saved and exits with
       status 143; ``--resume`` goes on at the next batch, as if the run
-      had not stopped. In a multi-process run the ranks agree on the stop
-      through one small all-reduce each iteration. Loader workers forked
+      had not stopped; a second SIGTERM ends the process at once. In a
+      multi-process run the ranks agree on the stop through one small
+      all-reduce each iteration. Loader workers forked
       after the run started ignore the signal (the main process stops
       them).
 
@@ -167,6 +168,10 @@ class SafeCheckpointHook(CheckpointHook):
 
     # --- SIGTERM: save at the next iteration boundary, then stop ------------
     def _on_sigterm(self, signum, frame) -> None:
+        if self._sigterm:  # a second SIGTERM: what it would have done
+            self._restore_handler()
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
         self._sigterm = True  # acted on at the end of the iteration
 
     def before_run(self, runner) -> None:
@@ -176,8 +181,14 @@ class SafeCheckpointHook(CheckpointHook):
         if (self.save_on_sigterm and isinstance(runner._train_loop, BaseLoop)
                 and threading.current_thread() is threading.main_thread()):
             self._sigterm = False
-            self._old_handler = signal.signal(signal.SIGTERM,
-                                              self._on_sigterm)
+            old = signal.signal(signal.SIGTERM, self._on_sigterm)
+            owner = getattr(old, '__self__', None)
+            if isinstance(owner, SafeCheckpointHook) and owner is not self:
+                # a run of this process that ended in an exception left its
+                # handler: the one before it is the original
+                old = owner._old_handler
+            # None: a handler not set from Python; the default stands for it
+            self._old_handler = signal.SIG_DFL if old is None else old
 
     def _restore_handler(self) -> None:
         if self._old_handler is not None:

@@ -117,9 +117,10 @@ def test_full_disk_during_a_save_keeps_the_previous_checkpoint(
         train_in_process(config, work_dir,
                          cfg_options=fault(epoch=1, kind='full'))
     assert err.value.errno == errno.ENOSPC
-    # the message names the checkpoint that was being written
-    assert f"cannot write {osp.join(work_dir, 'epoch_2.pth')} (nothing " \
-        'was written)' in str(err.value)
+    # the message names the checkpoint that was being written (epoch 1's
+    # again, with its new best) and what is left of it
+    assert f"cannot write {osp.join(work_dir, 'epoch_1.pth')} (the " \
+        'previous file is unchanged)' in str(err.value)
     assert [n for n in files(work_dir) if 'checkpoint' in n or '.pth' in n] \
         == ['best_score_epoch_1.pth', 'epoch_1.pth', 'last_checkpoint']
     with open(osp.join(work_dir, 'last_checkpoint')) as f:
