@@ -18,9 +18,10 @@ after PIL's ``verify``) in ``--workers`` threads, with a progress bar;
 ``--no-decode`` reads the image headers only (sizes, no decoding).
 
 The pair counts of a known set (CLEVR-Change, Spot-the-Diff,
-Image-Editing-Request, LEVIR-CC, LEVIR-MCI, SECOND-CC) are compared with the
-published ones (docs/datasets.md, "Published counts"): a split that differs
-is reported with the difference; fewer pairs (a subset) is not an error.
+Image-Editing-Request, LEVIR-CC, LEVIR-MCI, SECOND-CC, Dubai-CC) are
+compared with the published ones (docs/datasets.md, "Published counts"): a
+split that differs is reported with the difference; fewer pairs (a subset)
+is not an error.
 
 The exit status is 1 when an image is missing or does not decode, a split
 fails to build (the reader's message is printed), or the config cannot be
@@ -69,6 +70,10 @@ PUBLISHED = {
         pairs=dict(train=6815, val=1333, test=1929),
         change=dict(test=1929 - 965),
         source="Liu et al. 2024, LEVIR-CC's pairs"),
+    'Dubai-CC': dict(
+        readers=('DubaiCCDataset', ),
+        pairs=dict(train=300, val=50, test=150),
+        source="the distributed caption files"),
     'SECOND-CC': dict(
         readers=('SECONDCCDataset', ),
         total=6041,
@@ -226,7 +231,8 @@ def caption_stats(entries: Sequence[dict],
 # Images
 # ----------------------------------------------------------------------
 def missing_images(paths: Sequence[str]) -> List[str]:
-    """The paths that are not files (each folder listed once)."""
+    """The paths whose folder does not list them (each folder listed once:
+    fast on large sets and network file systems)."""
     by_dir: Dict[str, set] = {}
     for path in paths:
         folder, name = osp.split(path)
@@ -238,7 +244,6 @@ def missing_images(paths: Sequence[str]) -> List[str]:
         except (FileNotFoundError, NotADirectoryError):
             present = set()
         missing += [osp.join(folder, n) for n in names - present]
-    missing += [p for p in paths if p not in missing and osp.isdir(p)]
     return sorted(missing)
 
 
@@ -357,7 +362,10 @@ def _counts(counter: dict) -> str:
 
 def _cell(stats: dict, key: str) -> str:
     if not stats.get('built'):
-        return 'not built' if key == 'pairs' else ''
+        if key != 'pairs':
+            return ''
+        return ('no loader' if stats.get('error') == 'the config has no '
+                'loader' else 'not built')
     value = stats.get(key)
     if key == 'refs':
         return (f'{stats["refs_min"]} / {stats["refs_mean"]:.2f} / '
