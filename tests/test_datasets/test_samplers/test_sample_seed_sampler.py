@@ -76,6 +76,18 @@ def test_positions_interleave_over_ranks(monkeypatch):
     assert [i.seed_key[3] for i in wrapper] == [1, 3, 5]
 
 
+def test_a_resumed_epoch_skips_the_indices_trained_on(monkeypatch):
+    """skip_next: the first pass of that epoch leaves out this rank's first
+    indices, the rest keep their positions; later passes are whole."""
+    monkeypatch.setattr(sample_seed_sampler, 'get_dist_info', lambda: (1, 2))
+    wrapper = SampleSeedSampler([5, 6, 7, 8], seed=0)
+    wrapper.skip_next(epoch=2, count=3)
+    assert len(list(wrapper)) == 4  # epoch 0: another epoch, whole
+    wrapper.set_epoch(2)
+    assert [(int(i), i.seed_key) for i in wrapper] == [(8, (0, 2, 0, 7))]
+    assert [int(i) for i in wrapper] == [5, 6, 7, 8]  # the next pass
+
+
 def test_the_index_keeps_its_key_through_the_data_set():
     index = SampleIndex(9, (1, 2, 0, 5))
     assert index == 9 and [10, 11, 12][index - 8] == 11
