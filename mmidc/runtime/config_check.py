@@ -409,8 +409,8 @@ def check_caption_vocab(cfg: Config) -> None:
             (:func:`~mmidc.text.vocab_file.check_vocab_covers`); a smaller
             share is logged as a warning.
     """
-    from mmidc.datasets.vocab_sources import (model_vocab_files,
-                                              training_captions)
+    from mmidc.datasets.preparation.vocab_sources import (
+        model_vocab_files, training_captions)
     from mmidc.text.vocab_file import check_vocab_covers
     files = [p for p in model_vocab_files(cfg) if osp.isfile(p)]
     loader = cfg.get('train_dataloader')

@@ -24,10 +24,9 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 from mmengine.logging import print_log
 
 from mmidc.datasets.image_io import to_hw
-from mmidc.datasets.pair_image_cache import (build_pair_image_cache,
-                                             default_cache_dir,
-                                             pipeline_value_range,
-                                             shard_is_current, step_type_name)
+from mmidc.datasets.preparation.pair_image_cache import (
+    build_pair_image_cache, default_cache_dir, pipeline_value_range,
+    shard_is_current, step_type_name)
 
 DATALOADERS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
 #: Most worker processes ``num_workers='auto'`` starts per training process.

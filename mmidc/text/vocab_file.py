@@ -2,7 +2,7 @@
 captions, written once before training and read by the caption decoders.
 
 ``tools/dataset_converters/build_vocab.py`` writes it from a config's data
-sets (:mod:`mmidc.datasets.vocab_sources` finds their captions; the
+sets (:mod:`mmidc.datasets.preparation.vocab_sources` finds their captions; the
 synthetic generator writes its own sets' file); each data-set base config
 names it (``vocab_file``, ``<data_root>/caption_vocab_train.json``) and a
 captioning config passes it to its decoder (``vocab=_base_.vocab_file``).
@@ -56,7 +56,7 @@ def write_vocab_file(captions: Sequence[str], out: str,
     """Build the caption vocabulary of ``captions`` and write it to ``out``.
 
     The file of a data set's captions is written by
-    :func:`mmidc.datasets.vocab_sources.write_dataset_vocab_file`.
+    :func:`mmidc.datasets.preparation.vocab_sources.write_dataset_vocab_file`.
 
     Args:
         captions (Sequence[str]): The captions, in order.

@@ -100,9 +100,8 @@ def ensure_hard_negatives(root: str, split: str = 'train',
     from mmengine.registry import init_default_scope
 
     import mmidc  # noqa: F401  (registers the data sets)
-    from mmidc.datasets.hard_negatives import (HardNegativeGenerator,
-                                               hard_negatives_path,
-                                               write_hard_negatives)
+    from mmidc.datasets.preparation.hard_negatives import (
+        HardNegativeGenerator, hard_negatives_path, write_hard_negatives)
     from mmidc.registry import DATASETS
     init_default_scope('mmidc')
     dataset = DATASETS.build(dict(type='CLEVRChangeDataset', data_root=root,

@@ -273,7 +273,7 @@ def write_hard_negatives(data_root: str) -> str:
     """Each training caption's hard negatives: two other captions of the
     split (one kind), so that both the kinds' shuffle and the easy
     negatives are drawn."""
-    from mmidc.datasets.hard_negatives import save_hard_negatives
+    from mmidc.datasets.preparation.hard_negatives import save_hard_negatives
     with open(osp.join(data_root, 'change_captions.json')) as f:
         captions = sorted({c for cs in json.load(f).values() for c in cs})
     captions += ['no change was made', 'there is no change']

@@ -13,13 +13,13 @@ from mmengine.logging import MMLogger
 
 import mmidc  # noqa: F401
 from mmidc.datasets.clevr_change import CLEVRChangeDataset
-from mmidc.datasets.hard_negatives import load_hard_negatives
+from mmidc.datasets.preparation.hard_negatives import load_hard_negatives
 from mmidc.datasets.image_editing_request import ImageEditingRequestDataset
 from mmidc.datasets.image_pair_dataset import ImagePairDataset
 from mmidc.datasets.spot_the_diff import SpotTheDiffDataset
 from mmidc.runtime.config_check import check_caption_vocab
 from mmidc.text import build_vocab_from_cfg, clip_tokenizer, write_vocab_file
-from mmidc.datasets.vocab_sources import training_captions
+from mmidc.datasets.preparation.vocab_sources import training_captions
 from tests.helpers import pair_trees
 from tests.helpers.tiny_run import captioner_config, run_train, write_tiny_config
 

@@ -34,8 +34,8 @@ from mmengine.registry import init_default_scope
 import mmidc  # noqa: F401  (registers the data sets)
 from mmidc.datasets import build_pair_image_cache
 from mmidc.datasets.image_io import parse_value_range
-from mmidc.datasets.pair_image_cache import (cache_target, pipeline_image_cache,
-                                             pipeline_value_range)
+from mmidc.datasets.preparation.pair_image_cache import (
+    cache_target, pipeline_image_cache, pipeline_value_range)
 from mmidc.runtime.loader_setup import dataset_image_paths, loader_dataset
 from mmidc.runtime.cfg_options import CfgOptionsAction
 from mmidc.runtime.data_root import rebind_derived_paths

@@ -22,8 +22,8 @@ import sys
 
 from mmengine.config import Config
 
-from mmidc.datasets.vocab_sources import (caption_datasets, config_vocab_file,
-                                          write_dataset_vocab_file)
+from mmidc.datasets.preparation.vocab_sources import (
+    caption_datasets, config_vocab_file, write_dataset_vocab_file)
 from mmidc.runtime.dataset_args import add_dataset_args, check_dataset_args, with_dataset_options
 from mmidc.runtime.data_root import rebind_derived_paths
 from mmidc.cli import working_dir_on_path

@@ -33,10 +33,9 @@ from mmengine.registry import init_default_scope
 from mmengine.utils import ProgressBar
 
 import mmidc  # noqa: F401  (registers the data sets)
-from mmidc.datasets.hard_negatives import (DEFAULT_ROLE_PAIRS, DEFAULT_SYNONYMS,
-                                           KINDS, HardNegativeGenerator,
-                                           hard_negatives_path,
-                                           write_hard_negatives)
+from mmidc.datasets.preparation.hard_negatives import (
+    DEFAULT_ROLE_PAIRS, DEFAULT_SYNONYMS, KINDS, HardNegativeGenerator,
+    hard_negatives_path, write_hard_negatives)
 from mmidc.registry import DATASETS
 from mmidc.runtime.dataset_args import (add_dataset_args, check_dataset_args,
                                         with_dataset_options)

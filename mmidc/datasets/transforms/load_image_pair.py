@@ -9,7 +9,7 @@ from mmengine.logging import print_log
 from mmidc.registry import TRANSFORMS
 from ..image_io import (ValueRange, check_value_range, pair_size_mismatch,
                         read_rgb)
-from ..pair_image_cache import PairImageCache, resolve_cache_dir
+from ..preparation.pair_image_cache import PairImageCache, resolve_cache_dir
 
 
 @TRANSFORMS.register_module()

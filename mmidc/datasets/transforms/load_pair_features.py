@@ -2,7 +2,7 @@
 from mmcv.transforms import BaseTransform
 
 from mmidc.registry import TRANSFORMS
-from ..pair_feature_cache import PairFeatureCache
+from ..preparation.pair_feature_cache import PairFeatureCache
 
 
 @TRANSFORMS.register_module()

@@ -5,7 +5,7 @@ import numpy as np
 from mmcv.transforms import BaseTransform
 
 from mmidc.registry import TRANSFORMS
-from ..hard_negatives import KINDS, load_hard_negatives
+from ..preparation.hard_negatives import KINDS, load_hard_negatives
 from .sample_rng import sample_rng
 
 

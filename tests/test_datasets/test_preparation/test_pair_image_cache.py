@@ -9,8 +9,9 @@ import pytest
 import torch
 from mmengine.dataset import pseudo_collate
 
-from mmidc.datasets import CLEVRChangeDataset, pair_image_cache
-from mmidc.datasets.pair_image_cache import cache_target
+from mmidc.datasets import CLEVRChangeDataset
+from mmidc.datasets.preparation import pair_image_cache
+from mmidc.datasets.preparation.pair_image_cache import cache_target
 from mmidc.registry import TRANSFORMS
 from tests.helpers import REPO, load_tool
 from tests.helpers.pair_trees import make_clevr_change_tree

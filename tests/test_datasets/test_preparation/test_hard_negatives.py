@@ -7,7 +7,8 @@ import pytest
 from tests.helpers.pair_trees import make_birds_to_words_tree
 
 from mmidc.datasets import BirdsToWordsDataset
-from mmidc.datasets.hard_negatives import HardNegativeGenerator, _nested
+from mmidc.datasets.preparation.hard_negatives import (HardNegativeGenerator,
+                                                       _nested)
 from mmidc.text.caption_words import word_spans
 
 SIZES = (('big', 'large'), ('small', 'tiny'))

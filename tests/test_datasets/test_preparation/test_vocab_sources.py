@@ -1,4 +1,4 @@
-"""mmidc.datasets.vocab_sources: which data sets of a config the caption
+"""mmidc.datasets.preparation.vocab_sources: which data sets of a config the caption
 vocabulary is built from, where its file goes, what it holds."""
 import json
 import os.path as osp
@@ -7,9 +7,9 @@ import pytest
 from mmengine.config import Config
 
 from mmidc.text import CaptionVocab, clip_tokenizer
-from mmidc.datasets.vocab_sources import (caption_datasets, config_vocab_file,
-                                          default_vocab_file, ensure_vocab_file,
-                                          write_dataset_vocab_file)
+from mmidc.datasets.preparation.vocab_sources import (
+    caption_datasets, config_vocab_file, default_vocab_file, ensure_vocab_file,
+    write_dataset_vocab_file)
 from mmidc.text.vocab_file import captions_key
 from tests.helpers.pair_trees import make_clevr_change_tree, make_my_pairs_tree, read_json
 

@@ -37,7 +37,7 @@ import numpy as np
 from mmengine.logging import print_log
 from mmengine.utils import ProgressBar
 
-from .image_io import (ValueRange, check_value_range, read_rgb, resize_rgb,
+from ..image_io import (ValueRange, check_value_range, read_rgb, resize_rgb,
                        to_hw, value_range_key)
 
 FORMAT = 'mmidc-image-cache-v2'

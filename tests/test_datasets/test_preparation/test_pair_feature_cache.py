@@ -1,4 +1,4 @@
-"""mmidc.datasets.pair_feature_cache: a written shard reads back per image
+"""mmidc.datasets.preparation.pair_feature_cache: a written shard reads back per image
 path (float16 on disk, float32 out); what is missing or inconsistent is
 named."""
 import os.path as osp
