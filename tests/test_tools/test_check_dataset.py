@@ -11,6 +11,7 @@ import pytest
 
 from tests.helpers import REPO, load_tool
 from tests.helpers import pair_trees, rs_trees
+from tests.helpers.exif_images import oriented_bytes, upright_picture
 from tests.helpers.pair_trees import read_json, write_json
 
 TOOL = 'tools/analysis_tools/check_dataset.py'
@@ -151,6 +152,23 @@ def test_a_pair_mixing_no_change_and_change_captions(tmp_path):
                 '--out', out, '--cfg-options', f'data_root={root}']) == 0
     train = read_json(out)['splits']['train']
     assert (train['change'], train['no_change'], train['mixed']) == (2, 1, 1)
+
+
+@pytest.mark.parametrize('fmt', ['PNG', 'JPEG'])
+def test_image_sizes_are_upright_as_training_reads_them(fmt, tmp_path):
+    """A photo stored sideways (EXIF orientation 6) counts with its upright
+    size, decoded or from its header (--no-decode)."""
+    root = str(tmp_path / 'pairs')
+    _my_pairs(root)
+    with open(osp.join(root, 'after', 'val_000.png'), 'wb') as f:
+        f.write(oriented_bytes(upright_picture(24, 40), 6, fmt))
+    for decode in ([], ['--no-decode']):
+        out = tmp_path / 'table.json'
+        assert run([BASES / 'image_pair.py', '--workers', 0, '--split', 'val',
+                    '--out', out, *decode,
+                    '--cfg-options', f'data_root={root}']) == 0
+        sizes = read_json(out)['splits']['val']['image_sizes']
+        assert sizes == {'24x16': 1, '40x24': 1}, (decode, sizes)
 
 
 def test_a_missing_image_fails_naming_the_file(tmp_path, capsys):

@@ -15,7 +15,8 @@ sentences), change types, the caption vocabulary (distinct lower-cased
 words), the distinct image sizes, and the missing and unreadable images.
 Every image is decoded in full (:func:`mmidc.datasets.image_io.read_rgb`,
 after PIL's ``verify``) in ``--workers`` threads, with a progress bar;
-``--no-decode`` reads the image headers only (sizes, no decoding).
+``--no-decode`` reads the image headers only (sizes, no decoding; a PNG's
+EXIF orientation only where it comes before the pixels).
 
 The pair counts of a known set (CLEVR-Change, Spot-the-Diff,
 Image-Editing-Request, LEVIR-CC, LEVIR-MCI, SECOND-CC, Dubai-CC) are
@@ -247,6 +248,21 @@ def missing_images(paths: Sequence[str]) -> List[str]:
     return sorted(missing)
 
 
+def header_orientation(img) -> int:
+    """The EXIF orientation of an opened image from its header: a PNG's
+    from an ``eXIf`` chunk before its pixels only (PIL's ``getexif`` would
+    decode the pixels to find one after them)."""
+    if img.format == 'PNG':
+        if 'exif' not in img.info:
+            return 1
+        from PIL import Image
+        exif = Image.Exif()
+        exif.load(img.info['exif'])
+    else:
+        exif = img.getexif()
+    return exif.get(0x0112, 1)
+
+
 def inspect_image(task: Tuple[str, bool]) -> Tuple[str, Optional[str],
                                                    Optional[str]]:
     """``(path, 'WxH' or None, problem or None)`` of one image: PIL's
@@ -260,7 +276,7 @@ def inspect_image(task: Tuple[str, bool]) -> Tuple[str, Optional[str],
         with Image.open(path) as img:
             size = img.size
             if not decode:
-                orientation = img.getexif().get(0x0112, 1)
+                orientation = header_orientation(img)
                 if orientation in (5, 6, 7, 8):
                     size = size[::-1]
                 return path, f'{size[0]}x{size[1]}', None
