@@ -135,3 +135,22 @@ def test_references_from_a_config_need_no_images(tmp_path):
     with pytest.raises(SystemExit, match='no caption word.*min-word-freq'):
         tool().main([*args, '--tokenizer', 'rs_ids', '--min-word-freq',
                      '1000000', '--word-freq-rule', '>'])
+
+
+def test_spot_the_diff_config_references_with_a_moved_data_root(tmp_path):
+    """--config with --cfg-options data_root=...: the reader's merged
+    references (several records of one img_id, a real excerpt) of the
+    moved tree; the published predictions of those pairs match them."""
+    import shutil
+    root = tmp_path / 'std'
+    shutil.copytree(osp.join(DATA, 'spot_the_diff', 'annotations'),
+                    root / 'annotations')
+    scores = tool().main([
+        STD_PRED, '--config',
+        'configs/clip4idc/clip4idc-caption_vit-b32_spot-the-diff.py',
+        '--split', 'test', '--cfg-options', f'data_root={root}',
+        '--tokenizer', 'python', '--metrics', 'Bleu', '--no-per-type'])
+    same = tool().main([STD_PRED, '--references', STD_GT, '--tokenizer',
+                        'python', '--metrics', 'Bleu', '--no-per-type'])
+    assert scores == same
+

@@ -122,11 +122,14 @@ def load_config(path: str, options):
     if not osp.isfile(path):
         sys.exit(f'eval_captions: no such config: {path}')
     cfg = Config.fromfile(path)
-    rebind_derived_paths(cfg, path)
+    merged = None
     if options:
         parser = argparse.ArgumentParser()
         parser.add_argument('--o', nargs='+', action=DictAction)
-        cfg.merge_from_dict(parser.parse_args(['--o', *options]).o)
+        merged = parser.parse_args(['--o', *options]).o
+        cfg.merge_from_dict(merged)
+    # paths derived from data_root follow it (explicit values kept)
+    rebind_derived_paths(cfg, path, merged)
     return cfg
 
 
