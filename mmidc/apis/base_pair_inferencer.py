@@ -1,88 +1,43 @@
 """What the captioning and retrieval inferencers share: model loading, input
 checking, batching, and the pair encoder's attention maps."""
-import itertools
-import multiprocessing
+import logging
 import os
-import pickle
-from collections import deque
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import torch
 from mmengine.config import Config
 from mmengine.dataset import pseudo_collate
+from mmengine.logging import print_log
 from mmpretrain.apis import BaseInferencer
+from mmpretrain.structures import DataSample
+from torch.utils.data import DataLoader
 
 from mmidc.visualization import PairAttentionVisualizer, cls_attention_maps
 from mmidc.datasets.image_io import check_value_range
-from .image_loading import (DEFAULT_MAX_PIXELS, ImageInput,
-                            check_pair_sizes, describe_image, load_rgb_image)
+from .image_loading import DEFAULT_MAX_PIXELS, ImageInput
 from .model_loading import ConfigType, init_model
+from .pair_loader import (DecodedPairs, PairBatch, PairDecoder,
+                          batch_to_inputs, collate_pairs)
 from .pair_pipeline import build_image_pipeline, value_range_of
 
 Pair = Tuple[ImageInput, ImageInput]
-#: ``(index, packed sample)``, or ``(index, error)`` for an unusable pair.
-PreparedPair = Tuple[int, Union[dict, Exception]]
+
+WORKER_TYPES = ('process', 'thread')
 
 
-def _sample_or_raise(item: Union[dict, Exception]) -> dict:
-    if isinstance(item, Exception):
-        raise item
-    return item
-
-
-WORKER_TYPES = ('thread', 'process')
-#: What the worker processes of ``prepared_batches`` prepare from: ``{call:
-#: (inferencer, pairs, ids)}``, filled before the pool forks its workers
-#: (they inherit it; nothing but the call and index crosses to them).
-_FORKED_CALLS = {}
-_CALL_IDS = itertools.count()
-
-
-def _prepare_one(inferencer, pairs, ids, index: int) -> PreparedPair:
-    before, after = pairs[index]
-    try:
-        return index, inferencer.prepare_pair(before, after, ids[index])
-    except Exception as err:  # noqa: B902 (one pair's failure)
-        return index, err
-
-
-def _init_forked_worker() -> None:
-    # one intra-op thread, as DataLoader workers: an OpenMP pool inherited
-    # from the parent by fork must not be used in the child
-    torch.set_num_threads(1)
-
-
-def resolve_worker_type(worker_type: str, workers: int, num_pairs: int) -> str:
-    """``'auto'``: threads (see :meth:`BasePairInferencer.prepared_batches`).
-
-    On one H200 with 16 cores, 16 threads prepared 292 pairs/s of 480x320
-    PNGs and 16 forked processes 224 (docs/benchmark.md): a process costs a
-    copy of each prepared pair and one task per pair, which outweighs the
-    interpreter lock that caps the threads."""
+def resolve_worker_type(worker_type: str) -> str:
+    """``'auto'`` and ``'process'``: the ``DataLoader``'s worker processes;
+    ``'thread'`` is accepted for old scripts, and runs on processes too
+    (logged). Any other name is a ``ValueError``."""
     if worker_type not in WORKER_TYPES + ('auto', ):
         raise ValueError(f"worker_type must be 'auto' or one of {WORKER_TYPES}, "
                          f'got {worker_type!r}')
-    can_fork = 'fork' in multiprocessing.get_all_start_methods()
-    if worker_type == 'process' and not can_fork:
-        raise ValueError("worker_type='process' needs the 'fork' start method "
-                         "(POSIX); use worker_type='thread'")
-    if worker_type == 'auto':
-        return 'thread'
-    return worker_type
-
-
-def _prepare_in_forked_worker(call: int, index: int) -> bytes:
-    # pickled here by value: tensors then cross as bytes, not as shared-memory
-    # handles (one open file each)
-    index, item = _prepare_one(*_FORKED_CALLS[call], index)
-    try:
-        return pickle.dumps((index, item))
-    except Exception as err:  # noqa: B902 (an error that cannot be pickled)
-        return pickle.dumps((index, RuntimeError(
-            f'{type(item).__name__}: {item}' if isinstance(item, Exception)
-            else f'the prepared pair cannot be sent between processes: {err}')))
+    if worker_type == 'thread':
+        print_log("worker_type='thread' is deprecated: images are decoded in "
+                  "the DataLoader's worker processes", logger='current',
+                  level=logging.WARNING)
+    return 'process'
 
 
 class BasePairInferencer(BaseInferencer):
@@ -140,7 +95,24 @@ class BasePairInferencer(BaseInferencer):
             self.value_range = value_range_of(cfg)
         else:
             self.value_range = check_value_range(self.value_range)
-        return build_image_pipeline(cfg)
+        pipeline = build_image_pipeline(cfg)
+        steps = pipeline.transforms
+        #: ``(H, W)`` the images are resized to on the model's device, when
+        #: the image pipeline is ``ResizePair`` + ``PackIDCInputs`` (else
+        #: None: the pipeline runs on each pair in the workers).
+        self.input_size = None
+        self.meta_keys = getattr(steps[-1], 'meta_keys', ())
+        if len(steps) == 2 and type(steps[0]).__name__ == 'ResizePair':
+            self.input_size = tuple(steps[0].size)
+        return pipeline
+
+    def decoder(self, run_pipeline: bool = False) -> PairDecoder:
+        """What loads and checks a pair, with this inferencer's budget and
+        ``value_range``; it runs the image pipeline too when
+        ``run_pipeline`` or when the pipeline cannot run on the device."""
+        return PairDecoder(
+            self.max_pixels, self.value_range, self.aspect_tolerance,
+            self.pipeline if run_pipeline or self.input_size is None else None)
 
     # ------------------------------------------------------------ inputs
     def prepare_pair(self,
@@ -148,7 +120,8 @@ class BasePairInferencer(BaseInferencer):
                      img2: ImageInput,
                      pair_id: Optional[str] = None,
                      names: Optional[Sequence[str]] = None) -> dict:
-        """Load, check and pack one pair.
+        """Load, check and pack one pair through the config's image
+        pipeline (Pillow's resize, as in training).
 
         Args:
             img1, img2: before / after image: path, PIL image or RGB array.
@@ -163,20 +136,7 @@ class BasePairInferencer(BaseInferencer):
             ImageInputError: see :func:`load_rgb_image` and
                 :func:`check_pair_sizes`; the message names the image.
         """
-        names = list(names) if names else [describe_image(img1),
-                                           describe_image(img2)]
-        before = load_rgb_image(img1, self.max_pixels, names[0],
-                                self.value_range)
-        after = load_rgb_image(img2, self.max_pixels, names[1],
-                               self.value_range)
-        check_pair_sizes(before.shape[1::-1], after.shape[1::-1], names,
-                         self.aspect_tolerance)
-        results = dict(
-            img1=before, img2=after, img1_path=names[0], img2_path=names[1],
-            ori_shape=(before.shape[:2], after.shape[:2]),
-            pair_id=str(pair_id if pair_id is not None else 0),
-            change_type='unknown', gt_captions=[])
-        return self.pipeline(results)
+        return self.pipeline(self.decoder().load(img1, img2, pair_id, names))
 
     @staticmethod
     def _as_pairs(img1, img2) -> Tuple[List[Pair], bool]:
@@ -189,94 +149,72 @@ class BasePairInferencer(BaseInferencer):
                             'pairs')
         return [tuple(p) for p in img1], False
 
-    def prepared_batches(self,
-                         pairs: Sequence[Pair],
-                         batch_size: int = 1,
-                         pair_ids: Optional[Sequence[str]] = None,
-                         workers: Optional[int] = None,
-                         prefetch: int = 2,
-                         worker_type: str = 'auto') -> Iterator[List[PreparedPair]]:
-        """Prepare pairs on a pool of workers, ``batch_size`` at a time.
+    def pair_loader(self,
+                    pairs: Sequence[Pair],
+                    batch_size: int = 1,
+                    pair_ids: Optional[Sequence] = None,
+                    workers: Optional[int] = None,
+                    prefetch: int = 2,
+                    worker_type: str = 'auto') -> DataLoader:
+        """A ``DataLoader`` of :class:`~mmidc.apis.pair_loader.PairBatch`
+        es, ``batch_size`` pairs each, in input order.
 
-        Images are decoded and resized by ``workers`` threads or processes,
-        up to ``prefetch`` batches ahead of the one handed out, so that
-        decoding the next batches overlaps the model's work on this one.
-        Threads start at once, but Pillow releases the interpreter lock only
-        while it decodes and resizes: the rest of a pair's preparation (about
-        a quarter of it) runs one thread at a time, so more than a few
-        threads add little. Processes (forked: POSIX only) have no such limit
-        but cost a copy of each prepared pair between processes. Each item of
-        a batch is ``(index, sample)``, or ``(index, error)`` for a pair that
-        could not be prepared (usually an :class:`ImageInputError`; any
-        ``Exception``, so that one pair never stops a batch), in input order.
+        ``workers`` processes decode and check the images into ``uint8``
+        arrays, up to ``prefetch`` batches each ahead of the model, and
+        stack each batch into one array per image size; the model's process
+        resizes and normalises the batch on the model's device
+        (:meth:`batch_inputs`). A pair that cannot be used is an entry of
+        the batch's ``errors`` (usually an :class:`ImageInputError`; any
+        ``Exception``, so that one pair never stops a batch).
 
         Args:
             pairs (Sequence[tuple]): ``(before, after)`` images.
             batch_size (int): pairs per batch.
-            pair_ids (Sequence[str], optional): ids carried in the data
-                samples (default: the pairs' positions).
-            workers (int, optional): decoding threads or processes.
-                Defaults to the number of cores, at most 16; 0 decodes in
-                this thread.
-            prefetch (int): batches decoded ahead. Defaults to 2.
-            worker_type (str): ``'thread'``, ``'process'`` or ``'auto'``
-                (default: threads, the faster kind where measured; see
-                :func:`resolve_worker_type`).
+            pair_ids (Sequence, optional): ids carried in the data samples
+                (default: the pairs' positions).
+            workers (int, optional): decoding processes. Defaults to the
+                number of cores, at most 16; 0 decodes in this process.
+            prefetch (int): batches each worker decodes ahead. Defaults to 2.
+            worker_type (str): ``'auto'`` or ``'process'``
+                (:func:`resolve_worker_type`).
         """
         if batch_size < 1:
             raise ValueError(f'batch_size must be >= 1, got {batch_size}')
+        resolve_worker_type(worker_type)
         pairs = list(pairs)
         ids = list(pair_ids) if pair_ids is not None else list(range(len(pairs)))
         if workers is None:
             workers = min(16, os.cpu_count() or 1)
-        worker_type = resolve_worker_type(worker_type, workers, len(pairs))
-        if workers == 0:
-            for start in range(0, len(pairs), batch_size):
-                yield [_prepare_one(self, pairs, ids, i) for i in range(
-                    start, min(start + batch_size, len(pairs)))]
-            return
-        if worker_type == 'thread':
-            pool = ThreadPoolExecutor(workers, thread_name_prefix='decode')
+        workers = min(workers, -(-len(pairs) // batch_size))
+        return DataLoader(
+            DecodedPairs(pairs, ids, self.decoder()), batch_size,
+            shuffle=False, num_workers=workers, collate_fn=collate_pairs,
+            pin_memory=self.device.type == 'cuda',
+            prefetch_factor=max(1, prefetch) if workers else None)
 
-            def submit(index):
-                return pool.submit(_prepare_one, self, pairs, ids, index)
-
-            def result(future):
-                return future.result()
-        else:
-            call = next(_CALL_IDS)
-            _FORKED_CALLS[call] = (self, pairs, ids)
-            pool = ProcessPoolExecutor(
-                workers, mp_context=multiprocessing.get_context('fork'),
-                initializer=_init_forked_worker)
-
-            def submit(index):
-                return pool.submit(_prepare_in_forked_worker, call, index)
-
-            def result(future):
-                return pickle.loads(future.result())
-        window = batch_size * (1 + max(0, prefetch))
-        try:
-            pending = deque(submit(i) for i in range(min(window, len(pairs))))
-            submitted = len(pending)
-            while pending:
-                batch = [result(pending.popleft())
-                         for _ in range(min(batch_size, len(pending)))]
-                while submitted < len(pairs) and len(pending) < window - len(batch):
-                    pending.append(submit(submitted))
-                    submitted += 1
-                yield batch
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-            if worker_type == 'process':
-                _FORKED_CALLS.pop(call, None)
+    def batch_inputs(self, batch: PairBatch) -> dict:
+        """The usable pairs of ``batch`` as the model takes them: the data
+        preprocessor's ``{'inputs': [b, 2, 3, H, W], 'data_samples'}``,
+        resized on the model's device."""
+        samples = [DataSample(metainfo={k: meta[k] for k in self.meta_keys
+                                        if k in meta}) for meta in batch.metas]
+        if self.input_size is not None:
+            for sample in samples:
+                if 'img_shape' in self.meta_keys:
+                    sample.set_metainfo(dict(img_shape=self.input_size))
+        inputs = batch_to_inputs(batch, self.input_size, self.device)
+        return self.model.data_preprocessor(
+            dict(inputs=inputs, data_samples=samples), False)
 
     def iter_batches(self, pairs: Sequence[Pair],
                      batch_size: int = 1) -> Iterator[dict]:
-        """Collated batches of prepared pairs (for ``model.test_step``);
-        an unusable image raises its :class:`ImageInputError`."""
-        for batch in self.prepared_batches(pairs, batch_size):
-            yield pseudo_collate([_sample_or_raise(item) for _, item in batch])
+        """:meth:`batch_inputs` of each batch of ``pairs``; an unusable
+        image raises its :class:`ImageInputError`."""
+        for batch in self.pair_loader(pairs, batch_size, workers=0):
+            for index in batch.indices:
+                if index in batch.errors:
+                    raise batch.errors[index]
+            yield self.batch_inputs(batch)
 
     # ------------------------------------------------------------ attention
     @torch.no_grad()

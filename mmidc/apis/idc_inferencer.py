@@ -6,7 +6,8 @@ import numpy as np
 import torch
 from mmengine.dataset import pseudo_collate
 
-from .base_pair_inferencer import BasePairInferencer, Pair, _sample_or_raise
+from mmidc.text import clip_tokenizer
+from .base_pair_inferencer import BasePairInferencer, Pair
 from .image_loading import DEFAULT_MAX_PIXELS, ImageInput
 from .model_loading import ConfigType
 
@@ -93,21 +94,54 @@ class IDCInferencer(BasePairInferencer):
         data = self.model.data_preprocessor(pseudo_collate(list(samples)), False)
         return self.model.predict(data['inputs'], data['data_samples'], **options)
 
+    @torch.no_grad()
+    def caption_batch(self, batch, **options) -> List[Dict]:
+        """Results of one :meth:`pair_loader` batch, in its order: for each
+        pair, :meth:`to_result` of its caption, or ``{'error': Exception}``
+        for a pair that could not be used. ``options`` are checked decoding
+        options (:meth:`_decode_options`)."""
+        preds = []
+        if batch.metas:
+            data = self.batch_inputs(batch)
+            preds = self.model.predict(data['inputs'], data['data_samples'],
+                                       **options)
+        preds = iter(preds)
+        return [{'error': batch.errors[i]} if i in batch.errors
+                else self.to_result(next(preds)) for i in batch.indices]
+
     def stream(self, pairs: Sequence[Pair], batch_size: int = 1,
                strategy: Optional[str] = None,
                beam_size: Optional[int] = None,
                workers: Optional[int] = None,
-               worker_type: str = 'auto') -> Iterator[List[Dict]]:
+               worker_type: str = 'auto',
+               pair_ids: Optional[Sequence] = None) -> Iterator[List[Dict]]:
         """Caption pairs batch by batch: yields a list of results per batch
-        (for progress bars over long lists). The next batches' images are
-        decoded by ``workers`` threads or processes while the model captions
-        this one (:meth:`prepared_batches`); an unusable image raises its
+        (for progress bars over long lists), each with the pair's
+        ``pair_id`` (default: its position) and, where the pair was given
+        as paths, ``img1`` and ``img2``. The next batches' images are
+        decoded by ``workers`` processes while the model captions this one
+        (:meth:`pair_loader`); an unusable image raises its
         :class:`ImageInputError`."""
-        for batch in self.prepared_batches(pairs, max(1, batch_size),
-                                           workers=workers, worker_type=worker_type):
-            samples = [_sample_or_raise(item) for _, item in batch]
-            yield [self.to_result(ds) for ds in
-                   self.predict_samples(samples, strategy, beam_size)]
+        options = self._decode_options(strategy, beam_size, self.decode_options)
+        pairs = list(pairs)
+        ids = list(pair_ids) if pair_ids is not None else list(range(len(pairs)))
+        for batch in self.pair_loader(pairs, max(1, batch_size), ids,
+                                      workers, worker_type=worker_type):
+            results = self.caption_batch(batch, **options)
+            for index, result in zip(batch.indices, results):
+                if 'error' in result:
+                    raise result['error']
+                result.update(self.pair_fields(pairs[index], ids[index]))
+            yield results
+
+    @staticmethod
+    def pair_fields(pair: Pair, pair_id) -> Dict:
+        """``pair_id``, and ``img1`` / ``img2`` where the pair's images are
+        paths: what tells a result's pair in a list."""
+        fields = {'pair_id': pair_id}
+        if all(isinstance(p, (str, os.PathLike)) for p in pair):
+            fields.update(img1=str(pair[0]), img2=str(pair[1]))
+        return fields
 
     @staticmethod
     def to_result(data_sample) -> Dict:
@@ -122,7 +156,8 @@ class IDCInferencer(BasePairInferencer):
                  strategy: Optional[str] = None,
                  beam_size: Optional[int] = None,
                  workers: Optional[int] = None,
-                 worker_type: str = 'auto') -> Union[Dict, List[Dict]]:
+                 worker_type: str = 'auto',
+                 pair_ids: Optional[Sequence] = None) -> Union[Dict, List[Dict]]:
         """Caption one pair, or a list of ``(before, after)`` pairs.
 
         Args:
@@ -131,21 +166,94 @@ class IDCInferencer(BasePairInferencer):
             batch_size (int): pairs per forward pass. Defaults to 1.
             strategy (str, optional): ``'greedy'`` / ``'beam'`` for this call.
             beam_size (int, optional): beams for this call.
-            workers (int, optional): image-decoding threads or processes
-                (see :meth:`prepared_batches`).
-            worker_type (str): ``'thread'``, ``'process'`` or ``'auto'``
-                (see :meth:`prepared_batches`).
+            workers (int, optional): image-decoding processes (see
+                :meth:`pair_loader`; default: the cores, at most 16, for a
+                list; one pair is decoded in this process).
+            worker_type (str): ``'auto'`` or ``'process'`` (see
+                :meth:`pair_loader`).
+            pair_ids (Sequence, optional): the ids of a list's pairs, given
+                back in their results (default: their positions).
 
         Returns:
-            dict | list[dict]: ``{'caption': str, 'score': float}`` per pair.
+            dict | list[dict]: ``{'caption': str, 'score': float}`` for one
+            pair; for a list, one result per pair, in order, with the
+            pair's ``pair_id`` too, and ``img1`` / ``img2`` where the pair
+            was given as two paths.
         """
         pairs, single = self._as_pairs(img1, img2)
         if batch_size < 1:
             raise ValueError(f'batch_size must be >= 1, got {batch_size}')
+        if single:
+            workers = 0
         results = [r for batch in self.stream(pairs, batch_size, strategy,
-                                              beam_size, workers, worker_type)
+                                              beam_size, workers, worker_type,
+                                              pair_ids)
                    for r in batch]
-        return results[0] if single else results
+        if single:
+            return {k: results[0][k] for k in ('caption', 'score')}
+        return results
+
+    @torch.no_grad()
+    def score(self, pairs: Sequence[Pair], captions: Sequence[str],
+              batch_size: int = 8, workers: Optional[int] = 0) -> List[Dict]:
+        """How likely the model finds given captions of given pairs.
+
+        Each caption is scored under the model with teacher forcing: the
+        log-probability of each of its tokens (and the end of the caption)
+        given the pair and the tokens before it, from the decoder's logits
+        as greedy and beam search read them (the tokens the search never
+        generates, padding and the start token, excluded). A caption whose
+        words are outside the model's vocabulary scores ``-inf``.
+
+        Args:
+            pairs (Sequence[tuple]): ``(before, after)`` images.
+            captions (Sequence[str]): one caption per pair.
+            batch_size (int): pairs per forward pass. Defaults to 8.
+            workers (int, optional): image-decoding processes (see
+                :meth:`pair_loader`). Defaults to 0 (this process).
+
+        Returns:
+            list[dict]: per pair, ``sum_logprob`` (float, the caption's
+            log-probability), ``mean_logprob`` (per token, as the ``score``
+            of a generated caption), ``num_tokens`` (words and the end), and
+            the :meth:`pair_fields`.
+
+        Raises:
+            ValueError: as many captions as pairs are needed, non-empty
+                strings; a caption longer than the decoder's ``max_length``.
+            ImageInputError: an unusable image, named.
+        """
+        pairs = list(pairs)
+        if isinstance(captions, str) or len(captions) != len(pairs):
+            raise ValueError(f'score needs one caption per pair: '
+                             f'{len(pairs)} pairs, got {captions!r:.80}')
+        if not all(isinstance(c, str) and c.strip() for c in captions):
+            raise ValueError('captions must be non-empty strings')
+        max_length = self.model.caption_decoder.max_length
+        tokens = clip_tokenizer()(list(captions), 77)  # [P, 77]
+        lengths = (tokens != 0).sum(-1)
+        for caption, length in zip(captions, lengths.tolist()):
+            if length > max_length:
+                raise ValueError(
+                    f'caption {caption!r} is {length} tokens long with its '
+                    f'start and end; the decoder takes at most {max_length}')
+        tokens = tokens[:, :max_length]
+        results = []
+        for batch in self.pair_loader(pairs, batch_size, workers=workers):
+            for index in batch.indices:
+                if index in batch.errors:
+                    raise batch.errors[index]
+            data = self.batch_inputs(batch)
+            batch_tokens = tokens[batch.indices].to(self.device)
+            logprobs = self.model.score_captions(data['inputs'], batch_tokens)
+            counts = (batch_tokens[:, 1:] != 0).sum(-1).tolist()
+            for index, row, count in zip(batch.indices, logprobs.cpu(), counts):
+                total = float(row.sum())
+                results.append(dict(sum_logprob=total,
+                                    mean_logprob=total / max(count, 1),
+                                    num_tokens=count,
+                                    **self.pair_fields(pairs[index], index)))
+        return results
 
     def visualize_attention(self,
                             img1: ImageInput,

@@ -62,8 +62,7 @@ class IDCRetrievalInferencer(BasePairInferencer):
     def encode_pairs(self, pairs: Sequence[Pair], batch_size: int = 8) -> Tensor:
         """L2-normalised pair embeddings ``[P, D]`` (on CPU)."""
         embeddings = []
-        for batch in self.iter_batches(list(pairs), batch_size):
-            data = self.model.data_preprocessor(batch, False)
+        for data in self.iter_batches(list(pairs), batch_size):
             pair_embeddings, _ = self.model(data['inputs'], mode='tensor')  # [b, D]
             embeddings.append(pair_embeddings.float().cpu())
         return torch.cat(embeddings)

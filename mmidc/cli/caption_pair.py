@@ -12,7 +12,7 @@ progress bar::
 
     python tools/caption_pair.py CONFIG CHECKPOINT \
         --pairs-file pairs.jsonl [--data-root DIR] --out results.jsonl \
-        [--batch-size 64] [--workers N] [--worker-type auto] [--device cuda]
+        [--batch-size 64] [--workers N] [--device cuda]
     python tools/caption_pair.py CONFIG CHECKPOINT --folder DIR --out results.jsonl
 
 ``pairs.jsonl`` uses ImagePairDataset's format (``{"img1": ..., "img2":
@@ -67,14 +67,13 @@ def parse_args(argv=None):
     parser.add_argument('--batch-size', type=int, default=64,
                         help='pairs per forward pass (default 64)')
     parser.add_argument('--workers', type=int, default=None,
-                        help='image-decoding threads or processes (default: the '
-                        'cores, at most 16; 0: decode in the main thread)')
+                        help='image-decoding processes (default: the cores, at '
+                        'most 16; 0: decode in the main process)')
     parser.add_argument('--worker-type', default='auto',
-                        choices=['auto', 'thread', 'process'],
-                        help='decode on threads or forked processes (default auto: '
-                        'threads; they share one interpreter lock, which caps them '
-                        'at a few times one thread, yet forked processes measured '
-                        'slower: docs/benchmark.md)')
+                        choices=['auto', 'process', 'thread'],
+                        help="kept for old scripts: images are decoded in the "
+                        "DataLoader's worker processes ('thread' is deprecated "
+                        "and runs on processes too)")
     parser.add_argument('--device', default=None, help="'cpu', 'cuda', 'cuda:1'...")
     parser.add_argument('--max-pixels', type=float, default=40e6,
                         help='pixel budget per image (default 40e6): larger JPEGs '
@@ -124,36 +123,34 @@ def caption_many(inferencer, pairs, out_file, batch_size, decode, workers=None,
                  worker_type='auto'):
     """Caption ``PairRecord`` s in batches; returns the number that failed.
 
-    ``workers`` threads or processes decode the next batches' images while
-    the model captions the current one (``IDCInferencer.prepared_batches``).
+    ``workers`` processes decode the next batches' images while the model
+    captions the current one (``IDCInferencer.pair_loader``).
     """
     failed = 0
     Path(out_file).parent.mkdir(parents=True, exist_ok=True)
-    batches = inferencer.prepared_batches(
+    options = inferencer._decode_options(decode.get('strategy'),
+                                         decode.get('beam_size'),
+                                         inferencer.decode_options)
+    batches = inferencer.pair_loader(
         [(p.img1, p.img2) for p in pairs], batch_size,
         pair_ids=[p.pair_id for p in pairs], workers=workers,
         worker_type=worker_type)
     with open(out_file, 'w', encoding='utf-8') as out, \
             tqdm(total=len(pairs), unit='pair', desc='captioning') as bar:
         for batch in batches:
-            records, samples = [], []
-            for index, item in batch:
+            lines = []
+            for index, result in zip(batch.indices,
+                                     inferencer.caption_batch(batch, **options)):
                 pair = pairs[index]
                 record = dict(pair_id=pair.pair_id, img1=pair.img1, img2=pair.img2)
-                if isinstance(item, Exception):
-                    record['error'] = describe_error(item)
+                if 'error' in result:
+                    record['error'] = describe_error(result['error'])
                     failed += 1
                 else:
-                    samples.append(item)
-                records.append(record)
-            preds = iter(inferencer.predict_samples(samples, **decode) if samples else [])
-            lines = []
-            for record in records:
-                if 'error' not in record:
-                    record.update(inferencer.to_result(next(preds)))
+                    record.update(result)
                 lines.append(json.dumps(record) + '\n')
             out.writelines(lines)
-            bar.update(len(batch))
+            bar.update(len(batch.indices))
     return failed
 
 

@@ -1,6 +1,6 @@
 """BasePairInferencer, through the captioner and the retriever: input checks
-naming the image, preparation of batches on threads or processes in input
-order, the pair encoder's attention maps and their figure."""
+naming the image, the DataLoader of pairs (worker processes, input order,
+errors per pair), the pair encoder's attention maps and their figure."""
 import numpy as np
 import pytest
 import torch
@@ -55,69 +55,72 @@ def test_images_are_read_as_the_config_pipeline_reads_them(captioner_files,
     assert trained['img1'].max() == 255
 
 
-@pytest.mark.parametrize('worker_type', ['thread', 'process'])
-def test_parallel_decoding_keeps_order_and_reports_bad_pairs(captioner, tmp_path,
-                                                             worker_type):
-    """prepared_batches: threads or forked processes decode ahead, batches
-    come out in input order, an unusable pair is an error item (not an
-    exception), and the results equal decoding in the calling thread; the
-    processes fork after the model has run in the parent."""
-    captioner(*square_pair()[:2])  # the parent's intra-op threads have run
+def _png_pairs(tmp_path, count=7):
     pairs = []
-    for i in range(7):
-        before, after, _ = square_pair(colour_after=(30, 30 + 20 * i, 220))
+    for i in range(count):
+        before, after, _ = square_pair(colour_after=(30, 30 + 20 * i, 220), size=40)
         paths = tmp_path / f'{i}_a.png', tmp_path / f'{i}_b.png'
         Image.fromarray(before).save(paths[0])
         Image.fromarray(after).save(paths[1])
         pairs.append(tuple(str(p) for p in paths))
+    return pairs
+
+
+def test_loader_workers_keep_order_and_report_bad_pairs(captioner, tmp_path):
+    """pair_loader: worker processes decode ahead, batches come out in input
+    order, an unusable pair is an error of its batch (not an exception), each
+    batch's images are one uint8 array, and the results equal decoding in
+    this process; the workers fork after the model has run here."""
+    captioner(*square_pair()[:2])  # this process's intra-op threads have run
+    pairs = _png_pairs(tmp_path)
     pairs[4] = (pairs[4][0], str(tmp_path / 'missing.png'))
-    threaded = list(captioner.prepared_batches(pairs, batch_size=3, workers=3,
-                                               prefetch=1, worker_type=worker_type))
-    serial = list(captioner.prepared_batches(pairs, batch_size=3, workers=0))
-    assert [[i for i, _ in b] for b in threaded] == [[0, 1, 2], [3, 4, 5], [6]]
-    assert isinstance(threaded[1][1][1], ImageInputError)
-    for batch_a, batch_b in zip(threaded, serial):
-        for (_, a), (_, b) in zip(batch_a, batch_b):
-            if isinstance(a, Exception):
-                assert str(a) == str(b)
-            else:
-                assert np.array_equal(a['inputs'].numpy(), b['inputs'].numpy())
+    parallel = list(captioner.pair_loader(pairs, batch_size=3, workers=2,
+                                          prefetch=1))
+    serial = list(captioner.pair_loader(pairs, batch_size=3, workers=0))
+    assert [b.indices for b in parallel] == [[0, 1, 2], [3, 4, 5], [6]]
+    assert list(parallel[1].errors) == [4]
+    assert isinstance(parallel[1].errors[4], ImageInputError)
+    assert [len(b.images) for b in parallel] == [1, 1, 1]  # one array a batch
+    assert parallel[1].images[0][1].shape == (4, 40, 40, 3)  # 2 pairs
+    for a, b in zip(parallel, serial):
+        assert str(a.errors) == str(b.errors) and a.metas == b.metas
+        assert torch.equal(a.images[0][1], b.images[0][1])
     good = [p for i, p in enumerate(pairs) if i != 4]
-    assert captioner(good, batch_size=4, workers=2, worker_type=worker_type) == \
+    assert captioner(good, batch_size=4, workers=2) == \
         captioner(good, batch_size=4, workers=0)
     with pytest.raises(ImageInputError, match='missing.png'):
-        captioner(pairs, batch_size=4, workers=2, worker_type=worker_type)
+        captioner(pairs, batch_size=4, workers=2)
 
 
-def test_process_workers_send_back_errors_that_cannot_be_pickled(
+def test_worker_processes_send_back_errors_that_cannot_be_pickled(
         captioner, pair_files, monkeypatch):
+    from mmidc.apis.pair_loader import PairDecoder
+
     class LocalError(Exception):  # local to a function: cannot be pickled
         pass
 
-    real = captioner.prepare_pair
+    real = PairDecoder.__call__
 
-    def prepare(before, after, pair_id=None, names=None):
+    def prepare(self, before, after, pair_id=None):
         if pair_id == 1:
             raise LocalError('pair 1 broke')
-        return real(before, after, pair_id, names)
+        return real(self, before, after, pair_id)
 
-    monkeypatch.setattr(captioner, 'prepare_pair', prepare)
-    (batch, ) = captioner.prepared_batches([tuple(pair_files)] * 5, batch_size=5,
-                                           workers=2, worker_type='process')
-    items = dict(batch)
-    assert isinstance(items[1], RuntimeError)
-    assert 'LocalError: pair 1 broke' in str(items[1])
-    assert all(isinstance(items[i], dict) for i in (0, 2, 3, 4))
+    monkeypatch.setattr(PairDecoder, '__call__', prepare)
+    (batch, ) = captioner.pair_loader([tuple(pair_files)] * 5, batch_size=5,
+                                      workers=2)
+    assert batch.indices == [0, 1, 2, 3, 4] and list(batch.errors) == [1]
+    assert isinstance(batch.errors[1], RuntimeError)
+    assert 'LocalError: pair 1 broke' in str(batch.errors[1])
+    assert len(batch.metas) == 4
 
 
 def test_worker_type_auto_and_bad_names():
-    # threads: measured faster than forked processes (docs/benchmark.md)
-    assert resolve_worker_type('auto', workers=16, num_pairs=3000) == 'thread'
-    assert resolve_worker_type('auto', workers=2, num_pairs=3000) == 'thread'
-    assert resolve_worker_type('process', workers=16, num_pairs=8) == 'process'
-    assert resolve_worker_type('thread', workers=16, num_pairs=3000) == 'thread'
+    assert resolve_worker_type('auto') == 'process'
+    assert resolve_worker_type('process') == 'process'
+    assert resolve_worker_type('thread') == 'process'  # old scripts: logged
     with pytest.raises(ValueError, match="worker_type must be 'auto' or one of"):
-        resolve_worker_type('fibre', workers=2, num_pairs=10)
+        resolve_worker_type('fibre')
 
 
 def test_inferencer_maps_and_png(retriever_files, pair_files, tmp_path):

@@ -62,16 +62,16 @@ def test_an_unexpected_error_in_one_pair_is_recorded_too(
         captioner_files, pairs_file, tmp_path, monkeypatch):
     """Not only image errors: whatever fails while preparing one pair is
     that pair's error record, with the error's type."""
-    from mmidc.apis import IDCInferencer
+    from mmidc.apis.pair_loader import PairDecoder
     cli = load_tool('tools/caption_pair.py')
-    prepare = IDCInferencer.prepare_pair
+    prepare = PairDecoder.__call__
 
-    def flaky(self, img1, img2, pair_id=None, names=None):
+    def flaky(self, img1, img2, pair_id=None):
         if pair_id == 'good1':
             raise ZeroDivisionError('a bug in one pipeline step')
-        return prepare(self, img1, img2, pair_id, names)
+        return prepare(self, img1, img2, pair_id)
 
-    monkeypatch.setattr(IDCInferencer, 'prepare_pair', flaky)
+    monkeypatch.setattr(PairDecoder, '__call__', flaky)
     out = tmp_path / 'results.jsonl'
     code = cli.main([*captioner_files, '--pairs-file', str(pairs_file),
                      '--data-root', str(tmp_path), '--out', str(out),

@@ -71,3 +71,37 @@ class BaseCaptioner:
             ds.set_field(caption, 'pred_caption')
             ds.set_field(float(score), 'pred_score')
         return data_samples
+
+    @torch.no_grad()
+    def score_captions(self, inputs: torch.Tensor,
+                       text_tokens: torch.Tensor) -> torch.Tensor:
+        """Teacher-forced log-probabilities of given captions.
+
+        The decoder reads each caption's tokens in turn (with its key/value
+        cache, as the search does) and gives the log-probability of the
+        next one, under the distribution the search picks from (its
+        ``logits_processors`` applied; padding, start and unknown tokens
+        never generated).
+
+        Args:
+            inputs (Tensor): the batch, as the data preprocessor returns it.
+            text_tokens (Tensor): CLIP ids ``[B, L]``, ``<sot> ... <eot> 0``,
+                ``L`` at most the decoder's ``max_length``.
+
+        Returns:
+            Tensor: ``[B, L-1]`` the log-probability of token ``t + 1``
+            given the pair and tokens ``0..t``; 0 after the end.
+        """
+        decoder = self.caption_decoder
+        memory, kwargs = self.decoder_inputs(inputs)
+        processors = kwargs.pop('logits_processors', ())
+        targets = decoder.vocab.to_compact(text_tokens)  # [B, L]
+        tokens, context, caches = decoder.start_decoding(memory, 1, True, **kwargs)
+        scores = []
+        for t in range(1, targets.shape[1]):
+            log_probs = decoder._log_probs(  # [B, V]
+                decoder.next_logits(tokens, context, caches), tokens, processors)
+            scores.append(log_probs.gather(1, targets[:, t:t + 1])[:, 0])
+            tokens = torch.cat([tokens, targets[:, t:t + 1]], dim=1)
+        scores = torch.stack(scores, dim=1)  # [B, L-1]
+        return scores.masked_fill(text_tokens[:, 1:] == 0, 0.0)
