@@ -273,3 +273,24 @@ def test_command_line(trees, monkeypatch, capsys):
     printed = capsys.readouterr().out
     assert 'DubaiCCDataset' in printed
     assert '16x16: 4' in printed and printed.rstrip().endswith('OK')
+
+
+def test_the_published_counts_are_the_documented_ones():
+    """docs/datasets.md's "Published counts" table and the tool's counts
+    agree, set by set."""
+    text = (REPO / 'docs' / 'datasets.md').read_text()
+    table = text.split('### Published counts', 1)[1].split('\n\n')[2]
+    documented = {}
+    for line in table.splitlines()[2:]:
+        cells = [c.strip() for c in line.strip('|').split('|')]
+        numbers = [int(c.split()[0].replace(',', '')) if c else None
+                   for c in cells[1:4]]
+        documented[cells[0]] = numbers
+    published = {}
+    for name, known in load_tool(TOOL).PUBLISHED.items():
+        if 'total' in known:
+            published[name] = [known['total'], None, None]
+        else:
+            published[name] = [known['pairs'][s] for s in
+                               ('train', 'val', 'test')]
+    assert documented == published
