@@ -38,8 +38,9 @@ class IDCMetric(BaseMetric):
     ``Meteor()``, ``Rouge()``, ``Cider()``, whose CIDEr is the CIDEr-D
     formula), x100, on the words of the protocol (``tokenizer``): the PTB
     tokenizer (coco-caption, natural-image IDC) or one of the remote-sensing
-    protocols (:mod:`~mmidc.evaluation.metrics.rs_protocols`). Every
-    reference of a pair is a separate reference. Result keys: ``Bleu_1`` ..
+    protocols (:mod:`mmidc.evaluation.protocols`, registered components).
+    Every reference of a pair is a separate reference. Result keys:
+    ``Bleu_1`` ..
     ``Bleu_4``, ``METEOR``, ``ROUGE_L``, ``CIDEr`` and ``S_m`` (the mean of
     BLEU-4, METEOR, ROUGE-L and CIDEr, when all four are scored) over all
     pairs, then with ``per_type`` the same for each change type present

@@ -3,8 +3,11 @@ decision.
 
 Remote-sensing change-captioning papers (LEVIR-CC, LEVIR-MCI, WHU-CDC,
 SECOND-CC, Dubai-CC) do not tokenise with coco-caption's PTB tokenizer. Two
-protocols are in use, and :class:`~mmidc.evaluation.IDCMetric` names them in
-its ``tokenizer`` option (docs/evaluation.md lists which papers use which):
+protocols are in use, registered components of
+:mod:`mmidc.evaluation.protocols` (``RSWordsProtocol``, ``RSIdsProtocol``)
+that :class:`~mmidc.evaluation.IDCMetric`'s ``tokenizer`` names by shorthand
+(docs/evaluation.md lists which papers use which); this module keeps their
+word functions and the no-change decision:
 
 - ``'rs_words'`` (CCExpert's ``eval_CCExpert.py`` + ``get_eval_score``):
   each sentence lowercased, every ``"."`` removed, split on whitespace;
@@ -19,13 +22,13 @@ its ``tokenizer`` option (docs/evaluation.md lists which papers use which):
   RSICC keeps a word seen *more than* ``min_word_freq`` times (5), Chg2Cap
   one seen *at least* ``min_word_freq`` times (5 on LEVIR-CC, 0 on
   Dubai-CC): ``word_freq_rule`` ``'>'`` or ``'>='`` says which. Both count
-  the words of every split of the annotation file; which captions count is
-  the ``vocab_datasets`` option of the metric.
+  the words of every split of the annotation file (``RSIdsProtocol``'s
+  ``vocab_ann_file``).
 
 Both repositories and CCExpert also report the change and no-change subsets
-and whether a no-change sentence (:data:`RS_NO_CHANGE_SENTENCES`) is
-predicted exactly where the pair is a no-change pair
-(:func:`no_change_decisions`).
+and whether a no-change sentence (the data set's,
+:mod:`mmidc.text.no_change`) is predicted exactly where the pair is a
+no-change pair (:func:`no_change_decisions`).
 """
 from typing import Dict, Optional, Sequence
 
