@@ -7,7 +7,7 @@ from mmengine.model import BaseModel
 from torch import nn
 
 from ..generation.base_captioner import BaseCaptioner
-from ..generation.caption_batch import stack_text_tokens
+from ..data_preprocessors.caption_tokens import stack_text_tokens
 from mmidc.utils.checkpoint_pattern import resolve_checkpoint
 from ..data_preprocessors import build_data_preprocessor
 from mmidc.registry import MODELS

@@ -20,7 +20,8 @@ class BaseCaptionHead(CaptionGenerator, BaseModule):
     :meth:`embed_tokens` and :meth:`output_logits` (the word input and
     output), and ``decoder``, its layers (``layer(x, cross_kv, cache)``,
     e.g. :class:`~mmidc.models.layers.DecoderLayer`). This class runs them:
-    teacher forcing (:meth:`forward`, :meth:`loss`) and the
+    teacher forcing (:meth:`forward`, :meth:`loss`, which convert a
+    batch's CLIP ids to compact ids once, :meth:`compact_tokens`) and the
     :class:`CaptionGenerator` protocol (greedy and beam search with a
     key/value cache).
 
@@ -80,19 +81,29 @@ class BaseCaptionHead(CaptionGenerator, BaseModule):
     def forward(self, memory: torch.Tensor, text_tokens: torch.Tensor,
                 **inputs) -> torch.Tensor:
         """Teacher-forced logits ``[B, L-1, V]`` for CLIP ``text_tokens``
-        ``[B, L]``; ``inputs`` go to :meth:`encode`."""
-        tokens = self.vocab.to_compact(self._check_tokens(text_tokens))
-        encoded = self.encode(memory, **inputs)
-        return self.decode_step(tokens[:, :-1], self.cross_kv(encoded))
+        ``[B, L]``; ``inputs`` go to :meth:`teacher_logits`."""
+        return self.teacher_logits(memory, self.compact_tokens(text_tokens),
+                                   **inputs)
 
-    def _check_tokens(self, text_tokens: torch.Tensor) -> torch.Tensor:
+    def compact_tokens(self, text_tokens: torch.Tensor) -> torch.Tensor:
+        """A batch's CLIP ``text_tokens`` ``[B, L]`` checked and converted
+        to the vocabulary's compact ids, once per batch."""
         if text_tokens.dim() != 2:
             raise ValueError('text_tokens must be [B, L] (one caption per pair), '
                              f'got shape {tuple(text_tokens.shape)}')
         if text_tokens.shape[1] > self.max_length:
             raise ValueError(f'text_tokens length {text_tokens.shape[1]} exceeds '
                              f'max_length={self.max_length}')
-        return text_tokens
+        return self.vocab.to_compact(text_tokens)
+
+    def teacher_logits(self, memory: torch.Tensor, tokens: torch.Tensor,
+                       **inputs) -> torch.Tensor:
+        """Teacher-forced logits ``[B, L-1, V]`` for compact ``tokens``
+        ``[B, L]`` (:meth:`compact_tokens`); ``inputs`` go to
+        :meth:`encode`. A head with inputs of its own for the logits (e.g.
+        a logit bias) overrides this method."""
+        encoded = self.encode(memory, **inputs)
+        return self.decode_step(tokens[:, :-1], self.cross_kv(encoded))
 
     def loss(self, memory: torch.Tensor, text_tokens: torch.Tensor,
              **inputs) -> Dict:
@@ -101,20 +112,28 @@ class BaseCaptionHead(CaptionGenerator, BaseModule):
         Args:
             memory (Tensor): backbone tokens ``[B, T, memory_dim]``.
             text_tokens (Tensor): CLIP ids ``[B, L]``, ``<sot> ... <eot> 0 0``.
-            **inputs: the head's other inputs (see :meth:`forward`).
+            **inputs: the head's other inputs (see :meth:`teacher_logits`).
 
         Returns:
             dict: ``loss_caption`` and ``accuracy`` (next-token, non-pad).
         """
-        logits = self(memory, text_tokens, **inputs)
-        return self.loss_from_logits(logits, text_tokens)
+        tokens = self.compact_tokens(text_tokens)  # [B, L]
+        logits = self.teacher_logits(memory, tokens, **inputs)
+        return self.compact_loss(logits, tokens[:, 1:])
 
     def loss_from_logits(self, logits: torch.Tensor,
                          text_tokens: torch.Tensor) -> Dict:
         """The loss of :meth:`loss` from teacher-forced ``logits``
-        ``[B, L-1, V]``."""
+        ``[B, L-1, V]`` and the CLIP ``text_tokens`` ``[B, L]``."""
+        return self.compact_loss(logits,
+                                 self.vocab.to_compact(text_tokens[:, 1:]))
+
+    def compact_loss(self, logits: torch.Tensor,
+                     targets: torch.Tensor) -> Dict:
+        """The loss of :meth:`loss` from teacher-forced ``logits``
+        ``[B, L-1, V]`` and the compact next-token ``targets``
+        ``[B, L-1]``."""
         logits = logits.float()
-        targets = self.vocab.to_compact(text_tokens[:, 1:])  # [B, L-1]
         return dict(loss_caption=self.loss_module(logits, targets),
                     accuracy=self._accuracy(logits, targets))
 

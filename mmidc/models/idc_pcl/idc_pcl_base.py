@@ -7,7 +7,7 @@ import torch
 from mmengine.model import BaseModel
 
 from mmidc.registry import MODELS
-from ..generation.caption_batch import stack_text_tokens
+from ..data_preprocessors.caption_tokens import stack_text_tokens
 from ..data_preprocessors import build_data_preprocessor
 
 __all__ = ['IDCPCLBase']

@@ -64,6 +64,21 @@ def test_teacher_forcing_and_the_loss_component():
         head(memory, clip_tokenizer()(CAPTIONS, context_length=8))
 
 
+def test_a_batch_is_converted_to_compact_ids_once(monkeypatch):
+    """loss() reads the vocabulary's lookup once per batch (teacher forcing
+    and targets share the compact ids)."""
+    head = TinyHead().eval()
+    calls = []
+    to_compact = head.vocab.to_compact
+    monkeypatch.setattr(head.vocab, 'to_compact',
+                        lambda ids: calls.append(ids.shape) or to_compact(ids))
+    memory, tokens = torch.randn(4, 3, H), tokens_of(CAPTIONS)
+    out = head.loss(memory, tokens)
+    assert calls == [tokens.shape]
+    assert torch.equal(out['loss_caption'],
+                       head.loss_from_logits(head(memory, tokens), tokens)['loss_caption'])
+
+
 @pytest.mark.parametrize('repeat', [1, 3])
 def test_cached_steps_equal_the_whole_prefix(repeat):
     head = TinyHead().eval()

@@ -6,7 +6,7 @@ import torch
 from torch import nn
 
 from mmidc.models import CLIP4IDCCaptioner
-from mmidc.models.generation.caption_batch import stack_text_tokens
+from mmidc.models.data_preprocessors import stack_text_tokens
 from mmidc.registry import MODELS
 
 __all__ = ['ConditionedCaptioner']

@@ -167,17 +167,18 @@ class ScratchCaptionHead(BaseCaptionHead):
         x = self.ln_out(x)
         return x @ self.word_embed.weight.to(x.dtype).t()  # [B, t, V], tied
 
-    def forward(self, memory: torch.Tensor, text_tokens: torch.Tensor,
-                extra_tokens: Optional[torch.Tensor] = None,
-                logit_bias: Optional[torch.Tensor] = None) -> torch.Tensor:
-        """Teacher-forced logits ``[B, L-1, V]`` for CLIP ``text_tokens``
+    def teacher_logits(self, memory: torch.Tensor, tokens: torch.Tensor,
+                       extra_tokens: Optional[torch.Tensor] = None,
+                       logit_bias: Optional[torch.Tensor] = None
+                       ) -> torch.Tensor:
+        """Teacher-forced logits ``[B, L-1, V]`` for compact ``tokens``
         ``[B, L]``, ``logit_bias`` ``[B, V]`` added at every position (a
         counted ``[B, K, V]`` one by the counts of the words before it)."""
-        logits = super().forward(memory, text_tokens, extra_tokens=extra_tokens)
+        logits = super().teacher_logits(memory, tokens,
+                                        extra_tokens=extra_tokens)
         if logit_bias is None:
             return logits
         if logit_bias.dim() == 2:
             return logits + logit_bias[:, None].to(logits.dtype)  # [B, 1, V] over L-1
-        tokens = self.vocab.to_compact(text_tokens[:, :-1])  # [B, L-1]
-        counts = prefix_word_counts(tokens, logits.shape[-1])  # [B, L-1, V]
+        counts = prefix_word_counts(tokens[:, :-1], logits.shape[-1])  # [B, L-1, V]
         return logits + counted_bias(logit_bias, counts).to(logits.dtype)

@@ -1,4 +1,5 @@
-"""What the captioners read from a batch of data samples."""
+"""What the captioners read from a training batch's data samples besides
+the images: each sample's caption tokens."""
 from typing import Optional
 
 import torch

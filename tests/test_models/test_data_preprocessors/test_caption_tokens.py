@@ -3,7 +3,7 @@ import pytest
 import torch
 from mmpretrain.structures import DataSample
 
-from mmidc.models.generation import stack_text_tokens
+from mmidc.models.data_preprocessors import stack_text_tokens
 
 
 def _sample(tokens=None):
