@@ -171,6 +171,29 @@ def test_image_sizes_are_upright_as_training_reads_them(fmt, tmp_path):
         assert sizes == {'24x16': 1, '40x24': 1}, (decode, sizes)
 
 
+def test_real_dubai_cc_records(tmp_path):
+    """The real Dubai-CC records of tests/data/dubai_cc_excerpt.json (its
+    files, as distributed), with 50x50 TIFFs under their real names: the
+    no-change, change and mixed pairs by Dubai-CC's own sentences."""
+    root = tmp_path / 'dubai'
+    excerpt = read_json(str(REPO / 'tests' / 'data' / 'dubai_cc_excerpt.json'))
+    for name, content in excerpt.items():
+        write_json(str(root / name), content)
+        for record in content['images']:
+            for folder in ('RGB/500_2000', 'RGB/500_2010'):
+                os.makedirs(root / folder, exist_ok=True)
+                pair_trees.scene_image((50, 50), 0, mode='RGB').save(
+                    root / folder / record['filename'])
+    out = tmp_path / 'table.json'
+    assert run([BASES / 'dubai_cc.py', '--workers', 0, '--out', out,
+                '--cfg-options', f'data_root={root}']) == 0
+    splits = read_json(out)['splits']
+    kinds = {s: (splits[s]['change'], splits[s]['no_change'],
+                 splits[s]['mixed']) for s in splits}
+    assert kinds == dict(train=(1, 2, 1), val=(1, 1, 0), test=(1, 2, 1))
+    assert splits['test']['image_sizes'] == {'50x50': 8}
+
+
 def test_a_missing_image_fails_naming_the_file(tmp_path, capsys):
     """Every missing image is listed (the reader stops at the first), the
     table is still printed, exit 1."""
