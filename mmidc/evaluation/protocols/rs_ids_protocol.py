@@ -1,6 +1,8 @@
 """The RSICC lineage's remote-sensing protocol (``'rs_ids'``)."""
 import copy
 import logging
+import os
+import os.path as osp
 from typing import List, Optional, Sequence, Tuple, Union
 
 from mmengine.logging import print_log
@@ -8,7 +10,7 @@ from mmengine.logging import print_log
 from mmidc.registry import SCORING_PROTOCOLS
 from mmidc.text.text_files import load_json
 from .base_protocol import ScoringProtocol, Tokens
-from .rs_vocab import RSWordVocab, check_vocab_options
+from .rs_vocab import SPECIAL_WORDS, RSWordVocab, check_vocab_options
 
 #: Above this share of ``<UNK>`` words in the scored references a warning
 #: says the vocabulary is not the references' (as the training vocabulary
@@ -16,18 +18,43 @@ from .rs_vocab import RSWordVocab, check_vocab_options
 MAX_UNKNOWN_SHARE = 0.05
 
 
+def token_folder_captions(folder: str) -> List[str]:
+    """The captions of a folder of Chg2Cap / Change-Agent token files
+    (``tokens/<pair>.txt``, each a JSON list of token lists with
+    ``<START>`` and ``<END>``), every file of the folder, as sentences."""
+    names = sorted(n for n in os.listdir(folder) if n.endswith('.txt'))
+    if not names:
+        raise ValueError(f'{folder}: a folder of token files holds '
+                         '<pair>.txt files; none found')
+    captions = []
+    for name in names:
+        path = osp.join(folder, name)
+        token_lists = load_json(path)
+        if not isinstance(token_lists, list) or not all(
+                isinstance(t, list) for t in token_lists):
+            raise ValueError(f'{path}: a token file is a JSON list of token '
+                             'lists')
+        captions += [' '.join(w for w in tokens if w not in SPECIAL_WORDS)
+                     for tokens in token_lists]
+    return captions
+
+
 def annotation_captions(path: str) -> List[str]:
     """Every caption of a remote-sensing annotation file, every split: the
     ``raw`` sentences of a Karpathy-style JSON (``{"images": [{"sentences":
     [{"raw": ...}]}]}``: LEVIR-CC's ``LevirCCcaptions.json``, LEVIR-MCI,
-    Dubai-CC's ``description_jsontr_te_val/*.json``...). No image is read.
+    Dubai-CC's ``description_jsontr_te_val/*.json``...), or the sentences
+    of a folder of token files (:func:`token_folder_captions`). No image is
+    read.
 
     Args:
-        path (str): The annotation file.
+        path (str): The annotation file (or token folder).
 
     Raises:
         ValueError: the file is not of that form (naming it and the key).
     """
+    if osp.isdir(path):
+        return token_folder_captions(path)
     data = load_json(path)
     images = data.get('images') if isinstance(data, dict) else None
     if not isinstance(images, list):
@@ -95,7 +122,8 @@ class RSIdsProtocol(ScoringProtocol):
         word_freq_rule (str, optional): ``'>'`` or ``'>='``; no default,
             the papers differ.
         vocab_ann_file (str | Sequence[str], optional): Annotation file(s)
-            whose captions are counted (:func:`annotation_captions`).
+            whose captions are counted, or folders of Chg2Cap-style token
+            files (:func:`annotation_captions`).
         vocab_datasets (dict | Sequence[dict], optional): Data set configs
             whose captions are counted (their annotations are read; no
             image is needed where the reader parses annotations on their

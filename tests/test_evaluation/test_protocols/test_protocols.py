@@ -172,3 +172,24 @@ def test_an_empty_vocabulary_is_refused_and_many_unknown_words_warned(
     assert any(level == logging.WARNING and m.startswith(
         "'rs_ids': 65.4 % of the reference words are <UNK>")
         for level, m in logged)
+
+
+def test_rs_ids_counts_a_folder_of_token_files():
+    """Change-Agent's LEVIR-MCI token files (three, their exact form): the
+    sentences without <START> / <END>, every split's file."""
+    import os.path as osp
+    from mmidc.evaluation.protocols.rs_ids_protocol import \
+        token_folder_captions
+    folder = osp.join(osp.dirname(__file__), '..', '..', 'data',
+                      'levir_mci_tokens')
+    captions = token_folder_captions(folder)
+    assert len(captions) == 15
+    assert captions[0] == 'there is no difference'
+    protocol = RSIdsProtocol(min_word_freq=2, word_freq_rule='>',
+                             vocab_ann_file=folder)
+    protocol.prepare()
+    # 'houses' is seen 7 times (train and val files), 'bareland' twice
+    assert 'houses' in protocol.vocab.word_to_id
+    assert 'bareland' not in protocol.vocab.word_to_id
+    assert '<START>' in protocol.vocab.word_to_id  # a special word, id 2
+    assert protocol.vocab.word_to_id['<START>'] == 2
