@@ -247,6 +247,18 @@ def test_a_split_that_does_not_build_prints_the_reader_error(tmp_path,
     assert 'not built' in printed  # the other splits' columns are there
 
 
+def test_a_config_that_cannot_be_read(tmp_path, capsys):
+    """A loader reading another folder than data_root (the training
+    command's check) is an error naming the setting, no traceback."""
+    root = str(tmp_path / 'pairs')
+    assert run([BASES / 'image_pair.py', '--cfg-options',
+                f'train_dataloader.dataset.data_root={root}']) == 1
+    printed = capsys.readouterr().out
+    assert 'ERROR ' in printed and 'ValueError' in printed
+    assert f"train_dataloader.dataset.data_root = '{root}'" in printed
+    assert 'Traceback' not in printed
+
+
 def test_a_count_that_differs_from_the_published_one(trees, tmp_path,
                                                      monkeypatch, capsys):
     """Each split is compared with the published count; a difference is a

@@ -141,7 +141,7 @@ def _type_name(dataset_cfg: dict) -> str:
     return name.split('.')[-1]
 
 
-def build_split(dataset_cfg: dict) -> Tuple[list, List[str]]:
+def build_split(dataset_cfg: dict) -> Tuple[object, List[dict]]:
     """Build one leaf data set as training does (its pipeline dropped) and
     return ``(dataset, entries)``.
 
