@@ -110,3 +110,84 @@ def test_inferencer_on_cuda(captioner_files, pair_files):
     assert [r['caption'] for r in on_gpu] == [r['caption'] for r in on_cpu]
     assert np.allclose([r['score'] for r in on_gpu], [r['score'] for r in on_cpu],
                        atol=1e-3)
+
+
+def test_list_results_carry_pair_ids_and_paths(captioner, pair_files):
+    """A list's results say which pair they are: its id (default: its
+    position) and, for pairs given as paths, the two paths."""
+    before, after, _ = square_pair()
+    results = captioner([pair_files, (before, after)], pair_ids=['p1', 'p2'])
+    assert results[0]['pair_id'] == 'p1'
+    assert (results[0]['img1'], results[0]['img2']) == pair_files
+    assert results[1]['pair_id'] == 'p2' and 'img1' not in results[1]
+    assert [r['pair_id'] for r in captioner([(before, after)] * 3)] == [0, 1, 2]
+    assert set(captioner(before, after)) == {'caption', 'score'}  # one pair
+
+
+def _by_hand(captioner, pairs, captions):
+    """Sum of the log-softmax of the head's teacher-forced logits (one pass,
+    as in training) at each caption token, pad/start/unk masked as the
+    search masks them."""
+    import torch
+
+    from mmidc.text import clip_tokenizer
+    head = captioner.model.head
+    (batch, ) = captioner.pair_loader(pairs, len(pairs), workers=0)
+    inputs = captioner.batch_inputs(batch)['inputs']
+    memory, kwargs = captioner.model.decoder_inputs(inputs)
+    kwargs.pop('logits_processors', None)
+    tokens = clip_tokenizer()(captions, head.max_length)  # [B, L]
+    with torch.no_grad():
+        logits = head(memory, tokens, **kwargs).float()  # [B, L-1, V]
+    banned = [head.vocab.pad_id, head.vocab.sot_id, head.vocab.unk_id]
+    logits[..., banned] = float('-inf')
+    log_probs = logits.log_softmax(-1)
+    targets = head.vocab.to_compact(tokens[:, 1:])
+    picked = log_probs.gather(-1, targets[..., None])[..., 0]
+    return picked.masked_fill(tokens[:, 1:] == 0, 0).sum(-1)
+
+
+def test_score_is_the_teacher_forced_log_probability(captioner, pair_files):
+    before, after, _ = square_pair()
+    captions = ['the red square turned blue', 'the blue square turned red',
+                'there is no change']
+    pairs = [pair_files, (before, after), pair_files]
+    scored = captioner.score(pairs, captions)
+    expected = _by_hand(captioner, pairs, captions)
+    assert np.allclose([s['sum_logprob'] for s in scored], expected.numpy(),
+                       atol=1e-4)
+    assert scored[0]['pair_id'] == 0 and scored[0]['img1'] == pair_files[0]
+    assert scored[1]['num_tokens'] == 6  # five words and the end
+    assert scored[1]['mean_logprob'] == pytest.approx(scored[1]['sum_logprob'] / 6)
+    with pytest.raises(ValueError, match='one caption per pair'):
+        captioner.score(pairs, captions[:2])
+    with pytest.raises(ValueError, match='at most 12'):
+        captioner.score([pair_files], [' '.join(['red'] * 20)])
+
+
+def test_score_captions_of_an_idc_pcl_captioner():
+    """IDC-PCL's decoder is scored through the same search protocol: the
+    cached teacher-forced pass equals recomputing each prefix."""
+    import torch
+
+    from mmidc.registry import MODELS
+    from mmidc.text import clip_tokenizer
+    from tests.helpers.tiny_idc_pcl import CAPTIONS, tiny_batch, tiny_model_cfg
+    torch.manual_seed(0)
+    model = MODELS.build(tiny_model_cfg()).eval()
+    data = model.data_preprocessor(tiny_batch(), False)
+    tokens = clip_tokenizer()(CAPTIONS, 16)
+    scores = model.score_captions(data['inputs'], tokens)  # [B, 15]
+    decoder = model.caption_decoder
+    memory, _ = model.decoder_inputs(data['inputs'])
+    compact = decoder.vocab.to_compact(tokens)
+    with torch.no_grad():
+        prefix, context, _ = decoder.start_decoding(memory, 1, False)
+        for t in range(1, 6):
+            log_probs = decoder._log_probs(decoder.next_logits(
+                compact[:, :t], context, None), compact[:, :t])
+            expected = log_probs.gather(1, compact[:, t:t + 1])[:, 0]
+            expected = expected.masked_fill(tokens[:, t] == 0, 0)
+            assert torch.allclose(scores[:, t - 1], expected, atol=1e-5)
+    assert torch.all(scores[tokens[:, 1:] == 0] == 0)
+    assert torch.all(scores[tokens[:, 1:] != 0] < 0)
