@@ -285,6 +285,23 @@ def test_a_count_that_differs_from_the_published_one(trees, tmp_path,
     assert 'not checked' in printed
 
 
+def test_change_pairs_only_compare_with_the_published_change_pairs(
+        trees, monkeypatch, capsys):
+    """A reader that leaves the no-change pairs out (the adaptation stage's
+    with_no_change=False) is compared with the published change pairs."""
+    tool = load_tool(TOOL)
+    published = dict(tool.PUBLISHED['CLEVR-Change'],
+                     change=dict(train=2, val=3, test=1))
+    monkeypatch.setitem(tool.PUBLISHED, 'CLEVR-Change', published)
+    assert tool.main([str(BASES / 'clevr_change.py'), '--split', 'train',
+                      '--no-decode', '--cfg-options',
+                      f'data_root={trees("clevr_change")}',
+                      'train_dataloader.dataset.with_no_change=False']) == 0
+    printed = capsys.readouterr().out
+    assert 'published: train: 2 change pairs, as published for ' \
+        'CLEVR-Change' in printed
+
+
 def test_a_total_published_without_splits(trees, capsys):
     """SECOND-CC publishes its total only: compared when all three splits
     are checked."""
