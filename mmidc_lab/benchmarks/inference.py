@@ -63,8 +63,9 @@ def random_captioner_checkpoint(config: str, data_root: str, out_file: str) -> s
 def model_rate(config: str, checkpoint: str, pairs_file: str, batch_size: int,
                device: str, repeats: int = 1) -> Dict:
     """Pairs/s of the model's own batched decoding: ``IDCInferencer``'s
-    ``predict_samples`` (preprocessing on the device, encoders, greedy
-    decoding, detokenising) on pairs already decoded into memory; and the
+    ``caption_batch`` (resizing and normalising on the device, encoders,
+    greedy decoding, detokenising) on batches already decoded into memory
+    (``pair_loader`` without workers); and the
     milliseconds per pair of decoding and preparing the images in one
     thread (``prepare_ms``) and of the model (``model_ms``)."""
     from mmidc.apis import IDCInferencer
@@ -76,15 +77,15 @@ def model_rate(config: str, checkpoint: str, pairs_file: str, batch_size: int,
     for p in probe:
         inferencer.prepare_pair(p.img1, p.img2, p.pair_id)
     prepare_ms = (time.perf_counter() - start) / len(probe) * 1e3
-    batches = [[s for _, s in batch] for batch in inferencer.prepared_batches(
-        [(p.img1, p.img2) for p in pairs], batch_size)]
-    inferencer.predict_samples(batches[0])  # warm-up
+    batches = list(inferencer.pair_loader([(p.img1, p.img2) for p in pairs],
+                                          batch_size, workers=0))
+    inferencer.caption_batch(batches[0])  # warm-up
     synchronize(device)
     best = None
     for _ in range(repeats):
         start = time.perf_counter()
         for batch in batches:
-            inferencer.predict_samples(batch)
+            inferencer.caption_batch(batch)
         synchronize(device)
         seconds = time.perf_counter() - start
         best = seconds if best is None else min(best, seconds)

@@ -1,59 +1,152 @@
 #!/usr/bin/env bash
 # Everything of the speed work that needs a GPU, in one command on a machine
 # with one CUDA GPU, Python >= 3.9 and PyTorch; it needs no internet and no
-# Java, and installs mmidc's other dependencies from wheels (below).
+# Java, and installs mmidc's other dependencies from wheels (.whl/, below).
 #
-#   bash tools/analysis_tools/gpu_session.sh [setup] [tests] [bench]   # default: all three
+#   bash tools/analysis_tools/gpu_session.sh [--dry-run] [PART ...]
 #
-# 1. setup: installs the wheels in .whl/ (mmidc's dependencies, downloaded
-#    with `pip download` where pip works; docs/benchmark.md) into .site/,
-#    checks the imports, generates the 2,000-scene 480x320 synthetic set (CLEVR-Change's size).
-# 2. tests: the `cuda` tests (pytest -m cuda): AMP fp16/bf16 steps, one-process
-#    NCCL dist_train.sh, resume on CUDA, the inferencer on CUDA, the batched
-#    preprocessor and the step numerics on CUDA.
-# 3. bench: python -m mmidc_lab.benchmark --gpu-rows, writing the GPU
-#    section of docs/benchmark.md (a copy under $OUT) and the JSON; sections in
-#    order of priority, the results so far saved after each one, stopped
-#    cleanly before the time limit ($BUDGET seconds in all, default 570).
+# The parts, in this order of priority (default: all), each given at most
+# its own limit and what is left of the total budget ($BUDGET seconds,
+# default 660: 11 minutes), each writing its results under $OUT as it ends:
 #
-# BENCH_ARGS are added to the benchmark's command, e.g. a second command for
-# the sections a first one did not reach:
-#   BENCH_ARGS="--sections variants inference --docs-section gpu-more" \
-#       bash tools/analysis_tools/gpu_session.sh bench
+#   tests   pytest -m cuda                            -> tests.log, tests.xml
+#   step    training steps on synthetic tensors (ViT-B/32, bf16): the harness
+#           step, the configs' optimizer (BertAdam, its groups, the clip) and
+#           both compiled; open_clip's own step (MFU); the optimizer alone
+#           (loop vs foreach, clip foreach off/on)      -> step.json, step.log
+#   e2e     python -m mmidc.cli.train on both ViT-B/32 configs from PNGs
+#           (start-up, first window, shutdown columns) -> e2e.json, e2e_logs.tgz
+#   cli     python -m mmidc.cli.caption_pair --pairs-file vs batched
+#           decoding                                   -> cli.json
+#   dtypes  the step in fp32 and bf16 (docs/model_zoo.md's speed column)
+#                                                      -> dtypes.json
+#   scale   python -m mmidc_lab.quickstart --num-scenes 30000 (10x the
+#           scenes, so 10x the steps of each epoch; best epoch on val, test and
+#           shifted test once, caption truth per type): last, with what is
+#           left, stopped cleanly before the end; its logs and checkpoints so
+#           far are kept (a second session resumes it)  -> scale.log,
+#           scale_results.tgz
 #
-# Results go to $OUT (default work_dirs/gpu_session): session.log,
-# cuda_tests.log, bench.log, bench.json, benchmark.md, nvidia-smi.txt,
-# e2e_logs.tgz (each end-to-end run's output, stamped). Copy $OUT/benchmark.md over docs/benchmark.md
-# (only its generated GPU section changes) and commit it.
+# Every part also writes <part>.status (exit status, seconds, limit; 124/130:
+# stopped at its limit, the rows before kept), and the benchmark parts fill
+# their own generated section of $OUT/benchmark.md (a copy of
+# docs/benchmark.md): gpu-step, gpu-e2e, gpu-cli, gpu-dtypes.
+#
+# Settings (environment): OUT (default work_dirs/gpu_session), BUDGET,
+# PYTHON, DATA (the generated 480x320 set, reused when present),
+# SCALE_SCENES (30000), BENCH_ARGS (added to every benchmark command).
+#
+# --dry-run (or QUICK=1): the whole script on a CPU with tiny sizes (tiny
+# configs, a few scenes and steps; budget 420 s, about 4 minutes on an idle
+# 2-core machine), to check it before a GPU
+# session; the tests part runs one small file's cuda tests (skipped there).
+#
+# The environment first: a fresh machine has nothing installed. With .whl/
+# here (docs/benchmark.md#gpu-session-for-contributors), the wheels go into
+# .site/ (pip --no-index --no-deps --target), which goes on PYTHONPATH.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+REPO=$PWD
 START=$(date +%s)
+QUICK=${QUICK:-0}
+PARTS=()
+for arg in "$@"; do
+  case "$arg" in
+    --dry-run) QUICK=1 ;;
+    tests|step|e2e|cli|dtypes|scale) PARTS+=("$arg") ;;
+    setup|bench) echo "gpu_session.sh: '$arg' is no longer a part; parts: tests step e2e cli dtypes scale" >&2; exit 2 ;;
+    *) echo "gpu_session.sh: unknown argument '$arg' (parts: tests step e2e cli dtypes scale; --dry-run)" >&2; exit 2 ;;
+  esac
+done
+[ ${#PARTS[@]} -eq 0 ] && PARTS=(tests step e2e cli dtypes scale)
 OUT=${OUT:-work_dirs/gpu_session}
-BUDGET=${BUDGET:-570}
-DATA=${DATA:-work_dirs/gpu_session_data/synthetic_480x320}
-PY=${PYTHON:-python3}
-export PYTHON=$PY PYTHONUNBUFFERED=1
 mkdir -p "$OUT"
-PARTS=("$@")
-[ ${#PARTS[@]} -eq 0 ] && PARTS=(setup tests bench)
+OUT=$(cd "$OUT" && pwd)
+PY=${PYTHON:-python3}
+SCALE_SCENES=${SCALE_SCENES:-30000}
+if [ "$QUICK" = 1 ]; then
+  BUDGET=${BUDGET:-420}
+  DATA=${DATA:-$OUT/work/synthetic_quick}
+  # tiny config, few scenes and steps, on the CPU
+  BENCH=(--quick --device cpu --archs tiny --dtypes fp32 --threads 2)
+  STEP_ARGS=(--sections train optimizer variants --variants config-optim)
+  E2E_ARGS=(--sections e2e --e2e-sources png --stages captioning)
+  CLI_ARGS=(--sections cli --cli-worker-types thread)
+  DTYPE_ARGS=(--sections train --dtypes fp32 bf16)
+  TESTS=(tests/test_engine/test_optimizers/test_bert_adam.py
+         tests/test_engine/test_autocast_optim_wrapper.py)
+  SCALE_SCENES=${QUICK_SCALE_SCENES:-40}
+  SCALE_ARGS=(--no-shifted --adapt-options train_cfg.max_epochs=1)
+  CAPTION_OPTIONS=(train_cfg.max_epochs=1)
+  # no limit of its own for a part: each may take what the budget has left
+  LIMITS=(tests=0 step=0 e2e=0 cli=0 dtypes=0 scale=0)
+else
+  BUDGET=${BUDGET:-660}
+  DATA=${DATA:-work_dirs/gpu_session_data/synthetic_480x320}
+  BENCH=(--gpu-rows)
+  STEP_ARGS=(--sections train peer optimizer variants
+             --variants config-optim compile+fused config-optim+compile fused)
+  E2E_ARGS=(--sections e2e --e2e-sources png --stages captioning adaptation)
+  CLI_ARGS=(--sections cli --cli-worker-types thread)
+  DTYPE_ARGS=(--sections train --dtypes fp32 bf16)
+  TESTS=(tests)
+  SCALE_ARGS=()
+  CAPTION_OPTIONS=()
+  LIMITS=(tests=120 step=200 e2e=200 cli=90 dtypes=60 scale=0)
+fi
+MARGIN=15     # seconds kept at the end (archives, the last log lines)
+MIN_PART=20   # a part that would get less is skipped
+export PYTHON=$PY PYTHONUNBUFFERED=1
+
 log() { echo "[gpu_session $(date -u +%H:%M:%S) +$(( $(date +%s) - START ))s] $*" | tee -a "$OUT/session.log"; }
 wants() { local p; for p in "${PARTS[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
+limit_of() { local kv; for kv in "${LIMITS[@]}"; do [ "${kv%%=*}" = "$1" ] && echo "${kv#*=}"; done; }
+left() { echo $(( BUDGET - ($(date +%s) - START) - MARGIN )); }
 
-# The environment, every part (a fresh machine has nothing installed).
+# run_part NAME COMMAND...: the command with at most the part's limit (0: all
+# that is left), SIGINT at the limit (the benchmark and the trainers save what
+# they have), then SIGKILL 10 s later; NAME.log and NAME.status in $OUT.
+run_part() {
+  local name=$1; shift
+  local cap; cap=$(limit_of "$name")
+  local t; t=$(left)
+  if [ "$cap" -gt 0 ] && [ "$cap" -lt "$t" ]; then t=$cap; fi
+  if [ "$t" -lt "$MIN_PART" ]; then
+    log "$name: skipped, $(left)s of the budget left"
+    echo "rc=skipped seconds=0 limit_s=$t (budget spent)" > "$OUT/$name.status"
+    return 0
+  fi
+  log "$name: up to ${t}s"
+  local t0; t0=$(date +%s)
+  timeout --signal=INT --kill-after=10 "$t" "$@" > "$OUT/$name.log" 2>&1
+  local rc=$?
+  echo "rc=$rc seconds=$(( $(date +%s) - t0 )) limit_s=$t" > "$OUT/$name.status"
+  log "$name: exit status $rc after $(( $(date +%s) - t0 ))s (124/130/137: stopped at the limit)"
+}
+
+bench() {  # the benchmark: its JSON and its generated docs section per part
+  local name=$1; shift
+  run_part "$name" "$PY" -m mmidc_lab.benchmark "${BENCH[@]}" --data-dir "$DATA" \
+    --out "$OUT/$name.json" --write-docs "$OUT/benchmark.md" --docs-section "gpu-$name" \
+    "$@" ${BENCH_ARGS:-}
+  grep "^|" "$OUT/$name.log" | tail -20
+}
+
+log "parts: ${PARTS[*]}; budget ${BUDGET}s; out $OUT$([ "$QUICK" = 1 ] && echo '; dry run (CPU, tiny sizes)')"
 if [ -d .whl ] && ls .whl/*.whl >/dev/null 2>&1; then
   if [ ! -f .site/.installed ]; then
     log "installing $(ls .whl/*.whl | wc -l) wheels into .site/"
-    if "$PY" -m pip install -q --no-index --no-deps --no-compile --target "$PWD/.site" \
+    if "$PY" -m pip install -q --no-index --no-deps --no-compile --target "$REPO/.site" \
         .whl/*.whl >> "$OUT/session.log" 2>&1; then
       touch .site/.installed
     else
       log "pip install failed (see session.log)"
     fi
   fi
-  export PYTHONPATH="$PWD/.site:$PWD/.whl/extra:$PWD${PYTHONPATH:+:$PYTHONPATH}"
+  export PYTHONPATH="$REPO/.site:$REPO/.whl/extra:$REPO${PYTHONPATH:+:$PYTHONPATH}"
 else
   log "no .whl/ here: using the installed packages"
-  export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+  export PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}"
 fi
 "$PY" - <<'PYEOF' 2>&1 | tee -a "$OUT/session.log"
 import torch, mmengine, mmpretrain, open_clip, mmidc
@@ -68,35 +161,57 @@ nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1 || true
 if [ ! -e mmidc/.mim/configs ]; then
   mkdir -p mmidc/.mim && ln -s ../../configs mmidc/.mim/configs
 fi
-
-if wants setup || wants bench; then
-  if [ ! -f "$DATA/splits.json" ]; then
-    log "generating 2,000 synthetic scenes at 480x320 in $DATA"
-    "$PY" tools/generate_synthetic_clevr_change.py "$DATA" --num-scenes 2000 \
-      --workers "$(nproc)" 2>&1 | tail -2 | tee -a "$OUT/session.log"
-  fi
+[ -f "$OUT/benchmark.md" ] || cp docs/benchmark.md "$OUT/benchmark.md"
+if [ "$QUICK" != 1 ] && { wants e2e || wants cli; } && [ ! -f "$DATA/splits.json" ]; then
+  log "generating 2,000 synthetic scenes at 480x320 in $DATA"
+  "$PY" tools/generate_synthetic_clevr_change.py "$DATA" --num-scenes 2000 \
+    --workers "$(nproc)" 2>&1 | tail -2 | tee -a "$OUT/session.log"
 fi
 
 if wants tests; then
-  log "cuda tests"
   # collection errors (a module needing a package the machine lacks, e.g. the
   # web demo's) must not stop the cuda tests
-  "$PY" -m pytest -q -m cuda -rA -p no:cacheprovider --continue-on-collection-errors \
-    tests 2>&1 | tee "$OUT/cuda_tests.log" | tail -30
-  log "cuda tests: $(tail -1 "$OUT/cuda_tests.log")"
+  run_part tests "$PY" -m pytest -q -m cuda -rA -p no:cacheprovider \
+    --continue-on-collection-errors --junitxml="$OUT/tests.xml" "${TESTS[@]}"
+  log "tests: $(tail -1 "$OUT/tests.log")"
 fi
-
-if wants bench; then
-  cp docs/benchmark.md "$OUT/benchmark.md"
-  LEFT=$(( BUDGET - ($(date +%s) - START) ))
-  log "benchmark, ${LEFT}s left"
-  timeout --signal=INT --kill-after=20 "$LEFT" "$PY" -m mmidc_lab.benchmark \
-    --gpu-rows --data-dir "$DATA" --out "$OUT/bench.json" --write-docs "$OUT/benchmark.md" \
-    ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench.log" | grep "^\[\|^|" | tail -60
-  log "benchmark exit status ${PIPESTATUS[0]} (124/130: stopped at the time limit; the sections before are in bench.json)"
-  # the e2e runs' stamped outputs, one file (the device tool returns $OUT's
-  # top two levels only)
+wants step && bench step "${STEP_ARGS[@]}"
+if wants e2e; then
+  bench e2e "${E2E_ARGS[@]}"
+  # each run's stamped output, one file (the device tool returns $OUT's top
+  # two levels only)
   logs=$(cd "$OUT" && find e2e -name train_output.log 2>/dev/null)
-  [ -n "$logs" ] && (cd "$OUT" && tar czf e2e_logs.tgz $logs)
+  if [ -n "$logs" ]; then (cd "$OUT" && tar czf e2e_logs.tgz $logs); fi
+fi
+wants cli && bench cli "${CLI_ARGS[@]}"
+wants dtypes && bench dtypes "${DTYPE_ARGS[@]}"
+
+if wants scale; then
+  # From a folder of its own: the quickstart's data and work dirs are
+  # relative to the working directory (the code comes from PYTHONPATH).
+  SCALE_DIR="$OUT/work/scale"
+  mkdir -p "$SCALE_DIR"
+  # (the projects' configs name the shipped ones by relative paths)
+  for d in projects configs; do
+    [ -e "$SCALE_DIR/$d" ] || ln -s "$REPO/$d" "$SCALE_DIR/$d"
+  done
+  # a previous session's results unpacked here resume it
+  if [ -f "$OUT/scale_results.tgz" ] && [ ! -d "$SCALE_DIR/work_dirs" ]; then
+    tar xzf "$OUT/scale_results.tgz" -C "$SCALE_DIR"
+  fi
+  # no Java (a GPU machine's usual case): BLEU, ROUGE-L and CIDEr with the
+  # Python tokenizer, no METEOR (docs/evaluation.md)
+  command -v java >/dev/null 2>&1 || CAPTION_OPTIONS+=(val_evaluator.0.java=False
+                                                       test_evaluator.0.java=False)
+  [ ${#CAPTION_OPTIONS[@]} -gt 0 ] && SCALE_ARGS+=(--caption-options "${CAPTION_OPTIONS[@]}")
+  (cd "$SCALE_DIR" && run_part scale "$PY" -m mmidc_lab.quickstart \
+    --num-scenes "$SCALE_SCENES" --workers "$(nproc)" --work-dir work_dirs/scale \
+    "${SCALE_ARGS[@]}")
+  grep -v " - INFO - \(Iter\|Epoch\)" "$OUT/scale.log" | tail -40
+  # what exists so far: logs, scalars, test results, the checkpoints (resume)
+  (cd "$SCALE_DIR" && find work_dirs -type f \( -name '*.log' -o -name '*.json' \
+      -o -name '*.jsonl' -o -name '*.pth' -o -name '*.py' -o -name 'last_checkpoint' \) \
+      -print0 2>/dev/null | tar czf "$OUT/scale_results.tgz" --null -T -)
+  log "scale: $(grep -c . "$OUT/scale.log") log lines; results so far in scale_results.tgz"
 fi
 log "done"

@@ -1,0 +1,50 @@
+"""tools/analysis_tools/gpu_session.sh: its parts in order of priority under
+one budget, each writing its results as it ends; the dry run (``--dry-run``:
+the whole script on a CPU with tiny sizes) is how it is checked before a
+GPU session."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.helpers import REPO
+
+SCRIPT = REPO / 'tools' / 'analysis_tools' / 'gpu_session.sh'
+#: What each part leaves in $OUT.
+OUTPUTS = dict(tests=['tests.log', 'tests.xml'], step=['step.json', 'step.log'],
+               e2e=['e2e.json', 'e2e.log'], cli=['cli.json', 'cli.log'],
+               dtypes=['dtypes.json', 'dtypes.log'],
+               scale=['scale.log', 'scale_results.tgz'])
+
+
+def run(*args, env=None, timeout=30):
+    return subprocess.run(['bash', str(SCRIPT), *args], capture_output=True,
+                          text=True, timeout=timeout,
+                          env=dict(os.environ, **(env or {})))
+
+
+@pytest.mark.parametrize('arg', ['bench', 'everything', '--quick'])
+def test_unknown_parts_are_errors(arg):
+    result = run(arg)
+    assert result.returncode == 2
+    assert 'parts: tests step e2e cli dtypes scale' in result.stderr
+
+
+@pytest.mark.slow
+def test_dry_run_runs_every_part_and_writes_its_results(tmp_path):
+    out = tmp_path / 'out'
+    result = run('--dry-run', env=dict(OUT=str(out), PYTHON=sys.executable,
+                                       BUDGET='420'), timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    session = (out / 'session.log').read_text()
+    for part, files in OUTPUTS.items():
+        status = (out / f'{part}.status').read_text()
+        assert status.startswith('rc=0 '), (part, status, session)
+        for name in files:
+            assert (out / name).is_file(), (part, name, session)
+    docs = (out / 'benchmark.md').read_text()
+    for part in ('step', 'e2e', 'cli', 'dtypes'):
+        assert f'<!-- generated: gpu-{part} start -->' in docs
+    assert 'BertAdam foreach' in (out / 'step.json').read_text()
+    assert 'caption truth' in (out / 'scale.log').read_text()
