@@ -15,12 +15,13 @@ train_dataloader, val_dataloader, test_dataloader = _loader_setup.pair_loaders(
 # CCExpert's rs_words (lowercase, "." removed, split on whitespace) gives the
 # unprefixed keys (CIDEr, S_m, decision_acc, ...: save_best reads its CIDEr);
 # the RSICC lineage's rs_ids (RSICC, Chg2Cap, Change3D: the ids of the words
-# seen more than 5 times in every split of LevirCCcaptions.json, read
-# without images) gives the rs_ids/ keys (rs_ids/CIDEr, ...).
+# seen more than 5 times among the tokens of every split of
+# LevirCCcaptions.json, read without images, as RSICC's
+# create_input_files.py counts them) gives the rs_ids/ keys (rs_ids/CIDEr...).
 val_evaluator = dict(
     type='IDCMetric', tokenizer='rs_words', no_change_sentences='levir_mci',
     extra_protocols=dict(rs_ids=dict(
         type='RSIdsProtocol', min_word_freq=5, word_freq_rule='>',
         vocab_ann_file=data_root + '/LevirCCcaptions.json',
-        no_change_sentences='levir_mci')))
+        vocab_field='tokens', no_change_sentences='levir_mci')))
 test_evaluator = val_evaluator

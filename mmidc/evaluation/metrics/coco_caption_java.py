@@ -283,7 +283,8 @@ class JavaMeteor(Meteor):
         self.close()
 
 
-#: One METEOR JVM per java binary for the whole process (:func:`shared_meteor`).
+#: One METEOR JVM per java binary for the whole process
+#: (:func:`shared_meteor`).
 _SHARED_METEORS: Dict[str, JavaMeteor] = {}
 _SHARED_LOCK = threading.Lock()
 

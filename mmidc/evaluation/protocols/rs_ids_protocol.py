@@ -39,7 +39,7 @@ def token_folder_captions(folder: str) -> List[str]:
     return captions
 
 
-def annotation_captions(path: str) -> List[str]:
+def annotation_captions(path: str, field: str = 'raw') -> List[str]:
     """Every caption of a remote-sensing annotation file, every split: the
     ``raw`` sentences of a Karpathy-style JSON (``{"images": [{"sentences":
     [{"raw": ...}]}]}``: LEVIR-CC's ``LevirCCcaptions.json``, LEVIR-MCI,
@@ -49,6 +49,9 @@ def annotation_captions(path: str) -> List[str]:
 
     Args:
         path (str): The annotation file (or token folder).
+        field (str): ``'raw'`` (the sentence, as Chg2Cap counts it) or
+            ``'tokens'`` (the sentence's token list joined by spaces, as
+            RSICC's ``create_input_files.py`` counts it).
 
     Raises:
         ValueError: the file is not of that form (naming it and the key).
@@ -67,11 +70,15 @@ def annotation_captions(path: str) -> List[str]:
         if not isinstance(sentences, list):
             raise ValueError(f'{path}: images[{i}] has no "sentences" list')
         for j, sentence in enumerate(sentences):
-            raw = sentence.get('raw') if isinstance(sentence, dict) else None
-            if not isinstance(raw, str):
+            text = sentence.get(field) if isinstance(sentence, dict) else None
+            if field == 'tokens' and isinstance(text, list) and all(
+                    isinstance(t, str) for t in text):
+                text = ' '.join(text)
+            if not isinstance(text, str):
                 raise ValueError(f'{path}: images[{i}].sentences[{j}] has no '
-                                 '"raw" string')
-            captions.append(raw)
+                                 f'"{field}" ' + ('list of strings' if field
+                                                  == 'tokens' else 'string'))
+            captions.append(text)
     return captions
 
 
@@ -131,6 +138,9 @@ class RSIdsProtocol(ScoringProtocol):
         word_map (str | dict, optional): A ``{word: id}`` JSON file or dict
             (RSICC's ``WORDMAP_*.json``, Chg2Cap's ``vocab.json``): score
             with exactly those ids.
+        vocab_field (str): What ``vocab_ann_file`` counts of each sentence:
+            ``'raw'`` (Chg2Cap) or ``'tokens'`` (RSICC). Defaults to
+            ``'raw'``.
         lowercase (bool): Lowercase the words first. RSICC counts the
             lowercased ``tokens``; Chg2Cap keeps the case (Dubai-CC's
             ``vocab.json`` holds ``A`` and ``a``): ``False``. Defaults to
@@ -148,6 +158,7 @@ class RSIdsProtocol(ScoringProtocol):
                  vocab_ann_file: Union[str, Sequence[str], None] = None,
                  vocab_datasets: Union[dict, Sequence[dict], None] = None,
                  word_map: Union[str, dict, None] = None,
+                 vocab_field: str = 'raw',
                  lowercase: bool = True,
                  vocab: Optional[RSWordVocab] = None,
                  no_change_sentences=...):
@@ -174,7 +185,11 @@ class RSIdsProtocol(ScoringProtocol):
         self.word_freq_rule = word_freq_rule
         self.vocab_ann_file = list(vocab_ann_file or [])
         self.vocab_datasets = list(vocab_datasets or [])
+        if vocab_field not in ('raw', 'tokens'):
+            raise ValueError("rs_ids: vocab_field is 'raw' or 'tokens', got "
+                             f'{vocab_field!r}')
         self.word_map = word_map
+        self.vocab_field = vocab_field
         self.lowercase = lowercase
         self.vocab = vocab
 
@@ -209,7 +224,7 @@ class RSIdsProtocol(ScoringProtocol):
             return vocab
         captions = []
         for path in self.vocab_ann_file:
-            captions += annotation_captions(path)
+            captions += annotation_captions(path, self.vocab_field)
         captions += dataset_captions(self.vocab_datasets)
         vocab = RSWordVocab(captions, self.min_word_freq,
                             self.word_freq_rule, self.lowercase)

@@ -31,5 +31,6 @@ val_evaluator = dict(
     no_change_sentences='levir_cc',
     extra_protocols=dict(rs_ids=dict(
         type='RSIdsProtocol', min_word_freq=5, word_freq_rule='>',
-        vocab_ann_file=data_root + '/LevirCCcaptions.json')))
+        vocab_ann_file=data_root + '/LevirCCcaptions.json',
+        vocab_field='tokens')))
 test_evaluator = val_evaluator

@@ -66,7 +66,8 @@ def test_no_change_sentences_are_the_data_sets():
         RSWordsProtocol(no_change_sentences='no_set')
     # the metric's decision follows the protocol's sentences
     scorer = CaptionScorer(java=False, protocol=dict(
-        type='RSWordsProtocol', no_change_sentences=['there is no difference']))
+        type='RSWordsProtocol',
+        no_change_sentences=['there is no difference']))
     assert scorer.score(RECORDS)['decision_acc'] == 100.
     scorer = CaptionScorer(java=False, protocol=dict(
         type='RSWordsProtocol', no_change_sentences=['nothing changed']))
@@ -193,3 +194,25 @@ def test_rs_ids_counts_a_folder_of_token_files():
     assert 'bareland' not in protocol.vocab.word_to_id
     assert '<START>' in protocol.vocab.word_to_id  # a special word, id 2
     assert protocol.vocab.word_to_id['<START>'] == 2
+
+
+def test_rs_ids_counts_the_tokens_field_as_rsicc_does(tmp_path):
+    """RSICC's create_input_files.py counts each sentence's ``tokens``;
+    Chg2Cap its ``raw`` (LEVIR-CC's excerpt, its exact form)."""
+    ann = tmp_path / 'LevirCCcaptions.json'
+    excerpt = real_excerpt('levir_cc_excerpt.json')['LevirCCcaptions.json']
+    sentence = excerpt['images'][0]['sentences'][0]
+    sentence = dict(sentence, raw=sentence['raw'] + ' Extra')
+    excerpt['images'][0]['sentences'][0] = sentence
+    ann.write_text(json.dumps(excerpt))
+    raw = annotation_captions(str(ann))
+    tokens = annotation_captions(str(ann), 'tokens')
+    assert raw[0].endswith('. Extra') and tokens[0] == ' '.join(
+        sentence['tokens'])
+    vocab = RSIdsProtocol(min_word_freq=0, word_freq_rule='>',
+                          vocab_ann_file=str(ann), vocab_field='tokens')
+    vocab.prepare()
+    assert 'extra' not in vocab.vocab.word_to_id
+    with pytest.raises(ValueError, match="vocab_field"):
+        RSIdsProtocol(min_word_freq=0, word_freq_rule='>',
+                      vocab_ann_file=str(ann), vocab_field='words')
