@@ -25,7 +25,8 @@ Example:
     python tools/analysis_tools/eval_captions.py PREDICTIONS.json \\
         --config configs/clip4idc/clip4idc-caption_vit-b32_levir-cc.py \\
         --tokenizer rs_ids --min-word-freq 5 --word-freq-rule '>' \\
-        --vocab-ann-file data/levir_cc/LevirCCcaptions.json
+        --vocab-ann-file data/levir_cc/LevirCCcaptions.json \\
+        --vocab-field tokens
 """
 import argparse
 import json
@@ -98,6 +99,10 @@ def parse_args(argv=None):
         '--vocab-config',
         help='rs_ids: a config whose train, val and test data sets\' '
         'captions the vocabulary counts (default: --config\'s)')
+    parser.add_argument(
+        '--vocab-field', choices=('raw', 'tokens'), default='raw',
+        help="rs_ids with --vocab-ann-file: count each sentence's raw text "
+        "(Chg2Cap, default) or its tokens (RSICC)")
     parser.add_argument('--word-map',
                         help="rs_ids: a paper's {word: id} vocab.json")
     parser.add_argument('--keep-case', action='store_true',
@@ -181,6 +186,7 @@ def build_scorer(args, cfg=None) -> CaptionScorer:
             if args.vocab_ann_file:
                 protocol = dict(type='RSIdsProtocol',
                                 vocab_ann_file=args.vocab_ann_file,
+                                vocab_field=args.vocab_field,
                                 min_word_freq=args.min_word_freq,
                                 word_freq_rule=args.word_freq_rule,
                                 lowercase=not args.keep_case)
