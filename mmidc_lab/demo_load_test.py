@@ -77,7 +77,12 @@ def main(argv=None) -> Dict:
         stats = load(args.url.rstrip('/'), pair, args)
     else:
         from mmidc.apis import IDCInferencer
-        from mmidc.apis.demo_app import create_app, serve_app
+        import importlib.util
+        path = Path(__file__).resolve().parents[1] / 'tools' / 'demo' / 'demo_app.py'
+        spec = importlib.util.spec_from_file_location('demo_app', path)
+        demo_app = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(demo_app)
+        create_app, serve_app = demo_app.create_app, demo_app.serve_app
         options = {} if args.max_queue is None else dict(max_queue=args.max_queue)
         app = create_app(IDCInferencer(args.config, args.checkpoint, args.device),
                          **options)

@@ -1,4 +1,4 @@
-"""The web demo (mmidc.apis.demo_app) under uvicorn in a thread on
+"""The web demo (tools/demo/demo_app.py) under uvicorn in a thread on
 127.0.0.1, and a multipart client (FastAPI's TestClient needs httpx, which
 this environment lacks)."""
 import json

@@ -9,10 +9,13 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from mmidc.apis.demo_app import create_app, serve_app
+from tests.helpers import load_tool
 from tests.helpers.demo_server import get_json, post_form, tiny_model_files
 from tests.helpers.hostile_images import malformed_pngs, pixel_bomb_png, png_bytes
 from tests.helpers.tiny_models import square_pair
+
+_demo = load_tool('tools/demo/demo_app.py')
+create_app, serve_app = _demo.create_app, _demo.serve_app
 
 pytestmark = pytest.mark.usefixtures('one_thread')
 

@@ -1,5 +1,5 @@
 """tools/demo/app.py: the command line checks its limits (the app itself:
-tests/test_apis/test_demo_app.py)."""
+tests/test_tools/test_demo_server.py)."""
 import pytest
 
 from tests.helpers import load_tool

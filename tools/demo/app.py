@@ -14,12 +14,14 @@ The model runs on one worker thread, so the server keeps answering while it
 works; at most ``--max-queue`` caption requests are accepted at a time (more
 get a 503). Uploads are refused with a 4xx naming the upload: wrong type
 (415), too many bytes or pixels (413), malformed (400), pair mismatch (422)
-(:mod:`mmidc.apis.demo_app`).
+(``demo_app.py`` beside this file).
 """
 import argparse
 import sys
+from pathlib import Path
 
-from mmidc.apis.demo_app import (DEFAULT_MAX_MEGAPIXELS, DEFAULT_MAX_QUEUE,
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # demo_app.py
+from demo_app import (DEFAULT_MAX_MEGAPIXELS, DEFAULT_MAX_QUEUE,  # noqa: E402
                                  DEFAULT_MAX_UPLOAD_MB, create_app,
                                  load_candidates)
 from mmidc.cli import working_dir_on_path

@@ -1,4 +1,4 @@
-"""mmidc.apis.demo_app: endpoints over a live local server, and the page in
+"""tools/demo/demo_app.py: endpoints over a live local server, and the page in
 headless Chromium.
 
 FastAPI's TestClient needs httpx, which this environment lacks, so the app
@@ -16,10 +16,26 @@ import urllib.request
 import pytest
 from PIL import Image
 
-from mmidc.apis.demo_app import create_app, load_candidates, serve_app
-from tests.helpers.demo_server import post_form
+from tests.helpers import load_tool
+from tests.helpers.demo_server import post_form, tiny_model_files
 from tests.helpers.hostile_images import png_bytes
 from tests.helpers.tiny_models import CAPTIONS, square_pair
+
+_demo = load_tool('tools/demo/demo_app.py')
+create_app, load_candidates, serve_app = (_demo.create_app, _demo.load_candidates,
+                                         _demo.serve_app)
+
+pytestmark = pytest.mark.usefixtures('one_thread')
+
+
+@pytest.fixture(scope='module')
+def captioner_files(tmp_path_factory):
+    return tiny_model_files('captioner', tmp_path_factory.mktemp('captioner'))
+
+
+@pytest.fixture(scope='module')
+def retriever_files(tmp_path_factory):
+    return tiny_model_files('retriever', tmp_path_factory.mktemp('retriever'))
 
 
 @pytest.fixture(scope='module')

@@ -6,7 +6,7 @@ import urllib.request
 import pytest
 import torch
 
-from tests.helpers import REPO
+from tests.helpers import REPO, load_tool
 
 pytest.importorskip('fastapi')
 pytest.importorskip('uvicorn')
@@ -23,14 +23,14 @@ class StubCaptioner:
 
 
 def test_info_names_the_loaded_model_and_the_page_no_fixed_one():
-    from mmidc.apis.demo_app import create_app, serve_app
-    app = create_app(StubCaptioner())
-    with serve_app(app) as url:
+    demo = load_tool('tools/demo/demo_app.py')
+    app = demo.create_app(StubCaptioner())
+    with demo.serve_app(app) as url:
         with urllib.request.urlopen(url + '/api/info') as response:
             info = json.loads(response.read())
         with urllib.request.urlopen(url + '/') as response:
             page = response.read().decode()
     assert info['model'] == 'IDCPCLCaptioner'
     assert 'CLIP4IDC' not in page and 'id="model-name"' in page
-    script = (REPO / 'mmidc' / 'apis' / 'demo_static' / 'app.js').read_text()
+    script = (REPO / 'tools' / 'demo' / 'static' / 'app.js').read_text()
     assert "$('model-name').textContent" in script and 'info.model' in script

@@ -3,7 +3,7 @@ attention maps and retrieval.
 
 A FastAPI app over an :class:`IDCInferencer` (and optionally an
 :class:`IDCRetrievalInferencer`) with a static HTML/JS page
-(``demo_static/``; no CDN, nothing external); ``?example=N`` in the page's
+(``static/`` beside this file; no CDN, nothing external); ``?example=N`` in the page's
 URL captions example N on load. The model runs on one worker thread, so the
 server keeps answering while it works; at most ``max_queue`` caption
 requests are accepted at a time (more get a 503). Uploads are refused with a
@@ -25,7 +25,7 @@ from typing import Iterator, List, Optional, Sequence
 
 __all__ = ['BodyLimit', 'create_app', 'load_candidates', 'serve_app']
 
-STATIC_DIR = Path(__file__).resolve().parent / 'demo_static'
+STATIC_DIR = Path(__file__).resolve().parent / 'static'
 ALLOWED_TYPES = ('image/png', 'image/jpeg', 'image/webp', 'image/bmp',
                  'image/tiff')
 DEFAULT_MAX_UPLOAD_MB = 10.0
