@@ -166,6 +166,10 @@ def test_a_wheel_holds_copies_the_sources_do_not(clone, tmp_path):
     assert 'mmidc/.mim/configs/clip4idc/clip4idc-caption_vit-b32_clevr-change.py' in names
     assert 'mmidc/.mim/tools/train.py' in names
     assert 'mmidc/.mim/model-index.yml' in names
+    # the web demo, an application: beside tools/demo/app.py, not in mmidc
+    assert {'mmidc/.mim/tools/demo/demo_app.py',
+            'mmidc/.mim/tools/demo/static/index.html'} <= set(names)
+    assert not [n for n in names if n.startswith('mmidc/apis/demo')]
     assert not [n for n in names if 'projects' in n.split('/')]
     assert not [n for n in names if '__pycache__' in n]
 
