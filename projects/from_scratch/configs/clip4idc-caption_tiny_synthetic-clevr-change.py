@@ -15,6 +15,13 @@ _base_ = [
 # Stage 1 run with tools/train.py's default work dir; a glob, resolved to
 # the newest match when the model is built (no match: an error naming it).
 adapt_work_dir = 'work_dirs/clip4idc-adapt_tiny_synthetic-clevr-change'
+# The captioner composes, besides the caption head: the recipe's pair
+# encoder parts (backbone), a summary-token neck (neck), a bag-of-words head
+# with its loss (aux_head) and that head's word prior added to the caption
+# head's logits (aux_head.word_prior). A config based on this one that
+# swaps only model.head keeps all of them: to compare caption heads alone,
+# also set model.neck=None and model.aux_head=None (the build log's
+# 'ConditionedCaptioner composes: ...' line says what a model holds).
 model = dict(
     init_backbone_from=adapt_work_dir + '/best_rsum_*.pth',
     backbone={{_base_.scratch_backbone}},

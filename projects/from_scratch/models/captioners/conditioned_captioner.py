@@ -1,8 +1,10 @@
 """ConditionedCaptioner: CLIP4IDC's captioner whose caption head is also
 conditioned on summary tokens and an auxiliary head's word prior."""
+import inspect
 from typing import Optional
 
 import torch
+from mmengine.logging import print_log
 from torch import nn
 
 from mmidc.models import CLIP4IDCCaptioner
@@ -19,10 +21,23 @@ class ConditionedCaptioner(CLIP4IDCCaptioner):
     and an auxiliary head on them adds its loss and, optionally, a word
     prior to the head's next-word logits.
 
-    The caption head is :class:`ScratchCaptionHead` (or a head with its
-    arguments and inputs): ``memory_dim``, ``max_memory_tokens`` and
-    ``num_segments`` default to the backbone's, ``num_extra_tokens`` to the
-    neck's token count (0 without a neck).
+    The caption head is :class:`ScratchCaptionHead` or any caption head:
+    ``memory_dim`` defaults to the backbone's width, and of
+    ``max_memory_tokens``, ``num_segments`` (the backbone's) and
+    ``num_extra_tokens`` (the neck's token count, 0 without a neck) each
+    one the head's class declares defaults so; a head that declares none
+    of them (e.g. :class:`TransformerCaptionHead`) gets none.
+
+    What it composes is what its config names, nothing more: ``neck`` and
+    ``aux_head`` are ``None`` unless given, and a head must take what they
+    give it (``extra_tokens``: a parameter of its ``encode`` or
+    ``teacher_logits``; the word prior ``logit_bias``: of its
+    ``teacher_logits``), or the build stops naming the setting to drop. The
+    build logs what it composes (backbone, neck, head, auxiliary head and
+    whether its word prior reaches the head's logits). A config derived
+    from the recipe's that swaps only ``model.head`` keeps the recipe's
+    neck and auxiliary head: for a comparison of heads alone, set
+    ``model.neck=None`` and ``model.aux_head=None`` as well.
 
     - ``neck``: maps the backbone's tokens to summary tokens ``[B, E, D]``
       (e.g. :class:`ChangeSummaryNeck`, built with ``in_channels`` and
@@ -74,6 +89,32 @@ class ConditionedCaptioner(CLIP4IDCCaptioner):
                 aux_head,
                 in_channels=self.neck.num_tokens * self.backbone.output_dim,
                 num_classes=len(vocab), pad_id=vocab.pad_id))
+            if self.word_prior and not _takes(self.head, 'logit_bias',
+                                              ('teacher_logits', )):
+                raise TypeError(
+                    f'aux_head={type(self.aux_head).__name__} adds a word '
+                    f'prior to the head\'s logits, but '
+                    f'{type(self.head).__name__} takes no logit_bias: set '
+                    'model.aux_head=None (or its word_prior=False)')
+        print_log(f'ConditionedCaptioner composes: {self.composition()}',
+                  logger='current')
+
+    @property
+    def word_prior(self) -> bool:
+        """Whether the auxiliary head's word prior reaches the logits."""
+        return bool(getattr(self.aux_head, 'has_word_prior', False))
+
+    def composition(self) -> str:
+        """What the model is made of, one line (logged at build)."""
+        def name(module):
+            return 'none' if module is None else type(module).__name__
+
+        parts = [f'backbone {name(self.backbone)}', f'neck {name(self.neck)}',
+                 f'head {name(self.head)}', f'aux_head {name(self.aux_head)}']
+        if self.aux_head is not None:
+            parts[-1] += (' (its loss and its word prior on the head\'s '
+                          'logits)' if self.word_prior else ' (its loss)')
+        return ', '.join(parts)
 
     def build_head(self, head: dict) -> nn.Module:
         """Build the neck, then the head with the backbone's and the
@@ -88,7 +129,17 @@ class ConditionedCaptioner(CLIP4IDCCaptioner):
                       num_segments=backbone.num_segments,
                       num_extra_tokens=(self.neck.num_tokens
                                         if self.neck is not None else 0))
-        return super().build_head(dict(layout, **head))
+        declared = _declared(head['type'])
+        built = super().build_head(dict(
+            {k: v for k, v in layout.items() if k in declared}, **head))
+        if self.neck is not None and not _takes(
+                built, 'extra_tokens', ('encode', 'teacher_logits')):
+            raise TypeError(
+                f'neck={type(self.neck).__name__} gives the caption head '
+                f'summary tokens (extra_tokens), but {type(built).__name__} '
+                'takes none: set model.neck=None and model.aux_head=None, '
+                'or use a head that reads them')
+        return built
 
     def _condition(self, memory: torch.Tensor):
         """The summary tokens ``[B, E, D]`` and the auxiliary head's word
@@ -148,3 +199,18 @@ class ConditionedCaptioner(CLIP4IDCCaptioner):
             if prior is not None:
                 kwargs['logits_processors'] = [prior]
         return memory, kwargs
+
+
+def _declared(head_type) -> set:
+    """The arguments a head's class names in its constructor."""
+    cls = MODELS.get(head_type) if isinstance(head_type, str) else head_type
+    if cls is None:
+        raise KeyError(f'head type {head_type!r} is not registered '
+                       '(custom_imports of its project?)')
+    return set(inspect.signature(cls.__init__).parameters)
+
+
+def _takes(head: nn.Module, name: str, methods: tuple) -> bool:
+    """Whether one of the head's ``methods`` names the input ``name``."""
+    return any(name in inspect.signature(getattr(head, m)).parameters
+               for m in methods if hasattr(head, m))

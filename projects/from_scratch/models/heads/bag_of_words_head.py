@@ -111,6 +111,11 @@ class BagOfWordsHead(BaseModule):
         loss = F.binary_cross_entropy_with_logits(logits.float(), targets)
         return dict(loss_words=self.loss_weight * loss)
 
+    @property
+    def has_word_prior(self) -> bool:
+        """Whether :meth:`logit_bias` gives a prior (``word_prior=True``)."""
+        return self.prior_scale is not None
+
     def logit_bias(self, logits: torch.Tensor) -> Optional[torch.Tensor]:
         """The word prior ``[B, V]`` for the caption head, or None."""
         if self.prior_scale is None:

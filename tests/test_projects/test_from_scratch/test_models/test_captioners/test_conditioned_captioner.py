@@ -152,3 +152,35 @@ def test_a_counted_head_gives_a_counted_prior(tiny_arch):
 def test_aux_head_needs_a_neck(tiny_arch):
     with pytest.raises(ValueError, match='set a neck'):
         captioner(tiny_arch, aux_head=dict(type='BagOfWordsHead'))
+
+
+PLAIN_HEAD = dict(type='TransformerCaptionHead', hidden=64, num_heads=4,
+                  num_encoder_layers=1, num_decoder_layers=1, dropout=0.0,
+                  max_length=16, vocab=CAPTIONS)
+
+
+def test_a_plain_head_gets_only_what_it_declares(tiny_arch):
+    """A head without the recipe's layout arguments builds and trains: the
+    captioner passes only those its class names."""
+    model = captioner(tiny_arch, head=PLAIN_HEAD)
+    assert type(model.head).__name__ == 'TransformerCaptionHead'
+    data = model.data_preprocessor(batch(), True)
+    assert set(model(**data, mode='loss')) == {'loss_caption', 'accuracy'}
+
+
+def test_a_swapped_head_does_not_keep_the_recipes_parts_silently(tiny_arch):
+    """A head that cannot read the neck's summary tokens or the word prior
+    stops the build naming what to drop; the build logs what it composes."""
+    with pytest.raises(TypeError, match=r'model\.neck=None and model\.aux_head=None'):
+        with_summary_parts(tiny_arch).__class__(
+            backbone=dict(type='CLIP4IDCBackbone', arch=tiny_arch, num_inter_layers=1),
+            head=PLAIN_HEAD, neck=dict(type='ChangeSummaryNeck'))
+    model = with_summary_parts(tiny_arch)
+    assert model.composition() == (
+        'backbone CLIP4IDCBackbone, neck ChangeSummaryNeck, head '
+        'ScratchCaptionHead, aux_head BagOfWordsHead (its loss and its word '
+        "prior on the head's logits)")
+    assert with_summary_parts(tiny_arch, word_prior=False).composition().endswith(
+        'aux_head BagOfWordsHead (its loss)')
+    assert captioner(tiny_arch).composition().endswith('neck none, head '
+                                                       'ScratchCaptionHead, aux_head none')
