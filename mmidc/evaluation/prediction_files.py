@@ -59,17 +59,19 @@ def _load(path: str):
     text = read_text(path)
     try:
         return json.loads(text)
-    except ValueError:
-        pass
+    except ValueError as e:
+        error = e
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1)
+             if line.strip()]
+    if len(lines) < 2 or text.lstrip().startswith('['):
+        raise ValueError(f'{path}: not valid JSON ({error})')
     records = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for n, line in lines:
         try:
             records.append(json.loads(line))
         except ValueError as e:
-            raise ValueError(f'{path}: neither a JSON file nor JSON Lines '
-                             f'(line {n}: {e})') from None
+            raise ValueError(f'{path}: not valid JSON ({error}), nor JSON '
+                             f'Lines (line {n}: {e})') from None
     return _JsonLines(records)
 
 
