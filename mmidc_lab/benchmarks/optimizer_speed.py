@@ -9,12 +9,14 @@ decay) the stage's schedule makes for that model, random gradients.
 
 Rows: the clip (``clip_grad_norm_`` with ``foreach`` off and on) and the
 optimizer step (BertAdam's per-tensor loop, its ``foreach`` update, and any
-other optimizer class given, e.g. a reference implementation).
+other optimizer class given, e.g. a reference implementation), each on its
+own tensors, timed in turns.
 """
 import copy
 import importlib
+import statistics
 import time
-from typing import Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
 import torch
 from mmengine.config import Config
@@ -24,8 +26,8 @@ from mmengine.registry import DefaultScope
 from mmidc_lab.configs import config_file
 from .measure import load_average, synchronize
 
-__all__ = ['SCHEDULES', 'config_optim_wrapper', 'parameter_groups', 'make_groups', 'time_optimizer',
-           'time_clip', 'load_class', 'measure_optimizer']
+__all__ = ['SCHEDULES', 'config_optim_wrapper', 'parameter_groups', 'make_groups',
+           'optimizer_step', 'clip_step', 'load_class', 'measure_optimizer']
 
 #: The schedule (``optim_wrapper``) of each stage's configs.
 SCHEDULES = dict(adaptation='mmidc::_base_/schedules/adaptation.py',
@@ -92,39 +94,45 @@ def make_groups(groups: List[Dict], device: str = 'cpu',
     return out
 
 
-def _timed(fn, steps: int, device: str) -> Dict:
-    fn()  # the first step allocates the state
-    synchronize(device)
-    wall = []
-    for _ in range(steps):
-        start = time.perf_counter()
+def _timed(fns: Dict[str, Callable[[], object]], steps: int,
+           device: str) -> Dict[str, Dict]:
+    """Median and minimum milliseconds of each function, called in turns
+    (the order reversed every other round), so that a load that changes
+    during the run (a shared machine) weighs on each alike."""
+    for fn in fns.values():  # the first step allocates the state
         fn()
-        synchronize(device)
-        wall.append(time.perf_counter() - start)
-    wall.sort()
-    return dict(step_ms=round(1e3 * wall[len(wall) // 2], 2),
-                min_ms=round(1e3 * wall[0], 2), steps=steps, load=load_average())
+    synchronize(device)
+    wall = {name: [] for name in fns}
+    for step in range(steps):
+        order = list(fns.items())
+        for name, fn in (order if step % 2 == 0 else order[::-1]):
+            start = time.perf_counter()
+            fn()
+            synchronize(device)
+            wall[name].append(time.perf_counter() - start)
+    load = load_average()
+    return {name: dict(step_ms=round(1e3 * statistics.median(times), 2),
+                       min_ms=round(1e3 * min(times), 2), steps=steps, load=load)
+            for name, times in wall.items()}
 
 
-def time_optimizer(optimizer_cls, groups: List[Dict], optimizer_cfg: Dict,
-                   steps: int = 5, device: str = 'cpu', **kwargs) -> Dict:
-    """Median milliseconds of ``optimizer_cls(groups, **optimizer_cfg,
-    **kwargs).step()`` (the gradients stay; each step updates the state)."""
+def optimizer_step(optimizer_cls, groups: List[Dict], optimizer_cfg: Dict,
+                   device: str = 'cpu', **kwargs) -> Callable[[], object]:
+    """``optimizer_cls(groups, **optimizer_cfg, **kwargs).step`` on fresh
+    tensors (the gradients stay; each step updates the state)."""
     cfg = {k: v for k, v in optimizer_cfg.items() if k != 'type'}
     cfg.update(kwargs)
-    params = make_groups(groups, device)
-    optimizer = optimizer_cls(params, **cfg)
-    return _timed(optimizer.step, steps, device)
+    return optimizer_cls(make_groups(groups, device), **cfg).step
 
 
-def time_clip(groups: List[Dict], clip_grad: Dict, foreach: bool, steps: int = 5,
-              device: str = 'cpu') -> Dict:
-    """Median milliseconds of ``clip_grad_norm_`` over all the gradients, as
-    MMEngine's wrapper calls it, with ``foreach`` off or on, and the norm
-    read back (the wrapper logs it with ``float()``)."""
+def clip_step(groups: List[Dict], clip_grad: Dict, foreach: bool,
+              device: str = 'cpu') -> Callable[[], object]:
+    """``clip_grad_norm_`` over all the gradients, as MMEngine's wrapper
+    calls it, with ``foreach`` off or on, and the norm read back (the
+    wrapper logs it with ``float()``)."""
     params = [p for g in make_groups(groups, device) for p in g['params']]
-    return _timed(lambda: float(torch.nn.utils.clip_grad_norm_(
-        params, foreach=foreach, **clip_grad)), steps, device)
+    return lambda: float(torch.nn.utils.clip_grad_norm_(
+        params, foreach=foreach, **clip_grad))
 
 
 def load_class(name: str):
@@ -154,6 +162,10 @@ def measure_optimizer(model: torch.nn.Module, stage: str, arch: str,
         extra_classes (sequence of str, optional): Other optimizer classes
             (``module:Class``, BertAdam's arguments), one row each.
 
+    Each row's function has its own tensors (memory: four times the
+    parameters' for each optimizer row, twice for each clip row) and all
+    are timed in turns, ``steps`` times each.
+
     Returns:
         list[dict]: One row per measurement.
     """
@@ -163,18 +175,19 @@ def measure_optimizer(model: torch.nn.Module, stage: str, arch: str,
                 tensors=sum(len(g['shapes']) for g in groups),
                 params=sum(torch.Size(s).numel() for g in groups for s in g['shapes']),
                 groups=len(groups))
-    rows = []
+    fns = {}
     if clip_grad:
         for foreach in (False, True):
-            rows.append(dict(base, what=f'clip_grad_norm_ foreach={foreach}',
-                             **time_clip(groups, clip_grad, foreach, steps, device)))
+            fns[f'clip_grad_norm_ foreach={foreach}'] = clip_step(
+                groups, clip_grad, foreach, device)
     for impl in impls:
         if impl not in ('loop', 'foreach'):
             raise ValueError(f"impl must be 'loop' or 'foreach', got {impl!r}")
-        rows.append(dict(base, what=f'{optimizer_cfg["type"]} {impl}',
-                         **time_optimizer(BertAdam, groups, optimizer_cfg, steps,
-                                          device, foreach=impl == 'foreach')))
+        fns[f'{optimizer_cfg["type"]} {impl}'] = optimizer_step(
+            BertAdam, groups, optimizer_cfg, device, foreach=impl == 'foreach')
     for name in extra_classes or []:
-        rows.append(dict(base, what=f'{name} loop', **time_optimizer(
-            load_class(name), groups, optimizer_cfg, steps, device, foreach=False)))
+        fns[f'{name} loop'] = optimizer_step(load_class(name), groups, optimizer_cfg,
+                                             device, foreach=False)
+    rows = [dict(base, what=name, **timing)
+            for name, timing in _timed(fns, steps, device).items()]
     return rows
