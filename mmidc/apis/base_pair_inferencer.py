@@ -155,7 +155,8 @@ class BasePairInferencer(BaseInferencer):
                     pair_ids: Optional[Sequence] = None,
                     workers: Optional[int] = None,
                     prefetch: int = 2,
-                    worker_type: str = 'auto') -> DataLoader:
+                    worker_type: str = 'auto',
+                    resize_on_device: Optional[bool] = None) -> DataLoader:
         """A ``DataLoader`` of :class:`~mmidc.apis.pair_loader.PairBatch`
         es, ``batch_size`` pairs each, in input order.
 
@@ -163,7 +164,9 @@ class BasePairInferencer(BaseInferencer):
         arrays, up to ``prefetch`` batches each ahead of the model, and
         stack each batch into one array per image size; the model's process
         resizes and normalises the batch on the model's device
-        (:meth:`batch_inputs`). A pair that cannot be used is an entry of
+        (:meth:`batch_inputs`). On the CPU the workers resize each pair
+        with the config's pipeline instead (Pillow on 8-bit images is
+        several times faster there than a float resize in torch). A pair that cannot be used is an entry of
         the batch's ``errors`` (usually an :class:`ImageInputError`; any
         ``Exception``, so that one pair never stops a batch).
 
@@ -177,6 +180,9 @@ class BasePairInferencer(BaseInferencer):
             prefetch (int): batches each worker decodes ahead. Defaults to 2.
             worker_type (str): ``'auto'`` or ``'process'``
                 (:func:`resolve_worker_type`).
+            resize_on_device (bool, optional): resize on the model's device
+                (True) or in the workers (False). Defaults to None: on the
+                device unless it is the CPU.
         """
         if batch_size < 1:
             raise ValueError(f'batch_size must be >= 1, got {batch_size}')
@@ -186,8 +192,11 @@ class BasePairInferencer(BaseInferencer):
         if workers is None:
             workers = min(16, os.cpu_count() or 1)
         workers = min(workers, -(-len(pairs) // batch_size))
+        if resize_on_device is None:
+            resize_on_device = self.device.type != 'cpu'
+        decoder = self.decoder(run_pipeline=not resize_on_device)
         return DataLoader(
-            DecodedPairs(pairs, ids, self.decoder()), batch_size,
+            DecodedPairs(pairs, ids, decoder), batch_size,
             shuffle=False, num_workers=workers, collate_fn=collate_pairs,
             pin_memory=self.device.type == 'cuda',
             prefetch_factor=max(1, prefetch) if workers else None)

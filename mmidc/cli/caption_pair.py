@@ -101,6 +101,8 @@ def parse_args(argv=None):
         parser.error(f'--beam must be >= 1, got {args.beam}')
     if args.batch_size < 1:
         parser.error(f'--batch-size must be >= 1, got {args.batch_size}')
+    if args.workers is not None and args.workers < 0:
+        parser.error(f'--workers must be >= 0, got {args.workers}')
     return args
 
 

@@ -75,8 +75,9 @@ def test_loader_workers_keep_order_and_report_bad_pairs(captioner, tmp_path):
     pairs = _png_pairs(tmp_path)
     pairs[4] = (pairs[4][0], str(tmp_path / 'missing.png'))
     parallel = list(captioner.pair_loader(pairs, batch_size=3, workers=2,
-                                          prefetch=1))
-    serial = list(captioner.pair_loader(pairs, batch_size=3, workers=0))
+                                          prefetch=1, resize_on_device=True))
+    serial = list(captioner.pair_loader(pairs, batch_size=3, workers=0,
+                                        resize_on_device=True))
     assert [b.indices for b in parallel] == [[0, 1, 2], [3, 4, 5], [6]]
     assert list(parallel[1].errors) == [4]
     assert isinstance(parallel[1].errors[4], ImageInputError)
@@ -88,6 +89,11 @@ def test_loader_workers_keep_order_and_report_bad_pairs(captioner, tmp_path):
     good = [p for i, p in enumerate(pairs) if i != 4]
     assert captioner(good, batch_size=4, workers=2) == \
         captioner(good, batch_size=4, workers=0)
+    # on the CPU the workers resize with the pipeline: its exact pixels
+    (cpu_batch, ) = captioner.pair_loader(good[:2], batch_size=2, workers=0)
+    assert cpu_batch.packed.shape == (2, 2, 3, 32, 32) and not cpu_batch.images
+    assert torch.equal(cpu_batch.packed[1],
+                       captioner.prepare_pair(*good[1])['inputs'])
     with pytest.raises(ImageInputError, match='missing.png'):
         captioner(pairs, batch_size=4, workers=2)
 

@@ -82,6 +82,10 @@ def test_argument_and_input_errors(cli, captioner_files, pair_files, tmp_path, c
         cli.main([*captioner_files, '--folder', str(tmp_path)])  # no --out
     with pytest.raises(SystemExit):
         cli.main([*captioner_files, *pair_files, '--beam', '0'])
+    with pytest.raises(SystemExit):
+        cli.main([*captioner_files, '--folder', str(tmp_path), '--out', 'r.jsonl',
+                  '--workers', '-1'])
+    assert '--workers must be >= 0' in capsys.readouterr().err
     code = cli.main([*captioner_files, pair_files[0], str(tmp_path / 'no.png'),
                      '--device', 'cpu'])
     assert code == 2 and 'no.png: no such image file' in capsys.readouterr().err

@@ -116,11 +116,13 @@ def test_list_results_carry_pair_ids_and_paths(captioner, pair_files):
     """A list's results say which pair they are: its id (default: its
     position) and, for pairs given as paths, the two paths."""
     before, after, _ = square_pair()
-    results = captioner([pair_files, (before, after)], pair_ids=['p1', 'p2'])
+    results = captioner([pair_files, (before, after)], pair_ids=['p1', 'p2'],
+                        workers=0)
     assert results[0]['pair_id'] == 'p1'
     assert (results[0]['img1'], results[0]['img2']) == pair_files
     assert results[1]['pair_id'] == 'p2' and 'img1' not in results[1]
-    assert [r['pair_id'] for r in captioner([(before, after)] * 3)] == [0, 1, 2]
+    assert [r['pair_id'] for r in captioner([(before, after)] * 3, workers=0)] \
+        == [0, 1, 2]
     assert set(captioner(before, after)) == {'caption', 'score'}  # one pair
 
 

@@ -33,8 +33,8 @@ def test_device_resize_is_the_pipelines_within_one_grey_level(source, target):
 
 def test_captions_equal_the_pipeline_path(captioner, tmp_path):
     """On PNG pairs of several sizes (resized to the model's 32x32), the
-    loader's captions equal the per-pair pipeline's (prepare_pair), and the
-    scores agree within 1e-3."""
+    captions of batches resized on the model's device equal the per-pair
+    pipeline's (prepare_pair), and the scores agree within 1e-3."""
     pairs = []
     for i, size in enumerate((48, 40, 96, 24, 32)):
         before, after, _ = square_pair(colour_after=(30, 40 * i, 220),
@@ -44,7 +44,9 @@ def test_captions_equal_the_pipeline_path(captioner, tmp_path):
         Image.fromarray(after).save(paths[1])
         pairs.append(tuple(map(str, paths)))
     pairs.append((pairs[0][0], pairs[2][1]))  # two sizes in one pair
-    loaded = captioner(pairs, batch_size=4, workers=0)
+    loaded = [r for batch in captioner.pair_loader(
+        pairs, 4, workers=0, resize_on_device=True)
+        for r in captioner.caption_batch(batch)]
     samples = [captioner.prepare_pair(*p) for p in pairs]
     expected = [captioner.to_result(ds) for ds in captioner.predict_samples(samples)]
     assert [r['caption'] for r in loaded] == [r['caption'] for r in expected]
