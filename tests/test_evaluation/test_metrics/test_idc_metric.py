@@ -1,7 +1,10 @@
 """IDCMetric: parity with pycocoevalcap, per-type subsets, DDP dedup, Java.
 
 One metric evaluation with METEOR is shared by the module (a METEOR JVM
-takes several seconds to load its paraphrase table).
+takes several seconds to load its paraphrase table); the reference scores
+come from one PTB tokenizer run over every pair (each sentence is tokenised
+on its own line, so a subset's tokens are the same as in a run of its own)
+and pycocoevalcap's METEOR shared with test_rs_protocols.py.
 """
 import json
 
@@ -10,12 +13,12 @@ from mmengine.logging import MMLogger
 from mmpretrain.structures import DataSample
 from pycocoevalcap.bleu.bleu import Bleu
 from pycocoevalcap.cider.cider import Cider
-from pycocoevalcap.meteor.meteor import Meteor
 from pycocoevalcap.rouge.rouge import Rouge
 from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
 
 from mmidc.evaluation import IDCMetric
 from mmidc.registry import METRICS
+from tests.helpers.coco_reference import reference_meteor
 from tests.helpers.idc_pairs import PAIRS, data_samples
 
 SUBSET_TYPES = {
@@ -28,12 +31,21 @@ SUBSET_TYPES = {
 }
 
 
-def coco_caption_scores(pairs, meteor):
-    """Scores as coco-caption's COCOEvalCap.evaluate computes them (x100)."""
+def ptb_tokenized(pairs):
+    """(references, predictions) of ``pairs`` by pair id, tokenised by
+    pycocoevalcap's PTBTokenizer as COCOEvalCap.evaluate does."""
     gts = {pid: [{'caption': r} for r in refs] for pid, _, _, refs in pairs}
     res = {pid: [{'caption': pred}] for pid, _, pred, _ in pairs}
     tokenizer = PTBTokenizer()
-    gts, res = tokenizer.tokenize(gts), tokenizer.tokenize(res)
+    return tokenizer.tokenize(gts), tokenizer.tokenize(res)
+
+
+def coco_caption_scores(pairs, meteor, tokenized):
+    """Scores as coco-caption's COCOEvalCap.evaluate computes them (x100),
+    on the pairs' entries of ``tokenized`` (:func:`ptb_tokenized`)."""
+    all_gts, all_res = tokenized
+    gts = {pid: all_gts[pid] for pid, _, _, _ in pairs}
+    res = {pid: all_res[pid] for pid, _, _, _ in pairs}
     scores = {}
     for scorer, names in ((Bleu(4), ['Bleu_1', 'Bleu_2', 'Bleu_3', 'Bleu_4']),
                           (meteor, ['METEOR']), (Rouge(), ['ROUGE_L']),
@@ -49,16 +61,16 @@ def coco_caption_scores(pairs, meteor):
 def evaluated(tmp_path_factory):
     """(metric result, predictions file, direct scores per subset)."""
     # Start pycocoevalcap's own METEOR JVM now: it loads while the metric runs.
-    meteor = Meteor()
+    meteor = reference_meteor()
     out_dir = tmp_path_factory.mktemp('work_dir')
     metric = METRICS.build(dict(type='IDCMetric', output_dir=str(out_dir)))
     metric.process(None, data_samples())
     result = metric.evaluate(size=len(PAIRS))
-    direct = {'total': coco_caption_scores(PAIRS, meteor)}
+    tokenized = ptb_tokenized(PAIRS)
+    direct = {'total': coco_caption_scores(PAIRS, meteor, tokenized)}
     for subset, types in SUBSET_TYPES.items():
         direct[subset] = coco_caption_scores(
-            [p for p in PAIRS if p[1] in types], meteor)
-    del meteor
+            [p for p in PAIRS if p[1] in types], meteor, tokenized)
     files = list(out_dir.glob('predictions_*.json'))
     return result, files, direct
 

@@ -4,7 +4,6 @@ accuracy; open change types through the score table."""
 import pytest
 from pycocoevalcap.bleu.bleu import Bleu
 from pycocoevalcap.cider.cider import Cider
-from pycocoevalcap.meteor.meteor import Meteor
 from pycocoevalcap.rouge.rouge import Rouge
 
 from mmidc.evaluation.metrics import CaptionScorer, IDCMetric
@@ -15,8 +14,18 @@ from mmidc.evaluation.metrics.java import find_java
 from mmidc.evaluation.metrics.rs_protocols import (RSWordVocab,
                                                    no_change_decisions,
                                                    rs_id_words, rs_words)
+from tests.helpers.coco_reference import (close_reference_meteor,
+                                          reference_meteor)
 
 NO_JAVA = find_java() is None
+
+
+@pytest.fixture(scope='module', autouse=True)
+def stop_reference_meteor():
+    """pycocoevalcap's METEOR (shared with test_idc_metric.py) stopped after
+    the last module that scores against it."""
+    yield
+    close_reference_meteor()
 
 
 def record(pid, prediction, references, change_type='unknown'):
@@ -100,7 +109,7 @@ def _pycocoevalcap(gts, res, meteor=True):
     bleu, _ = Bleu(4).compute_score(gts, res, verbose=0)
     scores.update({f'Bleu_{n}': 100 * v for n, v in enumerate(bleu, 1)})
     if meteor:
-        scores['METEOR'] = 100 * Meteor().compute_score(gts, res)[0]
+        scores['METEOR'] = 100 * reference_meteor().compute_score(gts, res)[0]
     scores['ROUGE_L'] = 100 * Rouge().compute_score(gts, res)[0]
     scores['CIDEr'] = 100 * Cider().compute_score(gts, res)[0]
     return scores
