@@ -1,6 +1,8 @@
 """MMEngine's CheckpointHook, safe against a kill at any moment."""
 import difflib
+import atexit
 import inspect
+import multiprocessing
 import os
 import os.path as osp
 import re
@@ -17,11 +19,68 @@ from mmengine.runner import BaseLoop, EpochBasedTrainLoop
 
 from mmidc.registry import HOOKS
 from .atomic_backend import AtomicLocalBackend, remove_stale_temp_files
+from .loader_shutdown_hook import shutdown_workers
 from .mid_epoch_resume import batches_done_in_epoch, raise_mid_epoch
 from .resume_check import check_resume_config, checkpoint_meta
 
 _OWN_OPTIONS = frozenset(
     inspect.signature(CheckpointHook.__init__).parameters) - {'self', 'kwargs'}
+
+
+class _WorkerIgnoresSigterm:
+    """A loader's ``worker_init_fn`` that first makes the worker ignore
+    SIGTERM, then runs the loader's own one.
+
+    ``scancel`` and Slurm's preemption signal every process of the job, the
+    loader workers too; PyTorch's workers die of it, and their death ends
+    the main process's iteration before it can save. The worker still ends
+    when the main process stops it or dies (PyTorch's watchdog).
+
+    Args:
+        init_fn (callable, optional): The loader's ``worker_init_fn``.
+    """
+
+    def __init__(self, init_fn=None) -> None:
+        self.init_fn = init_fn
+
+    def __call__(self, worker_id: int) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        if self.init_fn is not None:
+            self.init_fn(worker_id)
+
+
+def _kill_loader_workers_left() -> None:
+    """At exit, kill the loader workers still alive (a run that ended in an
+    exception with persistent workers): they ignore the SIGTERM with which
+    ``multiprocessing`` would end them before it joins them."""
+    from torch.utils.data._utils.worker import _worker_loop
+    for child in multiprocessing.active_children():
+        if getattr(child, '_target', None) is _worker_loop:
+            child.kill()
+
+
+_exit_cleanup = []
+
+
+def _workers_ignore_sigterm(loader) -> None:
+    if loader is None or not hasattr(loader, 'worker_init_fn') or \
+            isinstance(loader.worker_init_fn, _WorkerIgnoresSigterm):
+        return
+    loader.worker_init_fn = _WorkerIgnoresSigterm(loader.worker_init_fn)
+    if not _exit_cleanup:  # runs before multiprocessing's own exit handler
+        atexit.register(_kill_loader_workers_left)
+        _exit_cleanup.append(True)
+
+
+def _stop_loader_workers(runner) -> None:
+    """Stop the run's loader workers the orderly way (they ignore SIGTERM)."""
+    for loop in (runner._train_loop, runner._val_loop):
+        shutdown_workers(getattr(loop, 'dataloader', None))
+        infinite = getattr(loop, 'dataloader_iterator', None)  # iter-based
+        stop = getattr(getattr(infinite, '_iterator', None),
+                       '_shutdown_workers', None)
+        if stop is not None:
+            stop()
 
 
 @HOOKS.register_module()
@@ -63,9 +122,8 @@ class SafeCheckpointHook(CheckpointHook):
       status 143; ``--resume`` goes on at the next batch, as if the run
       had not stopped; a second SIGTERM ends the process at once. In a
       multi-process run the ranks agree on the stop through one small
-      all-reduce each iteration. Loader workers forked
-      after the run started ignore the signal (the main process stops
-      them).
+      all-reduce each iteration. The loader workers ignore the signal
+      (``scancel`` sends it to them too; the main process stops them).
 
     Args:
         save_on_sigterm (bool): Save and stop at SIGTERM as above.
@@ -175,8 +233,7 @@ class SafeCheckpointHook(CheckpointHook):
         self._sigterm = True  # acted on at the end of the iteration
 
     def before_run(self, runner) -> None:
-        # Before the train loop forks its loader workers (the iteration-based
-        # loop's are forked again in before_train): they inherit the handler.
+        # Before the train loop starts its loader workers.
         super().before_run(runner)
         if (self.save_on_sigterm and isinstance(runner._train_loop, BaseLoop)
                 and threading.current_thread() is threading.main_thread()):
@@ -187,6 +244,10 @@ class SafeCheckpointHook(CheckpointHook):
                 # a run of this process that ended in an exception left its
                 # handler: the one before it is the original
                 old = owner._old_handler
+            # Loader workers started from now on (the iteration-based
+            # loop's are started again in EpochReseedHook.before_train).
+            for loop in (runner._train_loop, runner._val_loop):
+                _workers_ignore_sigterm(getattr(loop, 'dataloader', None))
             # None: a handler not set from Python; the default stands for it
             self._old_handler = signal.SIG_DFL if old is None else old
 
@@ -228,10 +289,11 @@ class SafeCheckpointHook(CheckpointHook):
                     str(path), osp.join(runner.work_dir, 'last_checkpoint'))
         runner.logger.warning(
             f'SIGTERM received {where}: {"wrote" if not saved else "kept"} '
-            f'{path} (iteration {iters}, epoch {epoch + 1}); nothing '
+            f'{path} (iteration {iters}); nothing '
             'trained is lost. Requeue the job with --resume to go on at the '
             'next batch.')
         self._restore_handler()
+        _stop_loader_workers(runner)
         if get_world_size() > 1:
             barrier()  # rank 0's file is complete before any rank leaves
         raise SystemExit(128 + signal.SIGTERM)

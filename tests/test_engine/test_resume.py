@@ -19,6 +19,8 @@ import os
 import os.path as osp
 import shutil
 import signal
+import subprocess
+import time
 
 import pytest
 import torch
@@ -357,9 +359,15 @@ class SigtermAtIterHook(Hook):
             return
         # without a handler the signal would end the test session
         assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None)
+        # The workers get it from another process (scancel), as PyTorch's
+        # workers die of a SIGTERM their parent does not send.
         iterator = getattr(runner.train_loop.dataloader, '_iterator', None)
-        for worker in getattr(iterator, '_workers', []):
-            os.kill(worker.pid, signal.SIGTERM)
+        workers = getattr(iterator, '_workers', [])
+        assert len(workers) == 2
+        subprocess.run(['kill', '-TERM'] + [str(w.pid) for w in workers],
+                       check=True)
+        time.sleep(0.5)
+        assert all(w.is_alive() for w in workers)
         os.kill(os.getpid(), signal.SIGTERM)
 
 
