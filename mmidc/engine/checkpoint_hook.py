@@ -1,6 +1,6 @@
 """MMEngine's CheckpointHook, safe against a kill at any moment."""
-import difflib
 import atexit
+import difflib
 import inspect
 import multiprocessing
 import os
@@ -112,8 +112,7 @@ class SafeCheckpointHook(CheckpointHook):
       records no validation of its epoch or iteration) or when the best
       checkpoint it names is missing; in the latter case the resumed model
       becomes the best one. Best checkpoints of earlier steps that a kill
-      left behind are removed.
-
+      left behind are removed;
     * on SIGTERM (what ``scancel`` and Slurm's preemption send), the run
       writes ``iter_<n>.pth`` (all the state a resume needs; rank 0,
       atomically with the ``atomic_local`` backend) at the end of the
