@@ -180,3 +180,25 @@ def train_in_process(config: str, work_dir: str, resume: bool = False,
     finally:
         torch.set_num_threads(threads)
     return runner
+
+
+def train_main(*argv: str) -> None:
+    """tools/train.py's ``main`` (:mod:`mmidc.cli.train`) in this process on
+    the command line ``argv``, one intra-op thread; for the tests whose
+    subject is not the process boundary (a real subprocess of the command:
+    :func:`run_train`). The run gets a new ``experiment_name``: MMEngine keys
+    its logger and message hub on it, and two runs of one second would share
+    them. Errors propagate (``SystemExit(1)`` for the errors the command
+    prints in one line)."""
+    import torch
+
+    from mmidc.cli import train
+    name = f'train_main_{next(_RUN_IDS)}'
+    saved_argv, threads = sys.argv, torch.get_num_threads()
+    sys.argv = ['tools/train.py', *argv, '--cfg-options', f'experiment_name={name}']
+    torch.set_num_threads(1)
+    try:
+        train.main()
+    finally:
+        sys.argv = saved_argv
+        torch.set_num_threads(threads)

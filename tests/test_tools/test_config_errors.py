@@ -12,7 +12,8 @@ from mmengine.runner import Runner
 import mmidc  # noqa: F401
 from mmidc.runtime.config_check import check_config
 from tests.helpers import REPO
-from tests.helpers.tiny_run import run_train, tool_env, write_tiny_config
+from tests.helpers.tiny_run import (run_train, tool_env, train_main,
+                                    write_tiny_config)
 
 
 class StepCounter(Hook):
@@ -68,15 +69,15 @@ def test_misspelt_top_level_key_fails_check_config(tmp_path):
 
 
 def test_train_tool_reports_unknown_type(tmp_path):
-    """The command line: non-zero exit, the message names the type, no
-    checkpoint."""
+    """The command's main (in this process; its command line as a
+    subprocess: test_train_tool_names_the_key_that_lost_its_type): an error
+    that names the type, no checkpoint."""
     config = write_tiny_config(
         str(tmp_path), max_epochs=1,
         extra="model.update(type='CLIP4IDCRetreiver')\n")
     work_dir = str(tmp_path / 'work')
-    result = run_train(config, '--work-dir', work_dir)
-    assert result.returncode != 0
-    assert 'CLIP4IDCRetreiver' in result.stderr
+    with pytest.raises(Exception, match='CLIP4IDCRetreiver'):
+        train_main(config, '--work-dir', work_dir)
     assert not list((tmp_path / 'work').rglob('*.pth'))
 
 

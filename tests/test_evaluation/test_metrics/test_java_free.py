@@ -20,7 +20,8 @@ from mmidc.text.ptb_tokenizer import PythonPTBTokenizer
 from mmidc.evaluation.metrics.java import find_java
 from tests.helpers import REPO, load_tool
 from tests.helpers.idc_pairs import PAIRS, PTB_CASES, data_samples
-from tests.helpers.tiny_run import captioner_config, run_train, write_tiny_config
+from tests.helpers.tiny_run import (captioner_config, run_train, train_main,
+                                    write_tiny_config)
 
 needs_java = pytest.mark.skipif(find_java() is None,
                                 reason='no Java runtime to compare with')
@@ -89,9 +90,10 @@ def test_meteor_without_java_names_the_way_out(tmp_path, monkeypatch):
 NO_BEST = "default_hooks = dict(checkpoint=dict(save_best=None))\n"
 
 
-def test_captioner_trains_without_java(tmp_path):
+def test_captioner_trains_without_java(tmp_path, monkeypatch):
     """tools/train.py with Java-free validation scoring runs where no Java
-    is; with METEOR it stops at start-up, naming the way out."""
+    is (a subprocess); with METEOR it stops at start-up, naming the way out,
+    and trains with validation off (the command's main in this process)."""
     env = dict(MMIDC_JAVA=str(tmp_path / 'no_java' / 'java'))
     config = write_tiny_config(str(tmp_path), max_epochs=1, extra=NO_BEST + captioner_config(
         evaluator="dict(type='IDCMetric', java=False)"), name='java_free.py')
@@ -106,15 +108,14 @@ def test_captioner_trains_without_java(tmp_path):
 
     config = write_tiny_config(str(tmp_path), max_epochs=1, extra=NO_BEST + captioner_config(
         evaluator="dict(type='IDCMetric')"), name='with_meteor.py')
-    result = run_train(config, '--work-dir', str(tmp_path / 'work2'), extra_env=env)
-    assert result.returncode != 0
-    assert 'METEOR needs a Java runtime' in result.stdout + result.stderr
+    monkeypatch.setenv('MMIDC_JAVA', env['MMIDC_JAVA'])
+    with pytest.raises(RuntimeError, match='METEOR needs a Java runtime'):
+        train_main(config, '--work-dir', str(tmp_path / 'work2'))
     assert not osp.exists(tmp_path / 'work2' / 'epoch_1.pth')
     # the same config with validation switched off (docs/evaluation.md)
-    result = run_train(config, '--work-dir', str(tmp_path / 'work3'), '--cfg-options',
-                       'val_cfg=None', 'val_dataloader=None', 'val_evaluator=None',
-                       extra_env=env)
-    assert result.returncode == 0, result.stderr[-3000:]
+    train_main(config, '--work-dir', str(tmp_path / 'work3'),
+               '--cfg-options', 'val_cfg=None', 'val_dataloader=None',
+               'val_evaluator=None')
     assert osp.exists(tmp_path / 'work3' / 'epoch_1.pth')
 
 
