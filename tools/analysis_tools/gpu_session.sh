@@ -37,8 +37,8 @@
 # SCALE_SCENES (30000), BENCH_ARGS (added to every benchmark command).
 #
 # --dry-run (or QUICK=1): the whole script on a CPU with tiny sizes (tiny
-# configs, a few scenes and steps, one epoch a stage; budget 900 s: it took
-# 7.5 minutes on a 2-core machine shared with other jobs, load about 7), to check it before a GPU
+# configs, a few scenes and steps, one epoch a stage; budget 1200 s: it took
+# about 13 minutes on a 2-core machine shared with other jobs, load about 7), to check it before a GPU
 # session; the tests part runs one small file's cuda tests (skipped there).
 #
 # The environment first: a fresh machine has nothing installed. With .whl/
@@ -65,7 +65,7 @@ OUT=$(cd "$OUT" && pwd)
 PY=${PYTHON:-python3}
 SCALE_SCENES=${SCALE_SCENES:-30000}
 if [ "$QUICK" = 1 ]; then
-  BUDGET=${BUDGET:-900}
+  BUDGET=${BUDGET:-1200}
   DATA=${DATA:-$OUT/work/synthetic_quick}
   # tiny config, few scenes and steps, on the CPU
   BENCH=(--quick --device cpu --archs tiny --dtypes fp32 --threads 2)
