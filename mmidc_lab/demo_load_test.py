@@ -78,7 +78,7 @@ def main(argv=None) -> Dict:
     else:
         from mmidc.apis import IDCInferencer
         import importlib.util
-        path = Path(__file__).resolve().parents[1] / 'tools' / 'demo' / 'demo_app.py'
+        path = Path('tools') / 'demo' / 'demo_app.py'  # the app, from the clone's root
         spec = importlib.util.spec_from_file_location('demo_app', path)
         demo_app = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(demo_app)
