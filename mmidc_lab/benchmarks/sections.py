@@ -182,7 +182,8 @@ def measure_variants(settings, train_rows, rows: Optional[list] = None,
                      on_row: Optional[Callable[[], None]] = None) -> list:
     """The step of the first arch and dtype with PyTorch's fused optimizer
     kernel, with the stage's own optimizer (``config-optim``: the schedule's
-    BertAdam, parameter groups and clip, instead of one-group AdamW), dropout switched off (to price it; not a recommendation) and
+    BertAdam, parameter groups and clip, instead of one-group AdamW),
+    dropout switched off (to price it; not a recommendation) and
     ``torch.compile`` (its compilation time apart) -- harness-side only, no
     model code changed.
 

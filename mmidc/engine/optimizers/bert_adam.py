@@ -47,14 +47,14 @@ class BertAdam(Optimizer):
             ``torch._foreach_*`` ops (fewer kernel launches) or one tensor at a
             time. Defaults to None: foreach when every tensor is on a GPU
             (kernel launches dominate there), the loop otherwise (on a CPU
-            the loop keeps each tensor in the cache and allocates one
-            temporary a tensor; the foreach update allocates four). Both
+            the loop allocates one parameter-sized temporary a tensor, the
+            foreach update three, for all tensors at once). On a CPU both
             give the same bits as the formula above written one operation
             at a time. Groups whose hyperparameters are equal are updated
-            together by the foreach update:
-            MMEngine's ``paramwise_cfg`` makes one group per parameter (299
-            for the ViT-B/32 adaptation config), which would otherwise cost a
-            dozen kernel launches per parameter.
+            together by the foreach update: MMEngine's ``paramwise_cfg``
+            makes one group per parameter (299 for the ViT-B/32 adaptation
+            config), which would otherwise cost a dozen kernel launches per
+            parameter.
     """
 
     def __init__(self,
