@@ -16,7 +16,8 @@ from mmengine.runner import Runner
 
 import mmidc  # noqa: F401  (registers every component)
 from mmidc.registry import DATASETS
-from tests.helpers import REPO
+from mmidc.runtime.data_root import apply_data_root
+from tests.helpers import REPO, load_tool
 from tests.helpers import rs_trees
 from tests.helpers.tiny_run import tool_env
 
@@ -54,6 +55,7 @@ def test_caption_configs_read_their_layout(config, tmp_path):
     root = str(tmp_path / 'data')
     make_tree(root, SPLITS)
     cfg = Config.fromfile(str(CONFIGS / config))
+    apply_data_root(cfg, str(CONFIGS / config))  # as tools/train.py
     for key in ('train_dataloader', 'val_dataloader', 'test_dataloader'):
         dataset = cfg[key].dataset
         assert dataset.type == dataset_type and dataset.data_root == \
@@ -78,6 +80,7 @@ def test_adaptation_leaves_out_no_change_pairs(tmp_path, config, make_tree):
     root = str(tmp_path / 'data')
     make_tree(root, SPLITS)
     cfg = Config.fromfile(str(CONFIGS / config))
+    apply_data_root(cfg, str(CONFIGS / config))  # as tools/train.py
     for key in ('train_dataloader', 'val_dataloader', 'test_dataloader'):
         assert cfg[key].dataset.data_root == cfg.data_root
         dataset = DATASETS.build(dict(cfg[key].dataset, data_root=root,
@@ -130,9 +133,13 @@ def run(tool: str, *args: str) -> str:
     return output
 
 
-def test_tiny_levir_cc_from_the_docs(tmp_path):
+def test_tiny_levir_cc_from_the_docs(tmp_path, monkeypatch):
     """docs/datasets.md's tiny CPU path, command by command, on a generated
-    LEVIR-CC tree (fewer epochs, validation without Java)."""
+    LEVIR-CC tree (fewer epochs, validation without Java). The tree and the
+    vocabulary are written by their commands' ``main`` in this process (the
+    vocabulary command as a subprocess: tests/test_projects/
+    test_running_projects.py); training, testing and captioning are
+    subprocesses."""
     docs = (REPO / 'docs' / 'datasets.md').read_text()
     root = str(tmp_path / 'levir_cc_tiny')
     work = str(tmp_path / 'work')
@@ -154,16 +161,16 @@ def test_tiny_levir_cc_from_the_docs(tmp_path):
             'train_dataloader.persistent_workers=False',
             'val_dataloader.persistent_workers=False',
             'test_dataloader.persistent_workers=False']
-    run('tests/helpers/rs_trees.py', root, '--train', '8', '--val', '4',
-        '--test', '4', '--size', '32')
+    monkeypatch.chdir(REPO)
+    rs_trees.main([root, '--train', '8', '--val', '4', '--test', '4', '--size', '32'])
     adapt_dir = osp.join(work, 'adapt')
     run('tools/train.py', adapt_cfg, '--work-dir', adapt_dir,
         '--cfg-options', f'data_root={root}', 'train_dataloader.batch_size=10',
         *[o for o in fast if 'evaluator' not in o])
     assert glob.glob(osp.join(adapt_dir, 'best_rsum_*.pth'))
     moved = [f'data_root={root}', f'adapt_work_dir={adapt_dir}']
-    run('tools/dataset_converters/build_vocab.py', caption_cfg,
-        '--cfg-options', *moved)
+    load_tool('tools/dataset_converters/build_vocab.py').main(
+        [caption_cfg, '--cfg-options', *moved])
     assert osp.isfile(osp.join(root, 'caption_vocab_train.json'))
     caption_dir = osp.join(work, 'caption')
     run('tools/train.py', caption_cfg, '--work-dir', caption_dir,

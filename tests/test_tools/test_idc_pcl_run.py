@@ -1,6 +1,9 @@
 """IDC-PCL through the project's tools: hard negatives, pre-training and
-fine-tuning with tools/train.py, tools/test.py, then IDCInferencer, on the
-tiny CLEVR-Change tree (a few iterations)."""
+fine-tuning with tools/train.py (the commands' main in this process: their
+command lines run as subprocesses in tests/test_projects/
+test_running_projects.py and tests/test_tools/test_train_options.py),
+tools/test.py (a subprocess), then IDCInferencer, on the tiny CLEVR-Change
+tree (a few iterations)."""
 import json
 import os.path as osp
 import subprocess
@@ -8,8 +11,8 @@ import sys
 
 import numpy as np
 
-from tests.helpers import REPO
-from tests.helpers.tiny_run import make_tiny_data, run_train, tool_env
+from tests.helpers import REPO, load_tool
+from tests.helpers.tiny_run import make_tiny_data, tool_env, train_main
 
 TRUNK = """
 trunk = dict(
@@ -81,17 +84,16 @@ def run_tool(*args, timeout=300):
                           timeout=timeout)
 
 
-def test_pretrain_finetune_test_and_caption(tmp_path):
+def test_pretrain_finetune_test_and_caption(tmp_path, capsys):
     data_root = make_tiny_data(str(tmp_path / 'data'))
     runtime = str(REPO / 'configs' / '_base_' / 'default_runtime.py')
 
     # hard negatives, written next to the annotations
-    neg = run_tool('tools/dataset_converters/make_hard_negatives.py',
-                   '--dataset-type', 'CLEVRChangeDataset', '--data-root',
-                   data_root, '--split', 'train', '--seed', '0')
-    assert neg.returncode == 0, neg.stderr[-3000:]
+    load_tool('tools/dataset_converters/make_hard_negatives.py').main([
+        '--dataset-type', 'CLEVRChangeDataset', '--data-root', data_root,
+        '--split', 'train', '--seed', '0'])
     negatives_file = osp.join(data_root, 'hard_negatives_train.json')
-    assert osp.isfile(negatives_file) and 'wrote' in neg.stdout
+    assert osp.isfile(negatives_file) and 'wrote' in capsys.readouterr().out
     with open(negatives_file) as f:
         written = json.load(f)
     assert written['meta']['seed'] == 0 and written['negatives']
@@ -101,10 +103,10 @@ def test_pretrain_finetune_test_and_caption(tmp_path):
         runtime=runtime, data_root=data_root, save_best=None,
         negatives=f"dict(type='SampleHardNegatives', negatives_file="
                   f"{negatives_file!r}, num_negatives=2),"))
-    pre = run_train(str(pretrain), '--work-dir', str(tmp_path / 'pre'))
-    assert pre.returncode == 0, pre.stderr[-3000:]
+    train_main(str(pretrain), '--work-dir', str(tmp_path / 'pre'))
+    (log, ) = (tmp_path / 'pre').rglob('*.log')
     for task in ('loss_mlm', 'loss_mvcl', 'loss_fda'):
-        assert task in pre.stdout + pre.stderr
+        assert task in log.read_text()
     checkpoint = tmp_path / 'pre' / 'epoch_1.pth'
     assert checkpoint.is_file()
 
@@ -112,10 +114,9 @@ def test_pretrain_finetune_test_and_caption(tmp_path):
     caption.write_text(CAPTION.format(
         runtime=runtime, data_root=data_root, save_best="'CIDEr'",
         negatives='', init_from=str(tmp_path / 'pre' / 'epoch_*.pth')))
-    cap = run_train(str(caption), '--work-dir', str(tmp_path / 'cap'))
-    out = cap.stdout + cap.stderr
-    assert cap.returncode == 0, out[-3000:]
-    assert 'IDC-PCL captioner initialised from' in out
+    train_main(str(caption), '--work-dir', str(tmp_path / 'cap'))
+    (log, ) = (tmp_path / 'cap').rglob('*.log')
+    assert 'IDC-PCL captioner initialised from' in log.read_text()
     best = sorted((tmp_path / 'cap').glob('best_CIDEr_*.pth'))
     assert best
 
