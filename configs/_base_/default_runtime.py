@@ -3,6 +3,10 @@
 # mmidc, so that MMEngine's Runner.from_cfg and MMPretrain's stock tools
 # (`mim train mmpretrain ...`) find its components.
 default_scope = 'mmidc'
+# Fills the configs' '{data_root}' placeholders and 'auto' loader settings
+# when MMPretrain's tools (`mim train`) build the runner (tools/train.py
+# does it itself, then checks the folders).
+runner_type = 'mmidc.runtime.idc_runner.IDCRunner'
 custom_imports = dict(imports=['mmidc'], allow_failed_imports=False)
 
 default_hooks = dict(

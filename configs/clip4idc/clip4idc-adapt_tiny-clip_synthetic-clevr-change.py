@@ -39,14 +39,14 @@ retrieval_test_pipeline = [
 # Batch 64 (the paper's 128 halves the steps of a CPU epoch budget).
 train_dataloader = dict(
     batch_size=64, num_workers=1,
-    dataset=dict(data_root=data_root, pipeline=train_pipeline))
+    dataset=dict(pipeline=train_pipeline))
 auto_scale_lr = dict(base_batch_size=64)  # the batch its rates were chosen at
 val_dataloader = dict(
     batch_size=128, num_workers=1,
-    dataset=dict(data_root=data_root, pipeline=retrieval_test_pipeline))
+    dataset=dict(pipeline=retrieval_test_pipeline))
 test_dataloader = dict(
     batch_size=128, num_workers=1,
-    dataset=dict(data_root=data_root, pipeline=retrieval_test_pipeline))
+    dataset=dict(pipeline=retrieval_test_pipeline))
 # Two epochs instead of 12: the quickstart's minutes (an epoch visits each
 # of the ~2400 train pairs once per caption).
 max_epochs = 2

@@ -5,9 +5,8 @@
 # captioning config adapt_work_dir='work_dirs/clip4idc-adapt_vit-b32_levir-cc'.
 _base_ = ['./clip4idc-adapt_vit-b32_levir-cc.py']
 data_root = 'data/levir_mci'
-vocab_file = data_root + '/caption_vocab_train.json'
 train_dataloader = dict(
-    dataset=dict(type='LEVIRMCIDataset', data_root=data_root))
+    dataset=dict(type='LEVIRMCIDataset', data_root='{data_root}'))
 val_dataloader = dict(
-    dataset=dict(type='LEVIRMCIDataset', data_root=data_root))
+    dataset=dict(type='LEVIRMCIDataset', data_root='{data_root}'))
 test_dataloader = val_dataloader  # merged with the base's test split

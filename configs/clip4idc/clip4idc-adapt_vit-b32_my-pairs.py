@@ -11,10 +11,10 @@ data_root = 'data/my_pairs'
 # An epoch visits each pair once per reference caption, as the published
 # code's epochs do (DefaultSampler: once per pair).
 train_dataloader = dict(
-    batch_size=128, dataset=dict(data_root=data_root),
+    batch_size=128,
     sampler=dict(type='RepeatByCaptionsSampler', shuffle=True))
 val_dataloader = dict(dataset=dict(
-    data_root=data_root, pipeline={{_base_.retrieval_test_pipeline}}))
+    pipeline={{_base_.retrieval_test_pipeline}}))
 test_dataloader = val_dataloader  # merged with the base's test.jsonl
 val_evaluator = dict(_delete_=True, type='RetrievalMetric')
 test_evaluator = val_evaluator

@@ -11,16 +11,15 @@
 # ablations: projects/from_scratch/configs/*_tiny-clip-diff_*.
 _base_ = ['./clip4idc-caption_vit-b32_clevr-change.py']
 data_root = 'data/synthetic_clevr_change'
-vocab_file = data_root + '/caption_vocab_train.json'
 image_size = (96, 144)
 adapt_work_dir = 'work_dirs/clip4idc-adapt_tiny-clip_synthetic-clevr-change'
 model = dict(
     backbone=dict(arch='mmidc-tiny-clip', img_size=None, num_inter_layers=1),
-    init_backbone_from=adapt_work_dir + '/best_rsum_*.pth',
+    init_backbone_from='{adapt_work_dir}/best_rsum_*.pth',
     # hidden must equal the tiny CLIP's text width (its token embedding is
     # the head's word embedding); 4 heads of 32 as the tiny CLIP's
     head=dict(hidden=128, num_heads=4,
-              pretrained=adapt_work_dir + '/best_rsum_*.pth'))
+              pretrained='{adapt_work_dir}/best_rsum_*.pth'))
 synthetic_data = dict(num_scenes=3000, image_size=(240, 160), seed=0)
 load_pair = dict(type='LoadImagePair', cache_dir='{data_root}/cache_96x144',
                  cache_size=image_size)
@@ -36,16 +35,16 @@ test_pipeline = [
     dict(type='PackIDCInputs'),
 ]
 train_dataloader = dict(
-    num_workers=1, dataset=dict(data_root=data_root, pipeline=train_pipeline))
+    num_workers=1, dataset=dict(pipeline=train_pipeline))
 val_dataloader = dict(
     batch_size=128, num_workers=1,
-    dataset=dict(data_root=data_root, pipeline=test_pipeline))
+    dataset=dict(pipeline=test_pipeline))
 test_dataloader = dict(
     batch_size=128, num_workers=1,
-    dataset=dict(data_root=data_root, pipeline=test_pipeline))
+    dataset=dict(pipeline=test_pipeline))
 val_evaluator = [
     dict(type='IDCMetric'),
-    dict(type='CaptionTruthMetric', data_root=data_root),
+    dict(type='CaptionTruthMetric', data_root='{data_root}'),
 ]
 test_evaluator = val_evaluator
 # Four epochs instead of at most 50: the quickstart's minutes.

@@ -7,5 +7,5 @@ clip_arch = 'ViT-B-16-quickgelu'
 adapt_work_dir = 'work_dirs/clip4idc-adapt_vit-b16_clevr-change'
 model = dict(
     backbone=dict(arch=clip_arch),
-    init_backbone_from=adapt_work_dir + '/best_rsum_*.pth',
-    head=dict(pretrained=adapt_work_dir + '/best_rsum_*.pth'))
+    init_backbone_from='{adapt_work_dir}/best_rsum_*.pth',
+    head=dict(pretrained='{adapt_work_dir}/best_rsum_*.pth'))

@@ -18,11 +18,11 @@ model = dict(
     # (best_rsum_epoch_N.pth), so this is a glob: the newest match is loaded
     # when the model is built; no match is an error naming the pattern.
     # Relative to the working directory. Not load_from: see README.md.
-    init_backbone_from=adapt_work_dir + '/best_rsum_*.pth',
+    init_backbone_from='{adapt_work_dir}/best_rsum_*.pth',
     # The decoder's frozen word embeddings come from the same checkpoint's
     # text encoder (the published code's setting outside Spot-the-Diff).
     # To predict only the tokens of the training captions (CLIP's rows of
     # them; a faster head step), write their vocabulary once with
     # tools/dataset_converters/build_vocab.py CONFIG and add
-    #   vocab=_base_.vocab_file
-    head=dict(pretrained=adapt_work_dir + '/best_rsum_*.pth'))
+    #   vocab='{vocab_file}'
+    head=dict(pretrained='{adapt_work_dir}/best_rsum_*.pth'))

@@ -18,10 +18,10 @@ adapt_work_dir = 'work_dirs/clip4idc-adapt_vit-b32_levir-cc'
 model = dict(
     # Stage 1's best checkpoint (a glob: the newest match is loaded when the
     # model is built; no match is an error naming the pattern).
-    init_backbone_from=adapt_work_dir + '/best_rsum_*.pth',
+    init_backbone_from='{adapt_work_dir}/best_rsum_*.pth',
     # The decoder's frozen word embeddings: the same checkpoint's text
     # encoder (CLIP's, kept frozen by stage 1). To predict only the tokens
     # of the training captions, write their vocabulary once with
     # tools/dataset_converters/build_vocab.py CONFIG and add
-    #   vocab=_base_.vocab_file
-    head=dict(pretrained=adapt_work_dir + '/best_rsum_*.pth'))
+    #   vocab='{vocab_file}'
+    head=dict(pretrained='{adapt_work_dir}/best_rsum_*.pth'))

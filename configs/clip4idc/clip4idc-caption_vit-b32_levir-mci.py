@@ -12,5 +12,5 @@ _base_ = [
 train_dataloader = dict(batch_size=16, drop_last=True)
 adapt_work_dir = 'work_dirs/clip4idc-adapt_vit-b32_levir-mci'
 model = dict(
-    init_backbone_from=adapt_work_dir + '/best_rsum_*.pth',
-    head=dict(pretrained=adapt_work_dir + '/best_rsum_*.pth'))
+    init_backbone_from='{adapt_work_dir}/best_rsum_*.pth',
+    head=dict(pretrained='{adapt_work_dir}/best_rsum_*.pth'))

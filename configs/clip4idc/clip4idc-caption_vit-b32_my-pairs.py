@@ -8,11 +8,8 @@ _base_ = [
     '../_base_/schedules/captioning.py'
 ]
 data_root = 'data/my_pairs'
-train_dataloader = dict(dataset=dict(data_root=data_root))
-val_dataloader = dict(dataset=dict(data_root=data_root))
-test_dataloader = dict(dataset=dict(data_root=data_root))
 adapt_work_dir = 'work_dirs/clip4idc-adapt_vit-b32_my-pairs'
-best_adapted = adapt_work_dir + '/best_rsum_*.pth'  # newest match
+best_adapted = '{adapt_work_dir}/best_rsum_*.pth'  # newest match
 model = dict(
     init_backbone_from=best_adapted,
     # the decoder's frozen word embeddings: CLIP's, from the same checkpoint
@@ -21,4 +18,4 @@ model = dict(
 # write their vocabulary once with
 #   python tools/dataset_converters/build_vocab.py CONFIG
 # and add
-# model = dict(head=dict(vocab=data_root + '/caption_vocab_train.json'))
+# model = dict(head=dict(vocab='{data_root}/caption_vocab_train.json'))

@@ -18,15 +18,15 @@ model = dict(
     # (best_rsum_epoch_N.pth), so this is a glob: the newest match is loaded
     # when the model is built; no match is an error naming the pattern.
     # Relative to the working directory. Not load_from: see README.md.
-    init_backbone_from=adapt_work_dir + '/best_rsum_*.pth',
+    init_backbone_from='{adapt_work_dir}/best_rsum_*.pth',
     # The decoder's word embeddings come from the same checkpoint's text
     # encoder, as in the published code, which on Spot-the-Diff trains the
     # token embedding (at the encoder's lr, below) and keeps the positional
     # one frozen. To predict only the tokens of the training captions
     # (CLIP's rows of them; a faster head step), add
-    #   vocab=_base_.vocab_file
+    #   vocab='{vocab_file}'
     # (written once with tools/dataset_converters/build_vocab.py CONFIG)
-    head=dict(pretrained=adapt_work_dir + '/best_rsum_*.pth',
+    head=dict(pretrained='{adapt_work_dir}/best_rsum_*.pth',
               freeze_word_embed=False))
 # The tied token embedding is one of CLIP's weights: lr 1e-7, as the encoder.
 optim_wrapper = dict(paramwise_cfg=dict(custom_keys={

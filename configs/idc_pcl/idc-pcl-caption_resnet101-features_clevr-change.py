@@ -12,5 +12,5 @@ pretrain_work_dir = 'work_dirs/idc-pcl-pretrain_resnet101-features_clevr-change'
 train_dataloader = dict(batch_size=200)
 model = dict(
     **_base_.cached_features,
-    init_from=pretrain_work_dir + '/iter_*.pth',
-    cross_modal=dict(vocab=_base_.vocab_file))
+    init_from='{pretrain_work_dir}/iter_*.pth',
+    cross_modal=dict(vocab='{vocab_file}'))

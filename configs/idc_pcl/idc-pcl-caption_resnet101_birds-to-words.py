@@ -9,16 +9,13 @@ _base_ = [
     '../_base_/models/idc_pcl-captioner_resnet101.py',
     '../_base_/schedules/idc_pcl_finetune.py'
 ]
-data_root = 'data/birds_to_words'  # the bases read their own: set per loader
-vocab_file = data_root + '/caption_vocab_train.json'
+data_root = 'data/birds_to_words'
 pretrain_work_dir = 'work_dirs/idc-pcl-pretrain_resnet101_birds-to-words'
-train_dataloader = dict(batch_size=128, dataset=dict(data_root=data_root))
-val_dataloader = dict(dataset=dict(data_root=data_root))
-test_dataloader = dict(dataset=dict(data_root=data_root))
+train_dataloader = dict(batch_size=128, dataset=dict(data_root='{data_root}'))
 model = dict(
-    init_from=pretrain_work_dir + '/iter_*.pth',
+    init_from='{pretrain_work_dir}/iter_*.pth',
     distractor_loss=None,
-    cross_modal=dict(num_layers=2, max_length=80, vocab=vocab_file))
+    cross_modal=dict(num_layers=2, max_length=80, vocab='{vocab_file}'))
 optim_wrapper = dict(optimizer=dict(weight_decay=1e-4))
 max_iters = 20000
 train_cfg = dict(max_iters=max_iters, val_interval=500)

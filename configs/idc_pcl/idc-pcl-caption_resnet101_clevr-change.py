@@ -17,5 +17,5 @@ train_pipeline = [
 ]
 train_dataloader = dict(batch_size=200, dataset=dict(pipeline=train_pipeline))
 model = dict(
-    init_from=pretrain_work_dir + '/iter_*.pth',
-    cross_modal=dict(vocab=_base_.vocab_file))
+    init_from='{pretrain_work_dir}/iter_*.pth',
+    cross_modal=dict(vocab='{vocab_file}'))

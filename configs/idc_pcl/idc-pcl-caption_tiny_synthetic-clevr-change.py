@@ -17,8 +17,8 @@ model = dict(
     mask_prob=0.7,
     # the newest match of the pattern, read when the runner initialises
     # the weights (relative to the working directory)
-    init_from=pretrain_work_dir + '/epoch_*.pth',
-    cross_modal=dict(vocab=_base_.vocab_file))
+    init_from='{pretrain_work_dir}/epoch_*.pth',
+    cross_modal=dict(vocab='{vocab_file}'))
 # Batch 16 and lr 1e-3 for 5 epochs: the tiny CLIP4IDC captioner's settings
 # (1,500 steps).
 train_dataloader = dict(batch_size=16)

@@ -10,10 +10,9 @@
 # idc-pcl-pretrain_resnet101_birds-to-words.py. The published first stage
 # (CUB captions) is not part of this config.
 _base_ = ['./idc-pcl-pretrain_resnet101_birds-to-words.py']
-data_root = 'data/birds_to_words'  # the bases read their own: set per loader
+data_root = 'data/birds_to_words'
 nabirds_root = 'data/nabirds'
-negatives_file = data_root + '/hard_negatives_train.json'
-vocab_file = data_root + '/caption_vocab_train.json'
+negatives_file = '{data_root}/hard_negatives_train.json'
 batch_size = 150
 pretrain_pipeline = [
     _base_.load_pair,
@@ -40,14 +39,14 @@ train_dataloader = dict(
         _delete_=True, type='ConcatDataset',
         ignore_keys=['classes', 'change_types'],  # the two kinds' own
         datasets=[
-            dict(type='BirdsToWordsDataset', data_root=data_root,
+            dict(type='BirdsToWordsDataset', data_root='{data_root}',
                  split='train', skip_missing_images=True,
                  pipeline=pretrain_pipeline),
-            dict(type='NABirdsPairDataset', data_root=nabirds_root,
+            dict(type='NABirdsPairDataset', data_root='{nabirds_root}',
                  split='train', pipeline=nabirds_pipeline),
         ]))
 model = dict(
     type='IDCPCLCrossTaskPretrainer',
     num_classes=555,
     task_weights=dict(mlm=9, mvcl=1, fda=2),
-    cross_modal=dict(vocab=vocab_file))
+    cross_modal=dict(vocab='{vocab_file}'))

@@ -8,7 +8,7 @@ _base_ = [
     '../_base_/schedules/idc_pcl_pretrain.py'
 ]
 data_root = 'data/clevr_change'
-negatives_file = data_root + '/hard_negatives_train.json'
+negatives_file = '{data_root}/hard_negatives_train.json'
 pretrain_pipeline = [
     _base_.load_features,
     dict(type='TokenizeCaptions', context_length=40, mode='random'),
@@ -26,4 +26,4 @@ test_dataloader = None
 test_evaluator = None
 model = dict(
     **_base_.cached_features,
-    cross_modal=dict(vocab=_base_.vocab_file))
+    cross_modal=dict(vocab='{vocab_file}'))

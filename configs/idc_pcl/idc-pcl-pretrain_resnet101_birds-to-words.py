@@ -16,9 +16,8 @@ _base_ = [
     '../_base_/models/idc_pcl-pretrainer_resnet101.py',
     '../_base_/schedules/idc_pcl_pretrain.py'
 ]
-data_root = 'data/birds_to_words'  # the bases read their own: set per loader
-negatives_file = data_root + '/hard_negatives_train.json'
-vocab_file = data_root + '/caption_vocab_train.json'
+data_root = 'data/birds_to_words'
+negatives_file = '{data_root}/hard_negatives_train.json'
 pretrain_pipeline = [
     _base_.load_pair,
     dict(type='ResizePair', size=_base_.image_size),
@@ -30,14 +29,15 @@ pretrain_pipeline = [
                     'negative_captions')),
 ]
 train_dataloader = dict(batch_size=150,
-                        dataset=dict(data_root=data_root,
+                        dataset=dict(data_root='{data_root}',
                                      pipeline=pretrain_pipeline))
 val_dataloader = None
 val_evaluator = None
 test_dataloader = None
 test_evaluator = None
 model = dict(task_weights=dict(mlm=9, mvcl=1, fda=2),
-             cross_modal=dict(num_layers=2, max_length=80, vocab=vocab_file))
+             cross_modal=dict(num_layers=2, max_length=80,
+                              vocab='{vocab_file}'))
 # the published bird stage: 60,000 steps of 150, 4,000 warm-up steps
 max_iters = 60000
 param_scheduler = [dict(type='NoamLR', warmup=4000, by_epoch=False)]

@@ -15,7 +15,7 @@ _base_ = [
     '../_base_/schedules/idc_pcl_pretrain.py'
 ]
 data_root = 'data/clevr_change'
-negatives_file = data_root + '/hard_negatives_train.json'
+negatives_file = '{data_root}/hard_negatives_train.json'
 pretrain_pipeline = [
     _base_.load_pair,
     dict(type='ResizePair', size=_base_.image_size),
@@ -32,4 +32,4 @@ val_dataloader = None
 val_evaluator = None
 test_dataloader = None
 test_evaluator = None
-model = dict(cross_modal=dict(vocab=_base_.vocab_file))
+model = dict(cross_modal=dict(vocab='{vocab_file}'))

@@ -13,7 +13,7 @@ _base_ = [
     '../_base_/schedules/tiny_from_scratch.py', '../_base_/default_runtime.py'
 ]
 data_root = 'data/synthetic_clevr_change'
-negatives_file = data_root + '/hard_negatives_train.json'
+negatives_file = '{data_root}/hard_negatives_train.json'
 pretrain_pipeline = [
     _base_.load_pair,
     dict(type='ResizePair', size=_base_.image_size),
@@ -36,7 +36,7 @@ test_evaluator = None
 # Caption vocabulary of the training captions (the data set's vocabulary
 # file, written by the generator); the captioning config reads the same one,
 # so the word embeddings carry over.
-model = dict(cross_modal=dict(vocab=_base_.vocab_file))
+model = dict(cross_modal=dict(vocab='{vocab_file}'))
 model_wrapper_cfg = dict(type='MMDistributedDataParallel',
                          find_unused_parameters=True)
 

@@ -12,12 +12,14 @@ from mmengine.registry import init_default_scope
 from mmengine.runner import load_state_dict
 
 from mmidc.utils.checkpoint_io import read_checkpoint
+from mmidc.utils.config_placeholders import fill_placeholders
 
 ConfigType = Union[str, os.PathLike, Config, dict]
 
 
 def load_config(config: ConfigType, cfg_options: Optional[dict] = None) -> Config:
-    """A :class:`~mmengine.config.Config` from a path, a dict or a Config."""
+    """A :class:`~mmengine.config.Config` from a path, a dict or a Config,
+    its ``{name}`` placeholders filled (:func:`mmidc.utils.fill_placeholders`)."""
     if isinstance(config, (str, os.PathLike)):
         if not Path(config).is_file():
             raise FileNotFoundError(f'config file not found: {config}')
@@ -31,6 +33,7 @@ def load_config(config: ConfigType, cfg_options: Optional[dict] = None) -> Confi
                         f'{type(config).__name__}')
     if cfg_options:
         config.merge_from_dict(cfg_options)
+    fill_placeholders(config)  # '{data_root}/...', '{vocab_file}'
     if 'model' not in config:
         raise KeyError(f'config {config.filename or "<dict>"} has no "model"')
     return config

@@ -8,6 +8,7 @@ from typing import List, Optional, Sequence, Tuple
 from mmengine.dataset import BaseDataset
 from mmengine.logging import print_log
 from mmidc.registry import DATASETS
+from mmidc.utils.config_placeholders import has_placeholder
 from .annotation_checks import (caption_list, check_not_empty, check_record,
                                 has_words, load_json, read_text, str_field)
 from .image_io import image_decode_problem
@@ -74,6 +75,13 @@ class ImagePairDataset(BaseDataset):
                  data_prefix: Optional[dict] = None,
                  verify_images: bool = False,
                  **kwargs):
+        if has_placeholder(data_root):
+            raise ValueError(
+                f'{type(self).__name__}: data_root={data_root!r} is a '
+                'placeholder the config did not fill: fill it from the '
+                "config's top-level data_root with mmidc.runtime.data_root."
+                'apply_data_root(cfg, config_file) before Runner.from_cfg '
+                '(tools/train.py and tools/test.py do)')
         if data_prefix is None:
             data_prefix = dict(img_path='')
         self.verify_images = verify_images

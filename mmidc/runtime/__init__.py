@@ -1,14 +1,16 @@
 """What prepares and checks a run, shared by the commands (:mod:`mmidc.cli`)
 and the data-preparation tools.
 
-- :mod:`.loader_setup`: the loader settings a config gets when it is read
-  (``configs/_base_/datasets/image_pair.py``), ``'auto'`` ones resolved, and
+- :mod:`.loader_setup`: the ``'auto'`` loader settings of the data-set
+  bases (``configs/_base_/datasets/image_pair.py``) set for the machine, and
   the switch to the pre-resized image cache.
 - :mod:`.config_check`: the checks ``tools/train.py`` and ``tools/test.py``
   run on a config before building anything, and their launch options.
-- :mod:`.data_root`: a config's ``data_root`` (``vocab_file``,
-  ``adapt_work_dir``, ``*_root``) carries the paths derived from it, and a
-  loader on another folder stops the run.
+- :mod:`.data_root`: a config's ``'{data_root}/...'`` placeholders filled
+  from its final ``data_root`` (``vocab_file``, ``adapt_work_dir``,
+  ``*_root``), and a loader on another folder stops the run.
+- :mod:`.idc_runner`: ``IDCRunner``, the shipped configs' runner (their
+  placeholders filled when MMPretrain's tools build it).
 - :mod:`.cfg_options`: ``--cfg-options KEY=VALUE``.
 - :mod:`.dataset_args`: the data set a data-preparation tool reads (a config,
   or ``--dataset-type`` and ``--data-root``).

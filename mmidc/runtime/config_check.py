@@ -62,6 +62,44 @@ _DEFAULT_TYPE_KEYS = {'optim_wrapper', 'train_cfg', 'val_cfg', 'test_cfg',
 _LOADER_KEYS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
 
 
+def base_files(filename: str) -> List[str]:
+    """The local base configs a config file names in ``_base_`` (read from
+    its text; ``package::path`` bases and a file without a literal
+    ``_base_`` give none; MMEngine reports a bad base when it reads the
+    config)."""
+    import ast
+    try:
+        with open(filename, encoding='utf-8') as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError):
+        return []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == '_base_'
+                for t in node.targets):
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError:
+                return []
+            names = [value] if isinstance(value, str) else list(value)
+            return [osp.normpath(osp.join(osp.dirname(filename), name))
+                    for name in names
+                    if isinstance(name, str) and '::' not in name]
+    return []
+
+
+def config_chain(filename: Optional[str]) -> List[str]:
+    """Every local file of a config's inheritance tree, the config first."""
+    files, todo = [], [filename] if filename else []
+    while todo:
+        path = todo.pop(0)
+        if path in files or not osp.isfile(path):
+            continue
+        files.append(path)
+        todo.extend(base_files(path))
+    return files
+
+
 def _base_configs(filename: Optional[str]) -> List[Tuple[str, dict]]:
     """``(path, content)`` of the direct base configs of a config file, each
     read with its own bases; none for a config not read from a file (or
@@ -69,12 +107,8 @@ def _base_configs(filename: Optional[str]) -> List[Tuple[str, dict]]:
     if not filename or not osp.isfile(filename):
         return []
     try:
-        bases = []
-        for base in Config._get_base_files(filename):
-            path, _ = Config._get_cfg_path(base, filename)
-            bases.append((path, Config.fromfile(
-                path, import_custom_modules=False).to_dict()))
-        return bases
+        return [(path, Config.fromfile(path, import_custom_modules=False)
+                 .to_dict()) for path in base_files(filename)]
     except Exception:  # noqa: BLE001  (a lazy-import config, a bad base)
         return []
 
@@ -187,7 +221,6 @@ def check_custom_imports(cfg: Config) -> None:
     filename = getattr(cfg, 'filename', None)
     own = set((cfg.get('custom_imports') or {}).get('imports') or [])
     needed: Dict[str, str] = {}
-    from mmidc.runtime.data_root import config_chain
     for path in config_chain(filename)[1:]:
         for name in _own_custom_imports(path):
             needed.setdefault(name, path)

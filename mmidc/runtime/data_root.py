@@ -1,55 +1,47 @@
 """A config's ``data_root`` (and the other roots its paths derive from) means
 what it says.
 
-MMEngine reads a config file by running it, so a base that writes
-``dataset=dict(data_root=data_root)`` or ``vocab_file = data_root + '/...'``
-stores the *value* ``data_root`` had in that base; a child that sets only
-``data_root`` would leave every loader, the vocabulary, the image cache and
-the caption-truth root on the base's folder. :func:`apply_data_root`
-(``tools/train.py`` and ``tools/test.py`` call it before anything is built;
-the data-preparation tools call :func:`rebind_derived_paths`) re-derives:
+The data-set bases write every path under a folder once, with a placeholder
+(``data_root='{data_root}'`` in each loader's data set, ``vocab_file =
+'{data_root}/caption_vocab_train.json'``, ``'{adapt_work_dir}/best_*.pth'``,
+``'{shifted_root}/...'``): :func:`apply_data_root` (``tools/train.py``,
+``tools/test.py``; the data-preparation tools call :func:`resolve_paths`)
 
-1. every root setting (:data:`ROOT_KEYS` and any top-level ``*_root``) that
-   held another value in a file of the config's inheritance chain (a child,
-   or ``--cfg-options data_root=...``, changed it): every string of the
-   config that is one of those earlier values, or a path under one, is moved
-   to the current value (the longest earlier value that matches wins, so a
-   child that sets both ``data_root`` and ``vocab_file`` gets both; a value
-   that another root setting holds now is left alone; an absolute path is
-   compared by the folder it names, so an absolute spelling of a relative
-   earlier root moves too);
-2. loaders moved as a whole: when ``data_root`` is the config file's own but
-   every loader's data set reads one other folder (``--cfg-options
+1. takes the loaders moved as a whole: when every loader's data set reads
+   one other folder, each set explicitly (``--cfg-options
    train_dataloader.dataset.data_root=... val_... test_...``), that folder
-   becomes ``data_root`` and the paths derived from the old one follow;
-3. then every loader's data set (through wrapper data sets) and every
-   evaluator with a ``data_root`` must read ``data_root`` or a folder that
+   becomes ``data_root``, and the paths written from ``{data_root}`` follow;
+2. fills every placeholder from the top-level values the config ends with
+   (:func:`mmidc.utils.fill_placeholders`; a placeholder with no top-level
+   value is an error naming it);
+3. then checks that every loader's data set (through wrapper data sets) and
+   every evaluator with a ``data_root`` reads ``data_root`` or a folder that
    another top-level ``*_root`` setting names (a deliberate second folder:
    ``shifted_root``, ``nabirds_root``), compared as folders (an absolute and
    a relative spelling, a symbolic link and its target are one folder), and
-   an absolute ``ann_file`` a base wrote must lie in its data set's folder;
-   anything else stops the run with a ``ValueError`` naming ``data_root``,
-   each setting that disagrees, and the fix.
+   that an absolute ``ann_file`` a base wrote lies in its data set's
+   folder; anything else stops the run with a ``ValueError`` naming
+   ``data_root``, each setting that disagrees, and the fix.
 
-An *explicit* value is never rewritten and never stops the run: one the
-config file itself writes (not built from a root setting or a base:
-``data_root='data/my_pairs'`` in a child's ``ConcatDataset``, not
+Nothing but a placeholder is ever rewritten. An *explicit* value never
+stops the run: one the config file itself writes as a literal
+(``data_root='data/my_pairs'`` in a child's ``ConcatDataset``, not
 ``data_root=data_root``) or one ``--cfg-options`` sets (pass them as
-``cfg_options``). One that reads another folder is logged. The settings a
-file writes are read from its text (:func:`own_settings`), never run.
+``cfg_options``); one that reads another folder is logged. What a file
+writes itself is read from its text (:func:`own_settings`), never run.
 
-A config given without its file gets steps 2 and 3. Building a config with
-``Runner.from_cfg`` yourself: call ``apply_data_root(cfg, config_file)``
-first (without it, :class:`mmidc.engine.DataRootCheckHook`, a default hook,
-warns about a loader that reads none of the config's folders).
+Building a config with ``Runner.from_cfg`` yourself: call
+``apply_data_root(cfg, config_file)`` first (without it the placeholders
+reach the data sets, which refuse them naming this function).
 """
 import ast
 import os.path as osp
-import re
 from typing import (Callable, Dict, Iterable, Iterator, List, Optional,
                     Tuple, Union)
 
 from mmengine.logging import print_log
+
+from mmidc.utils.config_placeholders import fill_placeholders, has_placeholder
 
 #: Top-level settings whose derived paths follow them.
 ROOT_KEYS = ('data_root', 'vocab_file', 'adapt_work_dir')
@@ -80,59 +72,6 @@ def _where(path: Path) -> str:
         text += f'[{part}]' if isinstance(part, int) else (
             f'.{part}' if text else part)
     return text
-
-
-def _moved(value: str, rules: Dict[str, str]) -> Optional[str]:
-    """``value`` with the longest matching old root replaced, else None (an
-    absolute ``value`` is also compared by the folder it names)."""
-    best = None
-    for old in rules:
-        if value == old or value.startswith(old + '/'):
-            if best is None or len(old) > len(best):
-                best = old
-    if best is not None:
-        return rules[best] + value[len(best):]
-    if not value.startswith('/'):
-        return None
-    real = _real(value)
-    for old in rules:
-        folder = _real(old)
-        if _under(real, folder) and (best is None
-                                     or len(folder) > len(_real(best))):
-            best = old
-    if best is None:
-        return None
-    return rules[best] + real[len(_real(best)):]
-
-
-def _rebind(node, rules: Dict[str, str], path: Path,
-            changes: List[Tuple[str, str, str]],
-            explicit: Callable[[Path], bool]):
-    """``node`` with every string under an old root moved (recursively;
-    dicts and lists changed in place, tuples rebuilt); explicit values are
-    left as they are."""
-    if explicit(path):
-        return node
-    if isinstance(node, str):
-        new = _moved(node, rules)
-        if new is not None and new != node:
-            changes.append((_where(path), node, new))
-            return new
-        return node
-    if isinstance(node, dict):
-        for key in list(node.keys()):
-            node[key] = _rebind(node[key], rules, path + (key, ), changes,
-                                explicit)
-        return node
-    if isinstance(node, list):
-        for i, item in enumerate(node):
-            node[i] = _rebind(item, rules, path + (i, ), changes, explicit)
-        return node
-    if isinstance(node, tuple):
-        return type(node)(
-            _rebind(item, rules, path + (i, ), changes, explicit)
-            for i, item in enumerate(node))
-    return node
 
 
 def _datasets(node, path: Path) -> Iterator[Tuple[Path, dict]]:
@@ -195,11 +134,6 @@ def _other_roots(cfg) -> Dict[str, str]:
             and isinstance(value, str)}
 
 
-def _root_keys(cfg) -> List[str]:
-    return [key for key in cfg.keys() if key in ROOT_KEYS
-            or (key.endswith('_root') and isinstance(cfg.get(key), str))]
-
-
 def _is_root_name(name: str) -> bool:
     return name in ROOT_KEYS or name.endswith('_root') or name == '_base_'
 
@@ -220,7 +154,8 @@ def own_settings(filename: str) -> Dict[Tuple[str, ...], bool]:
         writes a value of its own (a literal, or built from names of its own
         that are no root setting), False where the value is built from a
         root setting (``data_root``, ``vocab_file``, ``adapt_work_dir``, a
-        ``*_root``) or from a base (``_base_.x``, ``{{_base_.x}}``). A
+        ``*_root``), holds a placeholder (``'{data_root}/x'``) or comes
+        from a base (``_base_.x``, ``{{_base_.x}}``). A
         setting the file does not write is not in it. {} for a file that is
         not Python.
     """
@@ -251,7 +186,8 @@ def own_settings(filename: str) -> Dict[Tuple[str, ...], bool]:
                         names[sub.id], seen | {sub.id}):
                     return True
             elif isinstance(sub, ast.Constant) and isinstance(
-                    sub.value, str) and '_base_.' in sub.value:
+                    sub.value, str) and ('_base_.' in sub.value
+                                         or has_placeholder(sub.value)):
                 return True
         return False
 
@@ -348,133 +284,6 @@ def explicit_settings(cfg, filename: Optional[str] = None,
     return explicit
 
 
-def config_chain(filename: Optional[str]) -> List[str]:
-    """Every file of a config's inheritance tree, the config first (local
-    files only; ``mmidc::``-style package bases and unreadable files are
-    left to MMEngine, which reports them when it reads the config)."""
-    from mmengine.config import Config
-    files, todo = [], [filename] if filename else []
-    while todo:
-        path = todo.pop(0)
-        if path in files or not osp.isfile(path):
-            continue
-        files.append(path)
-        try:
-            for base in Config._get_base_files(path):
-                base_path, scope = Config._get_cfg_path(base, path)
-                if scope is None:
-                    todo.append(osp.normpath(base_path))
-        except Exception:  # noqa: BLE001 - a file MMEngine reads itself
-            continue
-    return files
-
-
-_ASSIGNS = re.compile(r'^(\w+)\s*=', re.M)
-
-
-def root_history(filename: str) -> Dict[str, List[str]]:
-    """The values each root setting has in the files of a config's
-    inheritance chain (each file read on its own; only the files that
-    assign a root setting are read).
-
-    Args:
-        filename (str): The config file.
-
-    Returns:
-        dict: root setting -> its values, the config file's own first.
-    """
-    history: Dict[str, List[str]] = {}
-    for path in config_chain(filename):
-        for key, value in _file_roots(path).items():
-            if value not in history.get(key, []):
-                history.setdefault(key, []).append(value)
-    return history
-
-
-_FILE_ROOTS: Dict[Tuple[str, float], Dict[str, str]] = {}
-
-
-def _file_roots(path: str) -> Dict[str, str]:
-    """The root settings of one config file read on its own ({} when the
-    file assigns none); remembered per file and modification time."""
-    from mmengine.config import Config
-    key = (osp.abspath(path), osp.getmtime(path))
-    if key not in _FILE_ROOTS:
-        with open(path, encoding='utf-8') as f:
-            assigned = {m.group(1) for m in _ASSIGNS.finditer(f.read())}
-        roots = {}
-        if any(name in ROOT_KEYS or name.endswith('_root')
-               for name in assigned):
-            cfg = Config.fromfile(path)
-            roots = {name: cfg.get(name) for name in _root_keys(cfg)
-                     if isinstance(cfg.get(name), str)}
-        _FILE_ROOTS[key] = roots
-    return _FILE_ROOTS[key]
-
-
-def rebind_derived_paths(cfg, filename: Optional[str] = None,
-                         cfg_options: Union[None, dict,
-                                            Iterable[str]] = None
-                         ) -> List[Tuple[str, str, str]]:
-    """Steps 1 and 2 of :func:`apply_data_root`: move the paths derived from
-    a root that has changed since they were derived (explicit values stay).
-
-    Args:
-        cfg (Config): The config (after ``--cfg-options``), changed in
-            place.
-        filename (str, optional): Its file; defaults to ``cfg.filename``.
-            Without one, only step 2 applies.
-        cfg_options (dict | Iterable[str], optional): The ``--cfg-options``
-            merged into ``cfg``: the settings they name are kept.
-
-    Returns:
-        list[tuple]: ``(setting, old value, new value)`` of each moved path.
-    """
-    filename = filename or getattr(cfg, 'filename', None)
-    history = root_history(filename) if filename and osp.isfile(
-        filename) else {}
-    explicit = explicit_settings(cfg, filename, cfg_options)
-    current = {key: _norm(cfg.get(key)) for key in _root_keys(cfg)
-               if isinstance(cfg.get(key), str)}
-    held = set(current.values())
-    rules = {}
-    for key, values in history.items():
-        if key not in current:
-            continue
-        for value in values:
-            old = _norm(value)
-            if old != current[key] and old not in held:
-                rules[old] = current[key]
-    data_root = cfg.get('data_root')
-    own = history.get('data_root', [data_root])[0]
-    changes = []
-    if isinstance(data_root, str) and _norm(data_root) == _norm(own or ''):
-        # the loaders moved as a whole (--cfg-options on each loader)
-        others = {_real(v) for v in _other_roots(cfg).values()}
-        roots = {_norm(v) for _, v in _dataset_roots(cfg)
-                 if isinstance(v, str) and _real(v) not in others}
-        # (a folder that was data_root earlier in the chain is stale: step 1)
-        if len({_real(root) for root in roots}) == 1 and \
-                _real(next(iter(roots))) != _real(data_root) and \
-                _moved(next(iter(roots)), rules) is None:
-            new = sorted(roots)[0]
-            print_log(f'every loader reads {new!r}: data_root '
-                      f'{data_root!r} and the paths derived from it follow',
-                      logger='current')
-            rules[_norm(data_root)] = new
-            changes.append(('data_root', data_root, new))
-            cfg.data_root = new
-    if not rules:
-        return []
-    for key in list(cfg.keys()):
-        if key != 'data_root' or not changes:
-            cfg[key] = _rebind(cfg[key], rules, (key, ), changes, explicit)
-    for where, old, new in changes:
-        print_log(f'{where}: {old!r} -> {new!r} (follows the root set '
-                  'last)', logger='current')
-    return changes
-
-
 def check_data_roots(cfg, source: Optional[str] = None,
                      cfg_options: Union[None, dict, Iterable[str]] = None
                      ) -> None:
@@ -533,8 +342,9 @@ def check_data_roots(cfg, source: Optional[str] = None,
         'base config wrote and neither your config nor --cfg-options sets, '
         f'read another folder:\n{lines}\n'
         'Fix: set data_root once at the top of your config (the data-set '
-        'bases under configs/_base_/datasets/ derive their loaders, '
-        'vocab_file and cache from it, docs/new_dataset.md), or set each '
+        "bases under configs/_base_/datasets/ write their loaders, "
+        "vocab_file and cache as '{data_root}/...', docs/new_dataset.md; "
+        "write a path of your own under it that way too), or set each "
         'setting above in your config or with --cfg-options (a value set '
         'there is kept as it is); an ann_file is written relative to its '
         "data_root ('train.jsonl'); a second folder a base reads on purpose "
@@ -542,23 +352,70 @@ def check_data_roots(cfg, source: Optional[str] = None,
         "(e.g. shifted_root = 'data/other') that the setting reads.")
 
 
+def resolve_paths(cfg, source: Optional[str] = None,
+                  cfg_options: Union[None, dict, Iterable[str]] = None
+                  ) -> List[Tuple[str, str, str]]:
+    """Steps 1 and 2 of :func:`apply_data_root`: ``data_root`` follows
+    loaders moved as a whole, then every placeholder is filled.
+
+    Args:
+        cfg (Config): The config (after ``--cfg-options``), changed in
+            place.
+        source (str, optional): The config file (what it writes itself is
+            explicit); defaults to ``cfg.filename``.
+        cfg_options (dict | Iterable[str], optional): The ``--cfg-options``
+            merged into ``cfg`` (explicit settings).
+
+    Returns:
+        list[tuple]: ``(setting, old value, new value)`` of each changed
+        setting.
+
+    Raises:
+        ValueError: A placeholder with no top-level value, naming it.
+    """
+    changes = []
+    data_root = cfg.get('data_root')
+    explicit = explicit_settings(cfg, source, cfg_options)
+    roots = _dataset_roots(cfg)
+    others = {_real(v) for v in _other_roots(cfg).values()
+              if not has_placeholder(v)}
+    folders = {_real(v) for _, v in roots if isinstance(v, str)
+               and not has_placeholder(v)}
+    if (isinstance(data_root, str) and not has_placeholder(data_root)
+            and roots and len(folders) == 1 and all(
+                explicit(path) and isinstance(v, str) for path, v in roots)
+            and not folders & others
+            and folders != {_real(data_root)}):
+        new = _norm(sorted(v for _, v in roots)[0])
+        print_log(f'every loader reads {new!r}: data_root {data_root!r} and '
+                  'the paths written from it follow', logger='current')
+        changes.append(('data_root', data_root, new))
+        cfg.data_root = new
+    changes += fill_placeholders(cfg)
+    return changes
+
+
 def apply_data_root(cfg, source: Optional[str] = None,
                     cfg_options: Union[None, dict, Iterable[str]] = None
                     ) -> List[Tuple[str, str, str]]:
-    """Re-derive the paths of a config from its roots, then check that its
-    data sets read ``data_root`` (module docstring).
+    """Fill the placeholders of a config from its roots, check that its
+    data sets read ``data_root`` (module docstring), and set its ``'auto'``
+    loader settings for this machine
+    (:func:`~mmidc.runtime.loader_setup.resolve_loader_defaults`).
 
     Args:
         cfg (Config): The config (after ``--cfg-options``), changed in place.
-        source (str, optional): The config file (its inheritance chain
-            says what a root was before; what it writes itself is
+        source (str, optional): The config file (what it writes itself is
             explicit); defaults to ``cfg.filename``.
         cfg_options (dict | Iterable[str], optional): The ``--cfg-options``
             merged into ``cfg``: the settings they name are explicit.
 
     Returns:
-        list[tuple]: ``(setting, old value, new value)`` of each moved path.
+        list[tuple]: ``(setting, old value, new value)`` of each changed
+        setting.
     """
-    changes = rebind_derived_paths(cfg, source, cfg_options)
+    changes = resolve_paths(cfg, source, cfg_options)
     check_data_roots(cfg, source, cfg_options)
+    from .loader_setup import resolve_loader_defaults
+    resolve_loader_defaults(cfg)
     return changes

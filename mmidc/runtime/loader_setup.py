@@ -1,15 +1,11 @@
-"""The data-set bases' loaders, the loader settings that depend on the
-machine, and the image-cache switch.
+"""The loader settings that depend on the machine, and the image-cache
+switch.
 
-:func:`pair_loaders` writes the train, val and test loaders of a data-set
-base (``configs/_base_/datasets/``) from its reader, ``data_root`` and
-pipelines. :func:`auto_num_workers` and :func:`auto_pin_memory` give the
-loader settings for this machine; :func:`pair_loaders` calls them when a
-config is read, so a config holds plain numbers for MMEngine's ``Runner``,
-MMPretrain's tools and ``mim train``.
-``resolve_loader_defaults`` turns ``num_workers='auto'`` and
-``pin_memory='auto'`` left in a config (your own, say) into the same values;
-``tools/train.py`` and ``tools/test.py`` call it.
+The data-set bases (``configs/_base_/datasets/``) write their loaders with
+``num_workers='auto'`` and ``pin_memory='auto'``;
+:func:`resolve_loader_defaults` (``tools/train.py`` and ``tools/test.py``
+call it) turns them into :func:`auto_num_workers` and
+:func:`auto_pin_memory` for this machine.
 
 ``use_image_cache`` (``tools/train.py --image-cache``) switches every loader
 of a config to the pre-resized memmap cache, building the cache first where
@@ -19,7 +15,7 @@ import copy
 import os
 import os.path as osp
 import time
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import List, Optional, Sequence, Tuple
 
 from mmengine.logging import print_log
 
@@ -61,80 +57,6 @@ def auto_pin_memory() -> bool:
     """Pinned loader memory when CUDA is available (pinned batches cross to
     the GPU asynchronously), not otherwise."""
     return _cuda_available()
-
-
-def pair_loaders(dataset_type: str,
-                 data_root: str,
-                 train_pipeline: list,
-                 test_pipeline: list,
-                 splits: Sequence[Union[str, Dict]] = ('train', 'val', 'test'),
-                 train_batch_size: int = 16,
-                 test_batch_size: int = 64,
-                 num_workers: Optional[int] = None,
-                 replace: bool = True,
-                 **dataset_args) -> Tuple[dict, dict, dict]:
-    """The train, val and test loader configs of a data-set base.
-
-    Each loader reads ``dataset_type`` under ``data_root`` with its split;
-    the train loader shuffles and runs ``train_pipeline``, the val and test
-    loaders run ``test_pipeline`` in order. Every loader collates with
-    ``idc_collate`` (the pairs as one uint8 ``[B, 2, 3, H, W]`` tensor),
-    keeps its workers and pins memory when CUDA is available. A base calls
-    it once (``configs/_base_/datasets/image_pair.py`` says how)::
-
-        train_dataloader, val_dataloader, test_dataloader = \
-            _loader_setup.pair_loaders('LEVIRCCDataset', data_root,
-                                       _base_.train_pipeline,
-                                       _base_.test_pipeline)
-
-    Args:
-        dataset_type (str): The registered data set (the reader).
-        data_root (str): The data set's folder, every loader's
-            ``data_root``.
-        train_pipeline (list): The train loader's transforms.
-        test_pipeline (list): The val and test loaders' transforms.
-        splits (Sequence[str | dict]): The train, val and test splits: a
-            name is the reader's ``split``; a dict holds that split's
-            data-set arguments (``dict(ann_file='train.jsonl')``).
-            Defaults to ``('train', 'val', 'test')``.
-        train_batch_size (int): Pairs per train batch. Defaults to 16.
-        test_batch_size (int): Pairs per val and test batch. Defaults to 64.
-        num_workers (int, optional): Workers per loader. Defaults to
-            :func:`auto_num_workers`.
-        replace (bool): Replace the data set of the loaders a base inherits
-            (``_delete_``), rather than merge into it. Defaults to True;
-            False in a config without loaders to inherit.
-        **dataset_args: Further arguments of every split's data set
-            (``skip_missing_images=True``).
-
-    Returns:
-        tuple[dict, dict, dict]: The train, val and test loader configs.
-    """
-    if len(splits) != 3:
-        raise ValueError(f'splits: the train, val and test splits, got '
-                         f'{splits!r}')
-    if num_workers is None:
-        num_workers = auto_num_workers()
-    pin_memory = auto_pin_memory()
-    loaders = []
-    for split, pipeline, batch_size, shuffle in (
-            (splits[0], train_pipeline, train_batch_size, True),
-            (splits[1], test_pipeline, test_batch_size, False),
-            (splits[2], test_pipeline, test_batch_size, False)):
-        split_args = dict(split) if isinstance(split, dict) else dict(
-            split=split)
-        dataset = dict(_delete_=True) if replace else {}
-        dataset.update(type=dataset_type, data_root=data_root, **split_args,
-                       **dataset_args, pipeline=copy.deepcopy(pipeline))
-        loaders.append(dict(
-            batch_size=batch_size,
-            num_workers=num_workers,
-            pin_memory=pin_memory,
-            persistent_workers=True,
-            sampler=dict(type='DefaultSampler', shuffle=shuffle),
-            collate_fn=dict(type='idc_collate'),
-            dataset=dataset))
-    return tuple(loaders)
 
 
 def resolve_loader_defaults(cfg) -> None:

@@ -9,3 +9,4 @@ mmidc`` imports it first.
 from .checkpoint_safety import *  # noqa: F401,F403  (first: the allow-list)
 from .checkpoint_io import *  # noqa: F401,F403
 from .checkpoint_pattern import *  # noqa: F401,F403
+from .config_placeholders import *  # noqa: F401,F403

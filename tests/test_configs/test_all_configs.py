@@ -16,6 +16,7 @@ import mmidc  # noqa: F401  (registers every component)
 from mmidc.text import clip_tokenizer
 from mmidc.registry import DATASETS, METRICS, MODELS, TRANSFORMS
 from mmidc.runtime.config_check import check_config
+from mmidc.runtime.data_root import apply_data_root
 from tests.helpers import CONFIG_FILES as CONFIGS
 from tests.helpers import REPO
 from tests.helpers.tiny_idc_pcl import TINY_RESNET  # a 2x2 grid at 32 px
@@ -84,6 +85,23 @@ def tiny_batch(with_references: bool = False) -> dict:
         if with_references:
             samples[-1].set_field(t[None], 'ref_tokens')  # [K=1, 32]
     return dict(inputs=inputs, data_samples=samples)
+
+
+def test_config_files_import_nothing():
+    """A config is data: no file under configs/ or projects/*/configs/
+    (bases included) imports a module, with a statement or __import__."""
+    import ast
+    files = [path for root in [REPO / 'configs',
+                               *sorted(REPO.glob('projects/*/configs'))]
+             for path in root.rglob('*.py')]
+    assert any('_base_' in path.parts for path in files)
+    found = []
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.Import, ast.ImportFrom)) or (
+                    isinstance(node, ast.Name) and node.id == '__import__'):
+                found.append(f'{config_id(path)}:{node.lineno}')
+    assert found == []
 
 
 def test_configs_found():
@@ -210,6 +228,7 @@ def test_caption_configs_init_from_their_adaptation_run():
         if not name.startswith('clip4idc-caption_'):
             continue
         cfg = Config.fromfile(str(path))
+        apply_data_root(cfg, str(path))
         adapt = name.replace('-caption_', '-adapt_')
         assert (path.parent / adapt).is_file(), adapt
         expected = osp.join('work_dirs', osp.splitext(adapt)[0],

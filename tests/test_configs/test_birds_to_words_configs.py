@@ -13,6 +13,7 @@ from mmengine.registry import init_default_scope
 
 import mmidc  # noqa: F401  (registers every component)
 from mmidc.registry import DATASETS
+from mmidc.runtime.data_root import apply_data_root
 from mmidc.text import build_caption_vocab, build_vocab_from_cfg
 from tests.helpers import load_tool
 from tests.helpers.image_server import image_server
@@ -57,7 +58,9 @@ def with_data_root(config: str, data_root: str, tmp_path) -> Config:
     assert len(re.findall(pattern, text, flags=re.M)) == 1, config
     path.write_text(re.sub(pattern, f'data_root = {data_root!r}', text,
                            flags=re.M))
-    return Config.fromfile(str(path))
+    cfg = Config.fromfile(str(path))
+    apply_data_root(cfg, str(path))  # the placeholders, as tools/train.py
+    return cfg
 
 
 def test_the_configs_are_found():

@@ -15,6 +15,7 @@ from mmengine.registry import init_default_scope
 from mmengine.runner import Runner
 
 import mmidc  # noqa: F401  (registers every component)
+from mmidc.runtime.data_root import apply_data_root
 from tests.helpers import load_tool
 from tests.helpers.nabirds_tree import make_nabirds_tree
 from tests.helpers.pair_trees import make_birds_to_words_tree
@@ -65,6 +66,7 @@ def shipped_config(birds: str, nabirds: str, work_dir: str) -> str:
 
 def tiny_config(path: str, work_dir: str) -> Config:
     cfg = Config.fromfile(path)
+    apply_data_root(cfg, path)  # as tools/train.py
     # test size: the tiny ResNet, small images, batches of 4, both kinds
     cfg.train_dataloader.update(batch_size=4, num_workers=0,
                                 persistent_workers=False)

@@ -10,6 +10,7 @@ from mmengine.config import Config
 
 import mmidc  # noqa: F401
 from mmidc.text import build_vocab_from_cfg
+from mmidc.runtime.data_root import apply_data_root
 from tests.helpers import load_tool
 from tests.helpers.pair_trees import (make_clevr_change_tree, make_ier_tree,
                                       make_my_pairs_tree,
@@ -54,6 +55,7 @@ def merged_vocab(tmp_path, monkeypatch, config: str, snippet: str):
     child = tmp_path / 'child.py'
     child.write_text(f'_base_ = [{str(path)!r}]\ndata_root = {data_root!r}\n{snippet}\n')
     cfg = Config.fromfile(str(child))
+    apply_data_root(cfg, str(child))  # the placeholders, as tools/train.py
     head = cfg.model.head
     assert head.pretrained is not None  # merged into, not replaced
     train_root = cfg.train_dataloader.dataset.data_root

@@ -9,6 +9,7 @@ from mmengine.config import Config
 from mmengine.runner import Runner
 
 import mmidc  # noqa: F401
+from mmidc.runtime.data_root import apply_data_root
 from tests.helpers import REPO
 from tests.helpers.tiny_run import write_tiny_config
 
@@ -50,6 +51,7 @@ def test_tiny_run_stops_when_val_does_not_improve(tmp_path):
         str(tmp_path), max_epochs=6,
         extra="optim_wrapper['optimizer']['lr'] = 0.0\n" + hooks)
     cfg = Config.fromfile(config)
+    apply_data_root(cfg, config)  # as tools/train.py
     cfg.work_dir = str(tmp_path / 'work')
     runner = Runner.from_cfg(cfg)
     runner.train()

@@ -17,6 +17,7 @@ from mmidc.datasets.image_pair_dataset import load_json
 from mmidc.synthetic import generate_dataset
 from mmidc.engine import BertAdam, bert_warmup_factor
 from mmidc.runtime.config_check import check_config
+from mmidc.runtime.data_root import apply_data_root
 
 CONFIGS = Path(__file__).parents[2] / 'configs' / 'clip4idc'
 LN100 = math.log(100)
@@ -51,6 +52,7 @@ def tiny(config: str, root: str, work_dir: str, tiny_arch: dict,
     synthetic data, no CLIP file, no validation and no checkpoints (cfg
     options, as on the command line)."""
     cfg = Config.fromfile(str(CONFIGS / config))
+    apply_data_root(cfg, str(CONFIGS / config))  # as tools/train.py
     arch = dict(tiny_arch, _delete_=True)  # a dict replacing a model name
     options = {
         'model.backbone.arch': arch, 'model.backbone.img_size': 32,

@@ -1,7 +1,9 @@
-"""The configs run under stock MMEngine and MMPretrain as they are: loader
-settings are numbers once a config is read, and the runtime base imports
-mmidc and makes its registries the default scope, so that
-``Runner.from_cfg(Config.fromfile(cfg)).train()`` and MMPretrain's own
+"""The configs run under stock MMEngine and MMPretrain as they are: the
+runtime base imports mmidc, makes its registries the default scope and
+names its runner (``runner_type='mmidc.runtime.idc_runner.IDCRunner'``, which fills the
+configs' ``'{data_root}'`` placeholders and sets their ``'auto'`` loader
+settings for the machine), so that
+``RUNNERS.build(Config.fromfile(cfg)).train()`` and MMPretrain's own
 ``tools/train.py`` (what ``mim train mmpretrain`` runs) train them. The
 tiny config is the from-scratch project's: its ``custom_imports`` add
 ``projects.from_scratch`` after mmidc."""
@@ -14,7 +16,7 @@ from pathlib import Path
 import mmpretrain
 import pytest
 from mmengine.config import Config
-from mmengine.runner import Runner
+from mmengine.registry import RUNNERS
 
 from mmidc.runtime import loader_setup
 from tests.helpers import CONFIG_FILES as CONFIGS
@@ -35,26 +37,31 @@ def tiny_root(tmp_path_factory):
     return make_tiny_synthetic(str(tmp_path_factory.mktemp('synthetic')))
 
 
-def test_loader_defaults_are_computed_when_the_config_is_read(monkeypatch):
+def machine_loaders(path):
+    """The config's loaders as its runner gets them."""
+    cfg = Config.fromfile(path)
+    loader_setup.resolve_loader_defaults(cfg)  # IDCRunner.from_cfg's
+    return cfg
+
+
+def test_loader_defaults_are_set_for_the_machine(monkeypatch):
     monkeypatch.setattr(loader_setup, 'available_cores', lambda: 5)
     monkeypatch.setattr(loader_setup, '_cuda_available', lambda: True)
     monkeypatch.delenv('LOCAL_WORLD_SIZE', raising=False)
-    cfg = Config.fromfile(PAPER_CONFIG)
+    cfg = machine_loaders(PAPER_CONFIG)
     for key in LOADERS:
         assert cfg[key].num_workers == 4  # 5 cores, one left to the trainer
         assert cfg[key].pin_memory is True
     monkeypatch.setattr(loader_setup, '_cuda_available', lambda: False)
     monkeypatch.setenv('LOCAL_WORLD_SIZE', '2')  # torchrun, 2 processes
-    cfg = Config.fromfile(PAPER_CONFIG)
+    cfg = machine_loaders(PAPER_CONFIG)
     assert cfg.train_dataloader.num_workers == 1
     assert cfg.train_dataloader.pin_memory is False
-    # helpers of the config file are not config keys
-    assert '_loader_setup' not in cfg
 
 
 @pytest.mark.parametrize('path', CONFIGS, ids=lambda p: str(p.relative_to(REPO)))
 def test_every_config_gives_the_runner_numbers(path):
-    cfg = Config.fromfile(path)
+    cfg = machine_loaders(path)
     for key in LOADERS:
         loader = cfg.get(key)
         if not loader:
@@ -62,6 +69,7 @@ def test_every_config_gives_the_runner_numbers(path):
         assert isinstance(loader.num_workers, int), (key, loader.num_workers)
         assert isinstance(loader.get('pin_memory', False), bool), key
     assert cfg.default_scope == 'mmidc'
+    assert cfg.runner_type == 'mmidc.runtime.idc_runner.IDCRunner'
     assert 'mmidc' in cfg.custom_imports['imports']
     assert cfg.custom_imports.get('allow_failed_imports', False) is False
 
@@ -80,7 +88,7 @@ def test_runner_from_cfg_trains_the_tiny_config(tmp_path, tiny_root,
     cfg = Config.fromfile(REPO / TINY_CONFIG)
     cfg.merge_from_dict(tiny_overrides(tiny_root))
     cfg.work_dir = str(tmp_path / 'work')
-    Runner.from_cfg(cfg).train()
+    RUNNERS.build(cfg).train()  # what MMPretrain's tools do
     _check_run(tmp_path / 'work')
 
 

@@ -1,7 +1,8 @@
 """A config's data_root means what it says: a child that sets only
 ``data_root`` (or ``vocab_file``, ``adapt_work_dir``, a ``*_root``) moves
-every path derived from it, and a data set or evaluator left on another
-folder stops the run naming the settings (mmidc.runtime.data_root)."""
+every path written from it as a placeholder (``'{data_root}/...'``), and a
+data set or evaluator left on another folder stops the run naming the
+settings (mmidc.runtime.data_root)."""
 import os.path as osp
 import re
 import subprocess
@@ -38,8 +39,8 @@ def test_child_that_sets_only_data_root_moves_every_derived_path(tmp_path):
         "data_root = 'data/levir_cc'\n"
         "adapt_work_dir = 'work_dirs/my_adapt'\n"))
     cfg = Config.fromfile(child)
-    # what MMEngine alone gives: the base's folder, bound when it was read
-    assert loader_roots(cfg) == ['data/my_pairs'] * 3
+    # what MMEngine alone gives: the placeholder the base wrote
+    assert loader_roots(cfg) == ['{data_root}'] * 3
     changes = apply_data_root(cfg, child)
     assert loader_roots(cfg) == ['data/levir_cc'] * 3
     assert cfg.vocab_file == 'data/levir_cc/caption_vocab_train.json'
@@ -48,29 +49,29 @@ def test_child_that_sets_only_data_root_moves_every_derived_path(tmp_path):
     moved = {where for where, _, _ in changes}
     assert 'train_dataloader.dataset.data_root' in moved
     assert 'model.init_backbone_from' in moved
-    # the cache stays the loader's own: '{data_root}' is filled per sample
+    # the cache is the loader's own folder's
     assert cfg.train_dataloader.dataset.pipeline[0].cache_dir == \
-        '{data_root}/cache_224x224'
+        'data/levir_cc/cache_224x224'
     # applied twice: nothing more to move
     assert apply_data_root(cfg, child) == []
 
 
 def test_the_documented_base_and_a_child_that_sets_only_data_root(tmp_path):
-    """docs/new_dataset.md's own base (pair_loaders over image_pair.py):
-    its loaders read its reader and splits alone, and a child that sets
-    only data_root moves every loader."""
+    """docs/new_dataset.md's own base (over image_pair.py): its loaders
+    read its reader and splits alone, and a child that sets only data_root
+    moves every loader."""
     text = (REPO / 'docs' / 'new_dataset.md').read_text()
     found = [b for b in re.findall(r'```python\n(.*?)```', text, flags=re.S)
-             if 'pair_loaders' in b]
+             if "_base_ = ['./image_pair.py']" in b]
     assert len(found) == 1, found
     base = write_config(tmp_path / 'my_layout.py', found[0].replace(
         "'./image_pair.py'", repr(str(BASES / 'image_pair.py'))))
     cfg = Config.fromfile(base)
+    apply_data_root(cfg, base)
     assert [dict(cfg[key].dataset, pipeline=None) for key in LOADERS] == [
         dict(type='MyLayoutDataset', data_root='data/my_layout', split=split,
              pipeline=None) for split in ('train', 'valid', 'test')]
     assert cfg.train_dataloader.batch_size == 16
-    assert '_loader_setup' not in cfg
     child = write_config(tmp_path / 'child.py', (
         f'_base_ = [{base!r}]\n'
         "data_root = 'data/elsewhere'\n"
@@ -88,7 +89,7 @@ def test_caption_truth_root_and_features_follow(tmp_path):
         f"_base_ = [{str(BASES / 'synthetic_clevr_change.py')!r}]\n"
         "data_root = 'data/my_synthetic'\n"))
     cfg = Config.fromfile(child)
-    assert cfg.val_evaluator[1].data_root == 'data/synthetic_clevr_change'
+    assert cfg.val_evaluator[1].data_root == '{data_root}'
     apply_data_root(cfg, child)
     assert cfg.val_evaluator[1].data_root == 'data/my_synthetic'
     assert cfg.test_evaluator[1].data_root == 'data/my_synthetic'
@@ -108,11 +109,10 @@ def test_vocab_file_and_data_root_together(tmp_path):
         f"_base_ = [{str(BASES / 'image_pair.py')!r}]\n"
         "data_root = 'data/new'\n"
         "vocab_file = 'data/shared/vocab.json'\n"
-        'model = dict(head=dict(vocab={{_base_.vocab_file}}))\n'))
+        "model = dict(head=dict(vocab='{vocab_file}'))\n"))
     cfg = Config.fromfile(child)
-    assert cfg.model.head.vocab == 'data/my_pairs/caption_vocab_train.json'
     apply_data_root(cfg)
-    # the longest recorded root wins: the vocabulary follows vocab_file
+    # the vocabulary follows vocab_file, the loaders data_root
     assert cfg.model.head.vocab == 'data/shared/vocab.json'
     assert loader_roots(cfg) == ['data/new'] * 3
 
@@ -127,9 +127,9 @@ def test_cfg_options_data_root(tmp_path):
 
 def test_loaders_moved_by_cfg_options_take_data_root_along(tmp_path):
     cfg = Config.fromfile(str(BASES / 'synthetic_clevr_change.py'))
-    cfg.merge_from_dict({f'{key}.dataset.data_root': '/tmp/x'
-                         for key in LOADERS})
-    apply_data_root(cfg)
+    options = {f'{key}.dataset.data_root': '/tmp/x' for key in LOADERS}
+    cfg.merge_from_dict(options)
+    apply_data_root(cfg, cfg_options=options)
     assert cfg.data_root == '/tmp/x'
     assert cfg.vocab_file == '/tmp/x/caption_vocab_train.json'
     # the caption-truth metric grades against the scenes actually read
@@ -270,13 +270,13 @@ def test_an_absolute_ann_file_of_a_base_is_checked(two_folders):
     message = str(error.value)
     assert (f"val_dataloader.dataset.ann_file = "
             f"{absolute + '/elsewhere/val.jsonl'!r}") in message
-    assert 'relative to' in message and 'train_dataloader' not in message
-    # the base's folder spelled absolute follows data_root
-    assert cfg.train_dataloader.dataset.ann_file == 'data/mp2/train.jsonl'
+    assert 'relative to' in message
+    # a base's literal on the old folder is never rewritten: it stops too
+    assert (f"train_dataloader.dataset.ann_file = "
+            f"{absolute + '/my_pairs/train.jsonl'!r}") in message
     # the same file set in the config itself is meant
     child = write_config(two_folders / 'child.py', (
         "_base_ = ['./base.py']\n"
-        "data_root = 'data/mp2'\n"
         'val_dataloader = dict(dataset=dict('
         f"ann_file={absolute + '/elsewhere/val.jsonl'!r}))\n"))
     cfg = Config.fromfile(child)
@@ -295,7 +295,8 @@ def test_own_settings_tells_a_literal_from_a_derived_value(tmp_path):
         'train_dataloader = dict(batch_size=4, dataset=dict(datasets=[\n'
         '    dict(data_root=data_root, ann_file=ann),\n'
         "    dict(data_root=second, pipeline=_base_.test_pipeline)]))\n"
-        "test_dataloader, val_dataloader = f(data_root), dict(a='b')\n"))
+        "test_dataloader, val_dataloader = f(data_root), dict(a='b')\n"
+        "vocab = '{vocab_file}'\n"))
     own = own_settings(path)
     dataset = ('train_dataloader', 'dataset', 'datasets')
     assert own[('data_root', )] is True
@@ -307,7 +308,38 @@ def test_own_settings_tells_a_literal_from_a_derived_value(tmp_path):
     assert own[dataset + ('1', 'pipeline')] is False
     assert own[('test_dataloader', )] is False
     assert own[('val_dataloader', 'a')] is True
+    assert own[('vocab', )] is False  # a placeholder is derived
     assert ('train_dataloader', 'dataset', 'type') not in own
+
+
+def test_placeholders_are_filled_from_the_final_values():
+    cfg = Config(dict(
+        data_root='data/x', shifted_root='data/s',
+        vocab_file='{data_root}/vocab.json',
+        model=dict(head=dict(vocab='{vocab_file}')),
+        test_dataloader=dict(dataset=dict(
+            data_root='{shifted_root}',
+            pipeline=[dict(type='LoadImagePair',
+                           cache_dir='{data_root}/cache_96x144')]))))
+    apply_data_root(cfg)
+    assert cfg.model.head.vocab == 'data/x/vocab.json'
+    # inside a data set, {data_root} is its own folder
+    assert cfg.test_dataloader.dataset.pipeline[0].cache_dir == \
+        'data/s/cache_96x144'
+    cfg = Config(dict(data_root='data/x',
+                      model=dict(head=dict(vocab='{vocab_fil}/v.json'))))
+    with pytest.raises(ValueError,
+                       match=r'model\.head\.vocab: the placeholder '
+                       r'\{vocab_fil\} has no top-level setting'):
+        apply_data_root(cfg)
+
+
+def test_a_data_set_refuses_an_unfilled_placeholder():
+    """Runner.from_cfg on a shipped config without apply_data_root."""
+    from mmidc.datasets import ImagePairDataset
+    with pytest.raises(ValueError, match='apply_data_root'):
+        ImagePairDataset(ann_file='train.jsonl', data_root='{data_root}',
+                         lazy_init=True)
 
 
 def test_every_shipped_config_is_consistent():
@@ -368,14 +400,12 @@ def test_build_vocab_reads_and_writes_under_the_childs_data_root(tmp_path):
     tiny_caption = TINY_ADAPT.parent / 'clip4idc-caption_tiny_my-pairs.py'
     child = write_config(tmp_path / 'child.py', (
         f'_base_ = [{str(tiny_caption)!r}]\n'
-        f'data_root = {str(old)!r}\n'
-        'train_dataloader = dict(dataset=dict(data_root=data_root))\n'
-        'val_dataloader = dict(dataset=dict(data_root=data_root))\n'
-        'test_dataloader = dict(dataset=dict(data_root=data_root))\n'))
+        f'data_root = {str(old)!r}\n'))
     grandchild = write_config(tmp_path / 'grandchild.py', (
         "_base_ = ['./child.py']\n"
         f'data_root = {str(new)!r}\n'))
-    load_tool('tools/dataset_converters/build_vocab.py').main([grandchild])
+    build_vocab = load_tool('tools/dataset_converters/build_vocab.py').main
+    build_vocab([grandchild])
     # the vocabulary of the new folder's captions, in the new folder
     assert osp.isfile(new / 'caption_vocab_train.json')
     assert not osp.exists(old / 'caption_vocab_train.json')
@@ -383,3 +413,13 @@ def test_build_vocab_reads_and_writes_under_the_childs_data_root(tmp_path):
     cfg = Config.fromfile(grandchild)
     apply_data_root(cfg, grandchild)
     assert cfg.model.head.vocab == str(new / 'caption_vocab_train.json')
+    # a child that binds its loaders to its own folder (data_root=data_root)
+    # leaves them there for a grandchild: the tool stops naming them
+    write_config(tmp_path / 'child.py', (
+        f'_base_ = [{str(tiny_caption)!r}]\n'
+        f'data_root = {str(old)!r}\n'
+        'train_dataloader = dict(dataset=dict(data_root=data_root))\n'))
+    with pytest.raises(ValueError,
+                       match='train_dataloader.dataset.data_root'):
+        build_vocab([grandchild])
+    assert not osp.exists(old / 'caption_vocab_train.json')

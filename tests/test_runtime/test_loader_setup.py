@@ -7,7 +7,7 @@ from mmengine.config import Config
 
 from mmidc.runtime import loader_setup
 from mmidc.runtime.loader_setup import (auto_num_workers, auto_pin_memory,
-                                        pair_loaders, resolve_loader_defaults,
+                                        resolve_loader_defaults,
                                         use_image_cache)
 from tests.helpers import pair_trees
 
@@ -48,50 +48,13 @@ def test_base_configs_use_the_defaults():
     cfg = Config.fromfile(osp.join(osp.dirname(__file__), '..', '..', 'configs',
                                    '_base_', 'datasets', 'clevr_change.py'))
     for key in ('train_dataloader', 'val_dataloader', 'test_dataloader'):
+        assert cfg[key].num_workers == 'auto'
+        assert cfg[key].pin_memory == 'auto'
+    resolve_loader_defaults(cfg)
+    for key in ('train_dataloader', 'val_dataloader', 'test_dataloader'):
         assert cfg[key].num_workers == auto_num_workers()
         assert cfg[key].pin_memory is auto_pin_memory()
         assert cfg[key].collate_fn.type == 'idc_collate'
-
-
-def test_pair_loaders_write_the_three_loaders(monkeypatch):
-    monkeypatch.setattr(loader_setup, 'available_cores', lambda: 4)
-    monkeypatch.setattr(loader_setup, '_cuda_available', lambda: False)
-    monkeypatch.delenv('LOCAL_WORLD_SIZE', raising=False)
-    train_pipe = [dict(type='LoadImagePair'), dict(type='TokenizeCaptions')]
-    test_pipe = [dict(type='LoadImagePair')]
-    train, val, test = pair_loaders('LEVIRCCDataset', 'data/x', train_pipe,
-                                    test_pipe, skip_missing_images=True)
-    assert train == dict(
-        batch_size=16, num_workers=3, pin_memory=False,
-        persistent_workers=True,
-        sampler=dict(type='DefaultSampler', shuffle=True),
-        collate_fn=dict(type='idc_collate'),
-        dataset=dict(_delete_=True, type='LEVIRCCDataset', data_root='data/x',
-                     split='train', skip_missing_images=True,
-                     pipeline=train_pipe))
-    for loader, split in ((val, 'val'), (test, 'test')):
-        assert loader['batch_size'] == 64
-        assert loader['sampler'] == dict(type='DefaultSampler', shuffle=False)
-        assert loader['dataset']['split'] == split
-        assert loader['dataset']['pipeline'] == test_pipe
-    # each loader owns its pipeline (a change to one moves no other)
-    assert val['dataset']['pipeline'] is not test['dataset']['pipeline']
-    assert train['dataset']['pipeline'] is not train_pipe
-
-
-def test_pair_loaders_per_split_arguments_and_loader_settings():
-    loaders = pair_loaders(
-        'ImagePairDataset', 'data/x', [], [],
-        splits=(dict(ann_file='a.jsonl'), 'valid', dict(ann_file='c.jsonl')),
-        train_batch_size=2, test_batch_size=3, num_workers=1, replace=False)
-    assert [loader['dataset'].get('ann_file', loader['dataset'].get('split'))
-            for loader in loaders] == ['a.jsonl', 'valid', 'c.jsonl']
-    assert [loader['batch_size'] for loader in loaders] == [2, 3, 3]
-    assert all(loader['num_workers'] == 1 and '_delete_' not in
-               loader['dataset'] for loader in loaders)
-    with pytest.raises(ValueError, match='train, val and test splits'):
-        pair_loaders('ImagePairDataset', 'data/x', [], [],
-                     splits=('train', 'val'))
 
 
 def test_a_base_replaces_the_data_set_it_inherits():
@@ -102,7 +65,7 @@ def test_a_base_replaces_the_data_set_it_inherits():
     for key, split in (('train_dataloader', 'train'),
                        ('val_dataloader', 'val'), ('test_dataloader', 'test')):
         assert dict(cfg[key].dataset, pipeline=None) == dict(
-            type='LEVIRCCDataset', data_root='data/levir_cc', split=split,
+            type='LEVIRCCDataset', data_root='{data_root}', split=split,
             pipeline=None)
 
 

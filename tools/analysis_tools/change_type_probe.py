@@ -123,6 +123,8 @@ def main(argv=None):
     cfg = Config.fromfile(args.config)
     if args.cfg_options:
         cfg.merge_from_dict(args.cfg_options)
+    from mmidc.runtime.data_root import resolve_paths
+    resolve_paths(cfg, args.config, args.cfg_options)  # '{data_root}/...'
     init_default_scope('mmidc')
     if args.threads:
         torch.set_num_threads(args.threads)

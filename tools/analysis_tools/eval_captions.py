@@ -123,7 +123,7 @@ def load_config(path: str, options):
     """A config with its ``--cfg-options`` merged."""
     from mmengine.config import Config, DictAction
 
-    from mmidc.runtime.data_root import rebind_derived_paths
+    from mmidc.runtime.data_root import resolve_paths
     if not osp.isfile(path):
         sys.exit(f'eval_captions: no such config: {path}')
     cfg = Config.fromfile(path)
@@ -134,7 +134,7 @@ def load_config(path: str, options):
         merged = parser.parse_args(['--o', *options]).o
         cfg.merge_from_dict(merged)
     # paths derived from data_root follow it (explicit values kept)
-    rebind_derived_paths(cfg, path, merged)
+    resolve_paths(cfg, path, merged)
     return cfg
 
 

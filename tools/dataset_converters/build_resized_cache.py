@@ -38,7 +38,7 @@ from mmidc.datasets.preparation.pair_image_cache import (
     cache_target, pipeline_image_cache, pipeline_value_range)
 from mmidc.runtime.loader_setup import dataset_image_paths, loader_dataset
 from mmidc.runtime.cfg_options import CfgOptionsAction
-from mmidc.runtime.data_root import rebind_derived_paths
+from mmidc.runtime.data_root import apply_data_root
 from mmidc.cli import working_dir_on_path
 
 DATALOADERS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
@@ -98,7 +98,7 @@ def dataset_cfgs(args):
     cfg = Config.fromfile(args.config)
     if args.cfg_options:
         cfg.merge_from_dict(args.cfg_options)
-    rebind_derived_paths(cfg, cfg_options=args.cfg_options)
+    apply_data_root(cfg, cfg_options=args.cfg_options)
     found = []
     for key in DATALOADERS:
         loader = cfg.get(key)

@@ -25,7 +25,7 @@ from mmengine.config import Config
 from mmidc.datasets.preparation.vocab_sources import (
     caption_datasets, config_vocab_file, write_dataset_vocab_file)
 from mmidc.runtime.dataset_args import add_dataset_args, check_dataset_args, with_dataset_options
-from mmidc.runtime.data_root import rebind_derived_paths
+from mmidc.runtime.data_root import apply_data_root
 from mmidc.cli import working_dir_on_path
 
 
@@ -49,7 +49,7 @@ def main(argv=None):
         cfg = Config.fromfile(args.config)
         if args.cfg_options:
             cfg.merge_from_dict(args.cfg_options)
-        rebind_derived_paths(cfg, cfg_options=args.cfg_options)
+        apply_data_root(cfg, cfg_options=args.cfg_options)
         datasets = caption_datasets(cfg)
         out = out or config_vocab_file(cfg)
     else:

@@ -30,7 +30,7 @@ import mmidc  # noqa: F401  (registers every component)
 from mmidc.datasets import write_feature_shard
 from mmidc.registry import DATASETS, MODELS, TRANSFORMS
 from mmidc.runtime.cfg_options import CfgOptionsAction
-from mmidc.runtime.data_root import rebind_derived_paths
+from mmidc.runtime.data_root import apply_data_root
 from mmidc.cli import working_dir_on_path
 
 DATALOADERS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
@@ -112,7 +112,7 @@ def main(argv=None):
     cfg = Config.fromfile(args.config)
     if args.cfg_options:
         cfg.merge_from_dict(args.cfg_options)
-    rebind_derived_paths(cfg, cfg_options=args.cfg_options)
+    apply_data_root(cfg, cfg_options=args.cfg_options)
     init_default_scope(cfg.get('default_scope', 'mmidc'))
     encoder, preprocessor = build_encoder(cfg, args.checkpoint, args.device)
     source = (f'{args.config} feature_encoder'

@@ -39,7 +39,7 @@ from mmidc.datasets.preparation.hard_negatives import (
 from mmidc.registry import DATASETS
 from mmidc.runtime.dataset_args import (add_dataset_args, check_dataset_args,
                                         with_dataset_options)
-from mmidc.runtime.data_root import rebind_derived_paths
+from mmidc.runtime.data_root import apply_data_root
 from mmidc.cli import working_dir_on_path
 
 
@@ -84,7 +84,7 @@ def build_dataset(args):
         cfg = Config.fromfile(args.config)
         if args.cfg_options:
             cfg.merge_from_dict(args.cfg_options)
-        rebind_derived_paths(cfg, cfg_options=args.cfg_options)
+        apply_data_root(cfg, cfg_options=args.cfg_options)
         dataset_cfg = copy.deepcopy(cfg.train_dataloader.dataset)
         while 'dataset' in dataset_cfg or 'datasets' in dataset_cfg:
             if 'dataset' in dataset_cfg:  # wrappers

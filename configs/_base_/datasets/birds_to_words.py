@@ -6,7 +6,6 @@
 # them in missing_pairs.tsv). Descriptions are paragraphs: 80 caption tokens.
 _base_ = ['./image_pair.py']
 data_root = 'data/birds_to_words'
-vocab_file = data_root + '/caption_vocab_train.json'
 context_length = 80
 train_pipeline = [
     _base_.load_pair,
@@ -15,8 +14,12 @@ train_pipeline = [
          mode='random'),
     dict(type='PackIDCInputs'),
 ]
-_loader_setup = __import__('mmidc.runtime.loader_setup',
-                           fromlist=['pair_loaders'])
-train_dataloader, val_dataloader, test_dataloader = _loader_setup.pair_loaders(
-    'BirdsToWordsDataset', data_root, train_pipeline, _base_.test_pipeline,
-    skip_missing_images=True)
+train_dataloader = dict(dataset=dict(
+    _delete_=True, type='BirdsToWordsDataset', data_root='{data_root}',
+    split='train', skip_missing_images=True, pipeline=train_pipeline))
+val_dataloader = dict(dataset=dict(
+    _delete_=True, type='BirdsToWordsDataset', data_root='{data_root}',
+    split='val', skip_missing_images=True, pipeline=_base_.test_pipeline))
+test_dataloader = dict(dataset=dict(
+    _delete_=True, type='BirdsToWordsDataset', data_root='{data_root}',
+    split='test', skip_missing_images=True, pipeline=_base_.test_pipeline))

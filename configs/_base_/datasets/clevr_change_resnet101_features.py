@@ -8,7 +8,7 @@
 # PairFeatureEncoder without backbone (feature_dim 2048, num_tokens 49).
 _base_ = ['./clevr_change.py']
 data_root = 'data/clevr_change'
-feature_dir = data_root + '/features_resnet101_224'
+feature_dir = '{data_root}/features_resnet101_224'
 load_features = dict(type='LoadPairFeatures', cache_dir=feature_dir)
 train_pipeline = [
     load_features,
@@ -16,10 +16,9 @@ train_pipeline = [
     dict(type='PackIDCInputs'),
 ]
 test_pipeline = [load_features, dict(type='PackIDCInputs')]
-_loader_setup = __import__('mmidc.runtime.loader_setup',
-                           fromlist=['pair_loaders'])
-train_dataloader, val_dataloader, test_dataloader = _loader_setup.pair_loaders(
-    'CLEVRChangeDataset', data_root, train_pipeline, test_pipeline)
+train_dataloader = dict(dataset=dict(pipeline=train_pipeline))
+val_dataloader = dict(dataset=dict(pipeline=test_pipeline))
+test_dataloader = dict(dataset=dict(pipeline=test_pipeline))
 cached_features = dict(
     data_preprocessor=dict(_delete_=True, type='PairFeaturePreprocessor'),
     feature_encoder=dict(_delete_=True, type='PairFeatureEncoder',

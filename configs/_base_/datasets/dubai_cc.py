@@ -6,12 +6,16 @@
 # mix them with change captions is a change pair (mixed_pairs='change').
 _base_ = ['./image_pair.py']
 data_root = 'data/dubai_cc'
-vocab_file = data_root + '/caption_vocab_train.json'
 
-_loader_setup = __import__('mmidc.runtime.loader_setup',
-                           fromlist=['pair_loaders'])
-train_dataloader, val_dataloader, test_dataloader = _loader_setup.pair_loaders(
-    'DubaiCCDataset', data_root, _base_.train_pipeline, _base_.test_pipeline)
+train_dataloader = dict(dataset=dict(
+    _delete_=True, type='DubaiCCDataset', data_root='{data_root}',
+    split='train', pipeline=_base_.train_pipeline))
+val_dataloader = dict(dataset=dict(
+    _delete_=True, type='DubaiCCDataset', data_root='{data_root}',
+    split='val', pipeline=_base_.test_pipeline))
+test_dataloader = dict(dataset=dict(
+    _delete_=True, type='DubaiCCDataset', data_root='{data_root}',
+    split='test', pipeline=_base_.test_pipeline))
 # Scored as remote-sensing change-captioning papers score (docs/evaluation.md):
 # lowercase, "." removed, split on whitespace (CCExpert's protocol), with
 # S*m, the change / no-change subsets and the no-change decision accuracy

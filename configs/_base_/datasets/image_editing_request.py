@@ -1,10 +1,13 @@
 # Image-Editing-Request (Tan et al. 2019): {train,valid,test}.json + images/.
 _base_ = ['./image_pair.py']
 data_root = 'data/image_editing_request'
-vocab_file = data_root + '/caption_vocab_train.json'
 
-_loader_setup = __import__('mmidc.runtime.loader_setup',
-                           fromlist=['pair_loaders'])
-train_dataloader, val_dataloader, test_dataloader = _loader_setup.pair_loaders(
-    'ImageEditingRequestDataset', data_root, _base_.train_pipeline,
-    _base_.test_pipeline, splits=('train', 'valid', 'test'))
+train_dataloader = dict(dataset=dict(
+    _delete_=True, type='ImageEditingRequestDataset', data_root='{data_root}',
+    split='train', pipeline=_base_.train_pipeline))
+val_dataloader = dict(dataset=dict(
+    _delete_=True, type='ImageEditingRequestDataset', data_root='{data_root}',
+    split='valid', pipeline=_base_.test_pipeline))
+test_dataloader = dict(dataset=dict(
+    _delete_=True, type='ImageEditingRequestDataset', data_root='{data_root}',
+    split='test', pipeline=_base_.test_pipeline))

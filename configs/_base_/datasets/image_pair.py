@@ -1,53 +1,49 @@
 # Your own image pairs (ImagePairDataset): JSON list or JSONL files of
 # {"img1": ..., "img2": ..., "captions": [...], "pair_id"?, "change_type"?}
 # with image paths relative to data_root. The other data-set bases inherit
-# the pipelines defined here and write their loaders with the same builder.
+# the pipelines and loaders defined here and replace the loaders' data set.
 #
 # Captioning-stage loaders; the adaptation configs switch the pipelines to the
 # retrieval ones (and, for CLEVR-Change, drop the no-change pairs).
 #
 # How a data-set base is written (every file in this folder; a child config
-# then sets only `data_root`, docs/new_dataset.md):
+# then sets only `data_root`, docs/new_dataset.md). A config is data: it
+# imports nothing, and every path under a folder is written once with a
+# placeholder that the run fills from the values the config ends with
+# (mmidc.utils.fill_placeholders, called by tools/train.py, tools/test.py,
+# the data tools and the inferencers):
 #   _base_ = ['./image_pair.py']
 #   data_root = 'data/<name>'                  # the distributed layout's root
-#   vocab_file = data_root + '/caption_vocab_train.json'
-#   _loader_setup = __import__('mmidc.runtime.loader_setup',
-#                              fromlist=['pair_loaders'])
-#   train_dataloader, val_dataloader, test_dataloader = \
-#       _loader_setup.pair_loaders('<Reader>Dataset', data_root,
-#                                  _base_.train_pipeline,
-#                                  _base_.test_pipeline)
-#   pair_loaders (mmidc.runtime.loader_setup) returns the three loaders
-#   below for that reader, each reading data_root with its split ('train',
-#   'val', 'test'; `splits=` for other names, a dict per split for other
-#   arguments, as below), in place of the data set the base's loaders held.
-#   Further keyword arguments go to every split's data set
-#   (skip_missing_images=True); train_batch_size, test_batch_size and
-#   num_workers set the loaders. A base whose pipelines differ passes its
-#   own. A config that inherits a base changes a loader by merging, as
-#   usual (`train_dataloader = dict(batch_size=32)`). An evaluator that
-#   reads files takes data_root=data_root.
-# - Every path under the data set's folder is written from data_root
-#   (data_root + '/...'), never as a second literal of the folder; the image
-#   cache as '{data_root}/cache_HxW' (each loader's own root, filled in by
-#   LoadImagePair). A second folder (a shifted test set, extra training
-#   data) gets its own top-level setting whose name ends in `_root`
-#   (`shifted_root = 'data/...'`) and its paths are written from it.
-# - MMEngine binds values when it reads a file, so a child's `data_root`
-#   alone would not reach the loaders. tools/train.py, tools/test.py and the
-#   data tools (mmidc.runtime.data_root) move every path derived from an
-#   earlier value of data_root, vocab_file, adapt_work_dir or a `*_root` in
-#   the config's inheritance chain to the value the config ends with (a
-#   value the config file itself or --cfg-options sets is kept), and stop
-#   before the first step, naming the settings, when a loader or evaluator
-#   a base wrote reads a folder that is neither data_root nor another
-#   `*_root`.
+#   train_dataloader = dict(dataset=dict(
+#       _delete_=True, type='<Reader>Dataset', data_root='{data_root}',
+#       split='train', pipeline=_base_.train_pipeline))
+#   val_dataloader = dict(dataset=dict(
+#       _delete_=True, type='<Reader>Dataset', data_root='{data_root}',
+#       split='val', pipeline=_base_.test_pipeline))
+#   test_dataloader = ... split='test' ...
+# `_delete_=True` replaces the data set of the loaders below (this file's
+# ImagePairDataset) and keeps their batch sizes, workers, sampler and
+# collate function. A config that inherits a base changes a loader by
+# merging, as usual (`train_dataloader = dict(batch_size=32)`).
+# - Every path under the data set's folder is written as '{data_root}/...'
+#   (vocab_file, an evaluator's data_root or vocab_ann_file), never as a
+#   second literal of the folder; inside a data set '{data_root}' is that
+#   data set's own folder (the image cache '{data_root}/cache_HxW' follows
+#   each loader). A second folder (a shifted test set, extra training data)
+#   gets its own top-level setting whose name ends in `_root`
+#   (`shifted_root = 'data/...'`) and its paths are written
+#   '{shifted_root}/...'. A placeholder with no top-level setting of its
+#   name stops the run naming it.
+# - The run stops before the first step, naming the settings, when a loader
+#   or evaluator a base wrote reads a folder that is neither data_root nor
+#   another `*_root` (a value the config file itself or --cfg-options sets
+#   is kept and logged).
 data_root = 'data/my_pairs'
 # The caption vocabulary of the training split (the tokens a captioner
 # predicts; captioning configs pass it as the decoder's vocab), written once:
 #   python tools/dataset_converters/build_vocab.py CONFIG
 # Each data-set base names its own under its data_root.
-vocab_file = data_root + '/caption_vocab_train.json'
+vocab_file = '{data_root}/caption_vocab_train.json'
 image_size = (224, 224)
 context_length = 32
 # The pre-resized cache under a data root (<data_root>/cache_<H>x<W>), read
@@ -79,26 +75,41 @@ retrieval_test_pipeline = [
     dict(type='PackIDCInputs'),
 ]
 
-# The three loaders, written by one builder (mmidc.runtime.loader_setup.
-# pair_loaders; every data-set base calls it): train 16 pairs a batch,
-# shuffled; val and test 64, in order. Workers and pinned memory are
-# computed when the config is read, so that every runner (tools/train.py,
-# MMPretrain's tools, `mim train`, Runner.from_cfg) gets numbers: workers =
-# this machine's cores shared by its training processes (one core left to
-# each), at most 16; pinned memory when CUDA is available. idc_collate stacks
-# the pairs into one uint8 [B, 2, 3, H, W] tensor in the workers, which the
-# data preprocessor copies to the GPU in one transfer. __import__ rather than
-# an `import` statement: MMEngine reads a config that imports a module (other
-# than a built-in one) as a lazy-import config, and one inheritance chain
-# cannot mix the two kinds; the module itself is not kept in the config.
-# replace=False: this file has no loaders to inherit.
-_loader_setup = __import__('mmidc.runtime.loader_setup',
-                           fromlist=['pair_loaders'])
-train_dataloader, val_dataloader, test_dataloader = _loader_setup.pair_loaders(
-    'ImagePairDataset', data_root, train_pipeline, test_pipeline,
-    splits=(dict(ann_file='train.jsonl'), dict(ann_file='val.jsonl'),
-            dict(ann_file='test.jsonl')),
-    replace=False)
+# The three loaders: train 16 pairs a batch, shuffled; val and test 64, in
+# order. num_workers='auto' and pin_memory='auto' are set for the machine
+# when the run starts (tools/train.py, tools/test.py:
+# mmidc.runtime.loader_setup.resolve_loader_defaults): workers = this
+# machine's cores shared by its training processes (one core left to each),
+# at most 16; pinned memory when CUDA is available. idc_collate stacks the
+# pairs into one uint8 [B, 2, 3, H, W] tensor in the workers, which the data
+# preprocessor copies to the GPU in one transfer.
+train_dataloader = dict(
+    batch_size=16,
+    num_workers='auto',
+    pin_memory='auto',
+    persistent_workers=True,
+    sampler=dict(type='DefaultSampler', shuffle=True),
+    collate_fn=dict(type='idc_collate'),
+    dataset=dict(type='ImagePairDataset', data_root='{data_root}',
+                 ann_file='train.jsonl', pipeline=train_pipeline))
+val_dataloader = dict(
+    batch_size=64,
+    num_workers='auto',
+    pin_memory='auto',
+    persistent_workers=True,
+    sampler=dict(type='DefaultSampler', shuffle=False),
+    collate_fn=dict(type='idc_collate'),
+    dataset=dict(type='ImagePairDataset', data_root='{data_root}',
+                 ann_file='val.jsonl', pipeline=test_pipeline))
+test_dataloader = dict(
+    batch_size=64,
+    num_workers='auto',
+    pin_memory='auto',
+    persistent_workers=True,
+    sampler=dict(type='DefaultSampler', shuffle=False),
+    collate_fn=dict(type='idc_collate'),
+    dataset=dict(type='ImagePairDataset', data_root='{data_root}',
+                 ann_file='test.jsonl', pipeline=test_pipeline))
 # Total, per change type (any name), all change pairs and no-change pairs
 # ("semantic" / "distractor" on CLEVR-Change's types, "change" / "no_change"
 # otherwise); types absent from the data are simply not reported. The

@@ -6,12 +6,16 @@
 # ann_file='LevirCCcaptions_v1.json').
 _base_ = ['./image_pair.py']
 data_root = 'data/levir_cc'
-vocab_file = data_root + '/caption_vocab_train.json'
 
-_loader_setup = __import__('mmidc.runtime.loader_setup',
-                           fromlist=['pair_loaders'])
-train_dataloader, val_dataloader, test_dataloader = _loader_setup.pair_loaders(
-    'LEVIRCCDataset', data_root, _base_.train_pipeline, _base_.test_pipeline)
+train_dataloader = dict(dataset=dict(
+    _delete_=True, type='LEVIRCCDataset', data_root='{data_root}',
+    split='train', pipeline=_base_.train_pipeline))
+val_dataloader = dict(dataset=dict(
+    _delete_=True, type='LEVIRCCDataset', data_root='{data_root}',
+    split='val', pipeline=_base_.test_pipeline))
+test_dataloader = dict(dataset=dict(
+    _delete_=True, type='LEVIRCCDataset', data_root='{data_root}',
+    split='test', pipeline=_base_.test_pipeline))
 # Scored under both remote-sensing protocols (docs/evaluation.md), with S*m,
 # the change / no-change subsets and the no-change decision accuracy:
 # CCExpert's rs_words (lowercase, "." removed, split on whitespace) gives the
@@ -24,6 +28,6 @@ val_evaluator = dict(
     type='IDCMetric', tokenizer='rs_words', no_change_sentences='levir_cc',
     extra_protocols=dict(rs_ids=dict(
         type='RSIdsProtocol', min_word_freq=5, word_freq_rule='>',
-        vocab_ann_file=data_root + '/LevirCCcaptions.json',
+        vocab_ann_file='{data_root}/LevirCCcaptions.json',
         vocab_field='tokens')))
 test_evaluator = val_evaluator

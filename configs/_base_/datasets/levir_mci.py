@@ -4,12 +4,16 @@
 # mask_path; docs/datasets.md).
 _base_ = ['./image_pair.py']
 data_root = 'data/levir_mci'
-vocab_file = data_root + '/caption_vocab_train.json'
 
-_loader_setup = __import__('mmidc.runtime.loader_setup',
-                           fromlist=['pair_loaders'])
-train_dataloader, val_dataloader, test_dataloader = _loader_setup.pair_loaders(
-    'LEVIRMCIDataset', data_root, _base_.train_pipeline, _base_.test_pipeline)
+train_dataloader = dict(dataset=dict(
+    _delete_=True, type='LEVIRMCIDataset', data_root='{data_root}',
+    split='train', pipeline=_base_.train_pipeline))
+val_dataloader = dict(dataset=dict(
+    _delete_=True, type='LEVIRMCIDataset', data_root='{data_root}',
+    split='val', pipeline=_base_.test_pipeline))
+test_dataloader = dict(dataset=dict(
+    _delete_=True, type='LEVIRMCIDataset', data_root='{data_root}',
+    split='test', pipeline=_base_.test_pipeline))
 # Scored under both remote-sensing protocols (docs/evaluation.md), with S*m,
 # the change / no-change subsets and the no-change decision accuracy:
 # CCExpert's rs_words (lowercase, "." removed, split on whitespace) gives the
@@ -22,6 +26,6 @@ val_evaluator = dict(
     type='IDCMetric', tokenizer='rs_words', no_change_sentences='levir_mci',
     extra_protocols=dict(rs_ids=dict(
         type='RSIdsProtocol', min_word_freq=5, word_freq_rule='>',
-        vocab_ann_file=data_root + '/LevirCCcaptions.json',
+        vocab_ann_file='{data_root}/LevirCCcaptions.json',
         vocab_field='tokens', no_change_sentences='levir_mci')))
 test_evaluator = val_evaluator

@@ -23,8 +23,9 @@ retrieval_test_pipeline = [
     dict(type='TokenizeCaptions', context_length=32, mode='all'),
     dict(type='PackIDCInputs'),
 ]
-_loader_setup = __import__('mmidc.runtime.loader_setup',
-                           fromlist=['pair_loaders'])
-train_dataloader, val_dataloader, test_dataloader = _loader_setup.pair_loaders(
-    'CLEVRChangeDataset', data_root, train_pipeline, test_pipeline,
-    train_batch_size=32, test_batch_size=128, num_workers=1)
+train_dataloader = dict(batch_size=32, num_workers=1,
+                        dataset=dict(pipeline=train_pipeline))
+val_dataloader = dict(batch_size=128, num_workers=1,
+                      dataset=dict(pipeline=test_pipeline))
+test_dataloader = dict(batch_size=128, num_workers=1,
+                       dataset=dict(pipeline=test_pipeline))

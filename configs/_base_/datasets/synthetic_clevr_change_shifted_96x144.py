@@ -9,14 +9,14 @@ _base_ = ['./synthetic_clevr_change_96x144.py']
 # the test loader, its cache and its truth root).
 shifted_root = 'data/synthetic_clevr_change_shifted'
 test_dataloader = dict(dataset=dict(
-    data_root=shifted_root,
+    data_root='{shifted_root}',
     pipeline=[
-        dict(type='LoadImagePair', cache_dir=shifted_root + '/cache_96x144',
+        dict(type='LoadImagePair', cache_dir='{shifted_root}/cache_96x144',
              cache_size=(96, 144)),
         dict(type='ResizePair', size=(96, 144)),
         dict(type='PackIDCInputs'),
     ]))
 test_evaluator = [
     dict(type='IDCMetric'),
-    dict(type='CaptionTruthMetric', data_root=shifted_root),
+    dict(type='CaptionTruthMetric', data_root='{shifted_root}'),
 ]

@@ -8,13 +8,15 @@
 # tree.
 _base_ = ['./clip4idc-adapt_tiny_my-pairs.py']
 data_root = 'data/levir_cc'
-vocab_file = data_root + '/caption_vocab_train.json'
 train_dataloader = dict(dataset=dict(
-    _delete_=True, type='LEVIRCCDataset', data_root=data_root, split='train',
+    _delete_=True, type='LEVIRCCDataset', data_root='{data_root}',
+    split='train',
     with_no_change=False, pipeline={{_base_.train_pipeline}}))
 val_dataloader = dict(dataset=dict(
-    _delete_=True, type='LEVIRCCDataset', data_root=data_root, split='val',
+    _delete_=True, type='LEVIRCCDataset', data_root='{data_root}',
+    split='val',
     with_no_change=False, pipeline={{_base_.retrieval_test_pipeline}}))
 test_dataloader = dict(dataset=dict(
-    _delete_=True, type='LEVIRCCDataset', data_root=data_root, split='test',
+    _delete_=True, type='LEVIRCCDataset', data_root='{data_root}',
+    split='test',
     with_no_change=False, pipeline={{_base_.retrieval_test_pipeline}}))

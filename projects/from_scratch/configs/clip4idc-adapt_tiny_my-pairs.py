@@ -15,9 +15,8 @@ model = dict(backbone={{_base_.scratch_backbone}},
              neck={{_base_.scratch_pair_pooling}})
 # The loaders on this data_root (a child config sets only data_root,
 # docs/new_dataset.md).
-train_dataloader = dict(dataset=dict(data_root=data_root))
 val_dataloader = dict(dataset=dict(
-    data_root=data_root, pipeline={{_base_.retrieval_test_pipeline}}))
+    data_root='{data_root}', pipeline={{_base_.retrieval_test_pipeline}}))
 test_dataloader = val_dataloader  # merged with the base's test.jsonl
 val_evaluator = dict(_delete_=True, type='RetrievalMetric')
 test_evaluator = val_evaluator

@@ -18,4 +18,4 @@ model = dict(
         _delete_=True, type='CLIP4IDCBackbone', arch='mmidc-tiny-clip',
         img_size=None, num_inter_layers=1, pretrained=tiny_clip,
         extra_segments=[dict(type='DifferenceSegment')]),
-    init_backbone_from=adapt_work_dir + '/best_rsum_*.pth')
+    init_backbone_from='{adapt_work_dir}/best_rsum_*.pth')

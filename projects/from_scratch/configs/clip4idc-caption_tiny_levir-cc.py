@@ -8,18 +8,20 @@
 # commands on a generated tree.
 _base_ = ['./clip4idc-caption_tiny_my-pairs.py']
 data_root = 'data/levir_cc'
-vocab_file = data_root + '/caption_vocab_train.json'
 adapt_work_dir = 'work_dirs/clip4idc-adapt_tiny_levir-cc'
-model = dict(init_backbone_from=adapt_work_dir + '/best_rsum_*.pth',
-             head=dict(vocab=vocab_file))
+model = dict(init_backbone_from='{adapt_work_dir}/best_rsum_*.pth',
+             head=dict(vocab='{vocab_file}'))
 train_dataloader = dict(dataset=dict(
-    _delete_=True, type='LEVIRCCDataset', data_root=data_root, split='train',
+    _delete_=True, type='LEVIRCCDataset', data_root='{data_root}',
+    split='train',
     pipeline={{_base_.train_pipeline}}))
 val_dataloader = dict(dataset=dict(
-    _delete_=True, type='LEVIRCCDataset', data_root=data_root, split='val',
+    _delete_=True, type='LEVIRCCDataset', data_root='{data_root}',
+    split='val',
     pipeline={{_base_.test_pipeline}}))
 test_dataloader = dict(dataset=dict(
-    _delete_=True, type='LEVIRCCDataset', data_root=data_root, split='test',
+    _delete_=True, type='LEVIRCCDataset', data_root='{data_root}',
+    split='test',
     pipeline={{_base_.test_pipeline}}))
 # Scored as the LEVIR-CC papers score (docs/evaluation.md), not with the PTB
 # protocol of the your-pairs config: CCExpert's rs_words gives the unprefixed
@@ -31,6 +33,6 @@ val_evaluator = dict(
     no_change_sentences='levir_cc',
     extra_protocols=dict(rs_ids=dict(
         type='RSIdsProtocol', min_word_freq=5, word_freq_rule='>',
-        vocab_ann_file=data_root + '/LevirCCcaptions.json',
+        vocab_ann_file='{data_root}/LevirCCcaptions.json',
         vocab_field='tokens')))
 test_evaluator = val_evaluator

@@ -12,7 +12,6 @@ _base_ = [
     './_base_/default_runtime.py', './_base_/scratch_parts.py'
 ]
 data_root = 'data/my_pairs'
-vocab_file = data_root + '/caption_vocab_train.json'
 
 # Stage 1 run with tools/train.py's default work dir; a glob, resolved to
 # the newest match when the model is built (no match: an error naming it).
@@ -25,14 +24,14 @@ adapt_work_dir = 'work_dirs/clip4idc-adapt_tiny_my-pairs'
 # also set model.neck=None and model.aux_head=None (the build log's
 # 'ConditionedCaptioner composes: ...' line says what a model holds).
 model = dict(
-    init_backbone_from=adapt_work_dir + '/best_rsum_*.pth',
+    init_backbone_from='{adapt_work_dir}/best_rsum_*.pth',
     backbone={{_base_.scratch_backbone}},
     neck={{_base_.scratch_neck}},
     aux_head={{_base_.scratch_aux_head}},
     # Restricted output vocabulary: the tokens of the training captions,
     # written once with
     #   python tools/dataset_converters/build_vocab.py CONFIG
-    head=dict(vocab=vocab_file))
+    head=dict(vocab='{vocab_file}'))
 # The bag-of-words head reads every reference of a pair.
 train_pipeline = [
     {{_base_.load_pair}},
@@ -45,9 +44,7 @@ train_pipeline = [
 # The loaders on this data_root (a child config sets only data_root,
 # docs/new_dataset.md).
 train_dataloader = dict(batch_size=16, dataset=dict(
-    data_root=data_root, pipeline=train_pipeline))
-val_dataloader = dict(dataset=dict(data_root=data_root))
-test_dataloader = dict(dataset=dict(data_root=data_root))
+    data_root='{data_root}', pipeline=train_pipeline))
 # The quickstart's stage 2 settings (see its config for the reasons).
 optim_wrapper = dict(optimizer=dict(lr=1e-3))
 default_hooks = dict(checkpoint=dict(save_best='CIDEr', rule='greater'),

@@ -23,13 +23,13 @@ adapt_work_dir = 'work_dirs/clip4idc-adapt_tiny_synthetic-clevr-change'
 # also set model.neck=None and model.aux_head=None (the build log's
 # 'ConditionedCaptioner composes: ...' line says what a model holds).
 model = dict(
-    init_backbone_from=adapt_work_dir + '/best_rsum_*.pth',
+    init_backbone_from='{adapt_work_dir}/best_rsum_*.pth',
     backbone={{_base_.scratch_backbone}},
     neck={{_base_.scratch_neck}},
     aux_head={{_base_.scratch_aux_head}},
     # Restricted output vocabulary: the tokens of the training captions
     # (the data set's vocabulary file, written by the generator).
-    head=dict(vocab=_base_.vocab_file))
+    head=dict(vocab='{vocab_file}'))
 # The bag-of-words head reads every reference of a pair.
 train_pipeline = [
     {{_base_.load_pair}},

@@ -5,6 +5,7 @@ import pytest
 from mmengine.config import Config
 
 from mmidc.evaluation import IDCMetric
+from mmidc.runtime.data_root import apply_data_root
 
 CONFIGS = {
     'configs/clip4idc/clip4idc-caption_vit-b32_levir-cc.py': 'levir_cc',
@@ -18,6 +19,7 @@ BASES = ('whu_cdc', 'second_cc', 'dubai_cc')
 @pytest.mark.parametrize('path', sorted(CONFIGS))
 def test_levir_configs_score_rs_words_and_rs_ids(path):
     cfg = Config.fromfile(path)
+    apply_data_root(cfg, path)  # '{data_root}/LevirCCcaptions.json'
     for key in ('val_evaluator', 'test_evaluator'):
         ev = cfg[key]
         assert ev.tokenizer == 'rs_words' and ev.no_change_sentences == \

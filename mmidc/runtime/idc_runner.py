@@ -1,0 +1,42 @@
+"""The runner of the shipped configs (``configs/_base_/default_runtime.py``:
+``runner_type='mmidc.runtime.idc_runner.IDCRunner'``, its import path, which
+MMPretrain's tools find without mmidc's default scope)."""
+import copy
+
+from mmengine.runner import Runner
+
+from mmidc.registry import RUNNERS
+from mmidc.utils.config_placeholders import fill_placeholders
+from .loader_setup import resolve_loader_defaults
+
+
+@RUNNERS.register_module()
+class IDCRunner(Runner):
+    """MMEngine's :class:`~mmengine.runner.Runner`, built from a config whose
+    ``{name}`` placeholders are filled (:func:`mmidc.utils.fill_placeholders`)
+    and whose ``'auto'`` loader settings are set for this machine
+    (:func:`~mmidc.runtime.loader_setup.resolve_loader_defaults`).
+
+    MMPretrain's ``tools/train.py`` and ``tools/test.py`` (what ``mim train
+    mmpretrain`` runs) build a config's ``runner_type`` with
+    ``RUNNERS.build(cfg)``, so they run the shipped configs as they are.
+    ``tools/train.py`` fills the placeholders and checks the config's
+    folders first (:func:`mmidc.runtime.data_root.apply_data_root`); here
+    the folders are not checked (``DataRootCheckHook`` warns about a loader
+    that reads none of them).
+    """
+
+    @classmethod
+    def from_cfg(cls, cfg) -> 'IDCRunner':
+        """Build the runner from ``cfg`` (left unchanged).
+
+        Args:
+            cfg (Config): The config.
+
+        Returns:
+            IDCRunner: The runner.
+        """
+        cfg = copy.deepcopy(cfg)
+        fill_placeholders(cfg)
+        resolve_loader_defaults(cfg)
+        return super().from_cfg(cfg)

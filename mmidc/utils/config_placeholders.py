@@ -1,0 +1,114 @@
+"""``{name}`` placeholders in a config, filled from its top-level settings.
+
+The data-set bases write every path under a folder once, with a placeholder
+(``vocab_file = '{data_root}/caption_vocab_train.json'``, a loader's
+``data_root='{data_root}'``, ``'{adapt_work_dir}/best_rsum_*.pth'``), so a
+child config that sets ``data_root`` moves them all: the placeholders are
+filled from the values the config ends with, in one place
+(:func:`fill_placeholders`; ``tools/train.py``, ``tools/test.py``, the data
+tools and the inferencers call it).
+"""
+import re
+from typing import Dict, List, Tuple
+
+__all__ = ['PLACEHOLDER', 'fill_placeholders', 'has_placeholder']
+
+#: ``{name}``: a top-level setting's value.
+PLACEHOLDER = re.compile(r'\{([A-Za-z_]\w*)\}')
+
+
+def has_placeholder(value) -> bool:
+    """Whether ``value`` is a string holding a ``{name}`` placeholder."""
+    return isinstance(value, str) and PLACEHOLDER.search(value) is not None
+
+
+def _where(path: Tuple) -> str:
+    text = ''
+    for part in path:
+        text += f'[{part}]' if isinstance(part, int) else (
+            f'.{part}' if text else str(part))
+    return text
+
+
+def fill_placeholders(cfg) -> List[Tuple[str, str, str]]:
+    """Fill every ``{name}`` placeholder of ``cfg`` in place.
+
+    ``{name}`` stands for the top-level setting ``name`` (itself filled
+    first: ``vocab_file = '{data_root}/...'``). Inside a data set config
+    with its own ``data_root`` (a loader's ``dataset``, each data set of a
+    ``ConcatDataset``), ``{data_root}`` is that data set's folder, so the
+    image cache of a loader that reads a second folder follows it.
+
+    Args:
+        cfg (Config | dict): The config, changed in place.
+
+    Returns:
+        list[tuple[str, str, str]]: ``(setting, written value, filled
+        value)`` of each filled string.
+
+    Raises:
+        ValueError: A placeholder without a top-level setting of that name
+            (or one that refers to itself), naming the setting that holds it.
+    """
+    top: Dict[str, object] = {key: cfg[key] for key in cfg.keys()}
+    filled: Dict[str, str] = {}
+
+    def value_of(name: str, where: str, busy: Tuple[str, ...]) -> str:
+        if name in filled:
+            return filled[name]
+        value = top.get(name)
+        if not isinstance(value, str):
+            raise ValueError(
+                f'{where}: the placeholder {{{name}}} has no top-level '
+                f'setting {name!r} (a string) to stand for; set {name} = '
+                "'...' in the config or with --cfg-options")
+        if name in busy:
+            raise ValueError(f'{where}: the placeholder {{{name}}} refers to '
+                             f'itself ({" -> ".join(busy + (name, ))})')
+        filled[name] = fill(value, {}, name, busy + (name, ))
+        return filled[name]
+
+    def fill(text: str, scope: Dict[str, str], where: str,
+             busy: Tuple[str, ...] = ()) -> str:
+        return PLACEHOLDER.sub(
+            lambda m: scope[m.group(1)] if m.group(1) in scope else value_of(
+                m.group(1), where, busy), text)
+
+    changes: List[Tuple[str, str, str]] = []
+
+    def walk(node, path: Tuple, scope: Dict[str, str]):
+        if isinstance(node, str):
+            if not has_placeholder(node):
+                return node
+            new = fill(node, scope, _where(path))
+            changes.append((_where(path), node, new))
+            return new
+        if isinstance(node, dict):
+            own = node.get('data_root')
+            if isinstance(own, str) and path:
+                new_root = walk(own, path + ('data_root', ), scope)
+                node['data_root'] = new_root
+                scope = dict(scope, data_root=new_root)
+            for key in list(node.keys()):
+                if not (key == 'data_root' and path):
+                    node[key] = walk(node[key], path + (key, ), scope)
+            return node
+        if isinstance(node, list):
+            for i, item in enumerate(node):
+                node[i] = walk(item, path + (i, ), scope)
+            return node
+        if isinstance(node, tuple):
+            return type(node)(walk(item, path + (i, ), scope)
+                              for i, item in enumerate(node))
+        return node
+
+    for key in list(top):
+        value = top[key]
+        if isinstance(value, str):
+            if has_placeholder(value):
+                new = value_of(key, key, ())
+                changes.append((key, value, new))
+                cfg[key] = new
+        else:
+            cfg[key] = walk(value, (key, ), {})
+    return changes
