@@ -14,7 +14,7 @@ from tests.helpers import REPO
 from tests.helpers.pair_trees import make_clevr_change_tree
 
 CONFIG = (REPO / 'projects' / 'example_project' / 'configs' /
-          'clip4idc-caption_tiny-gru-head_synthetic-clevr-change.py')
+          'example-gru-caption_tiny_synthetic-clevr-change.py')
 CAPTIONS = ['the red cube moved', 'there is no change']
 
 pytestmark = pytest.mark.usefixtures('one_thread')
