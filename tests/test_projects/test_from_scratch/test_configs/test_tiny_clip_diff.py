@@ -4,6 +4,7 @@ every trainable tensor and no frozen one, and the captioner starts from the
 adaptation run's encoder; the ablation spec that runs them loads, and its
 CLIP-FT row is the clip-ft-caption_tiny-clip-prior config the quickstart trains;
 the spec of the longer-pretrained CLIP differs from it only in the checkpoint."""
+import pytest
 import torch
 from mmengine.config import Config
 from mmengine.runner import Runner
@@ -18,6 +19,8 @@ from tests.helpers import REPO
 from tests.helpers.tiny_models import write_tiny_clip
 
 CONFIGS = REPO / 'projects' / 'from_scratch' / 'configs'
+# one intra-op thread: the tiny steps run fastest on one on a busy machine
+pytestmark = pytest.mark.usefixtures('one_thread')
 ADAPT = 'clip4idc-adapt_tiny-clip-diff_synthetic-clevr-change.py'
 CAPTION = 'clip4idc-caption_tiny-clip-diff_synthetic-clevr-change.py'
 CLIP_FT = 'clip-ft-caption_tiny-clip-prior_synthetic-clevr-change.py'

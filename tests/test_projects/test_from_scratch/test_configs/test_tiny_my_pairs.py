@@ -3,6 +3,7 @@ generated own-pairs folder on CPU, stage 2 from stage 1's best checkpoint."""
 import glob
 import os.path as osp
 
+import pytest
 from mmengine.config import Config
 from mmengine.runner import Runner
 
@@ -12,6 +13,8 @@ from tests.helpers import REPO, load_tool
 from tests.helpers.pair_trees import make_my_pairs_tree
 
 CONFIGS = REPO / 'projects' / 'from_scratch' / 'configs'
+# one intra-op thread: the tiny steps run fastest on one on a busy machine
+pytestmark = pytest.mark.usefixtures('one_thread')
 
 
 def tiny_run_cfg(name: str, data_root: str, work_dir: str,
