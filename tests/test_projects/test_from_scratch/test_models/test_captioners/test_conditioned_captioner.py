@@ -184,3 +184,22 @@ def test_a_swapped_head_does_not_keep_the_recipes_parts_silently(tiny_arch):
         'aux_head BagOfWordsHead (its loss)')
     assert captioner(tiny_arch).composition().endswith('neck none, head '
                                                        'ScratchCaptionHead, aux_head none')
+
+
+def test_a_head_without_logit_bias_refuses_the_word_prior(tiny_arch):
+    from projects.from_scratch.models.heads import ScratchCaptionHead
+
+    class NoBiasHead(ScratchCaptionHead):  # reads the summary tokens only
+        def teacher_logits(self, memory, tokens, extra_tokens=None):
+            return super().teacher_logits(memory, tokens, extra_tokens=extra_tokens)
+
+    def build(word_prior):
+        return captioner(
+            tiny_arch, neck=dict(type='ChangeSummaryNeck'),
+            aux_head=dict(type='BagOfWordsHead', word_prior=word_prior),
+            head=dict(type=NoBiasHead, hidden=32, num_heads=2, num_encoder_layers=1,
+                      num_decoder_layers=1, max_length=16, vocab=CAPTIONS))
+
+    with pytest.raises(TypeError, match=r'takes no logit_bias: set model\.aux_head=None'):
+        build(word_prior=True)
+    assert build(word_prior=False).composition().endswith('aux_head BagOfWordsHead (its loss)')
