@@ -81,6 +81,8 @@ def test_e2e_and_cli_rows(tmp_path, monkeypatch):
     monkeypatch.chdir(REPO)
     settings = quick_settings(tmp_path, stages=['captioning'], e2e_sources=['cache'],
                               cli_worker_types=['process'])
+    # 6 iterations, 3 logged windows (the steady state skips 2), not --quick's 12
+    settings.e2e_iters = 6
     data_root = sections.prepare_data(settings)
     e2e, saved = [], []  # the caller's list, and its length at each save
     assert sections.measure_e2e(settings, data_root, rows=e2e,
