@@ -9,6 +9,7 @@ import sys
 import pytest
 from mmengine.config import Config
 
+from mmidc.runtime.data_root import apply_data_root
 from mmidc_lab.experiments import ExperimentError, stages
 from mmidc_lab.experiments.quickstart import (CAPTION_CFG, DATA_ROOT,
                                               SHIFTED_DATASET_CFG,
@@ -127,6 +128,7 @@ def test_test_stage_runs_once_per_checkpoint(commands, tmp_path,
     # the composed config: the shifted set's loader and evaluators, the
     # predictions saved next to the scores
     cfg = Config.fromfile(commands[0][3])
+    apply_data_root(cfg, commands[0][3])  # as mmidc.cli.test does
     assert cfg.test_dataloader.dataset.data_root == SHIFTED_ROOT
     assert cfg.test_dataloader.dataset.split == 'test'
     assert cfg.val_dataloader.dataset.data_root == DATA_ROOT
