@@ -57,6 +57,8 @@ def benchmark_config(config: str, data_root: str, work_dir: str,
     workers refill, are then as rare as on a real data set).
     """
     cfg = Config.fromfile(config)
+    from mmidc.utils.config_placeholders import fill_placeholders
+    fill_placeholders(cfg)  # '{data_root}/...', '{vocab_file}'
     cfg_dict = cfg.to_dict()
     _rewrite(cfg_dict, osp.abspath(data_root), osp.abspath(work_dir))
     cfg = Config(cfg_dict)
@@ -223,6 +225,8 @@ def config_step_time(config: str, batch_size: int, device: str, data_root: str,
     from .workloads import synthetic_batch
     init_default_scope('mmidc')
     cfg = Config.fromfile(config)
+    from mmidc.utils.config_placeholders import fill_placeholders
+    fill_placeholders(cfg)  # '{data_root}/...', '{vocab_file}'
     cfg_dict = cfg.to_dict()
     _rewrite(cfg_dict, osp.abspath(data_root), osp.abspath(work_dir))
     model = MODELS.build(cfg_dict['model']).to(device).train()

@@ -51,7 +51,10 @@ def random_captioner_checkpoint(config: str, data_root: str, out_file: str) -> s
     from mmidc.registry import MODELS
     from .e2e import _rewrite
     init_default_scope('mmidc')
-    cfg = Config.fromfile(config).to_dict()
+    cfg = Config.fromfile(config)
+    from mmidc.utils.config_placeholders import fill_placeholders
+    fill_placeholders(cfg)  # '{data_root}/...', '{vocab_file}'
+    cfg = cfg.to_dict()
     _rewrite(cfg, osp.abspath(data_root), osp.dirname(osp.abspath(out_file)))
     torch.manual_seed(0)
     model = MODELS.build(cfg['model'])
