@@ -43,7 +43,10 @@ def build_benchmark_model(config: str, vocab=None) -> torch.nn.Module:
     import mmidc  # noqa: F401  (registers the models)
     from mmidc.registry import MODELS
     init_default_scope('mmidc')
-    cfg = copy.deepcopy(Config.fromfile(config).model)
+    from mmidc.utils.config_placeholders import fill_placeholders
+    full = Config.fromfile(config)
+    fill_placeholders(full)  # '{vocab_file}', '{adapt_work_dir}/...'
+    cfg = copy.deepcopy(full.model)
     cfg.pop('pretrained', None)
     cfg.pop('init_backbone_from', None)
     if vocab is not None:
