@@ -182,6 +182,25 @@ def train_in_process(config: str, work_dir: str, resume: bool = False,
     return runner
 
 
+def _main_in_process(command: str, argv) -> object:
+    """``mmidc.cli.<command>.main()`` in this process on the command line
+    ``argv`` (a new ``experiment_name`` added), one intra-op thread."""
+    import importlib
+
+    import torch
+    module = importlib.import_module(f'mmidc.cli.{command}')
+    name = f'{command}_main_{next(_RUN_IDS)}'
+    saved_argv, threads = sys.argv, torch.get_num_threads()
+    sys.argv = [f'tools/{command}.py', *argv, '--cfg-options',
+                f'experiment_name={name}']
+    torch.set_num_threads(1)
+    try:
+        return module.main()
+    finally:
+        sys.argv = saved_argv
+        torch.set_num_threads(threads)
+
+
 def train_main(*argv: str) -> None:
     """tools/train.py's ``main`` (:mod:`mmidc.cli.train`) in this process on
     the command line ``argv``, one intra-op thread; for the tests whose
@@ -190,15 +209,10 @@ def train_main(*argv: str) -> None:
     its logger and message hub on it, and two runs of one second would share
     them. Errors propagate (``SystemExit(1)`` for the errors the command
     prints in one line)."""
-    import torch
+    _main_in_process('train', argv)
 
-    from mmidc.cli import train
-    name = f'train_main_{next(_RUN_IDS)}'
-    saved_argv, threads = sys.argv, torch.get_num_threads()
-    sys.argv = ['tools/train.py', *argv, '--cfg-options', f'experiment_name={name}']
-    torch.set_num_threads(1)
-    try:
-        train.main()
-    finally:
-        sys.argv = saved_argv
-        torch.set_num_threads(threads)
+
+def evaluate_main(*argv: str) -> dict:
+    """tools/test.py's ``main`` (:mod:`mmidc.cli.test`) in this process, as
+    :func:`train_main`; returns the metrics."""
+    return _main_in_process('test', argv)

@@ -1,18 +1,17 @@
 """IDC-PCL through the project's tools: hard negatives, pre-training and
-fine-tuning with tools/train.py (the commands' main in this process: their
-command lines run as subprocesses in tests/test_projects/
-test_running_projects.py and tests/test_tools/test_train_options.py),
-tools/test.py (a subprocess), then IDCInferencer, on the tiny CLEVR-Change
-tree (a few iterations)."""
+fine-tuning with tools/train.py, tools/test.py, then IDCInferencer, on the
+tiny CLEVR-Change tree (a few iterations). The commands run their main in
+this process: their command lines run as subprocesses in
+tests/test_projects/test_running_projects.py,
+tests/test_tools/test_train_options.py and
+tests/test_configs/test_rs_configs.py."""
 import json
 import os.path as osp
-import subprocess
-import sys
 
 import numpy as np
 
 from tests.helpers import REPO, load_tool
-from tests.helpers.tiny_run import make_tiny_data, tool_env, train_main
+from tests.helpers.tiny_run import evaluate_main, make_tiny_data, train_main
 
 TRUNK = """
 trunk = dict(
@@ -78,12 +77,6 @@ model = dict(type='IDCPCLCaptioner', **trunk, mask_prob=0.5,
 """
 
 
-def run_tool(*args, timeout=300):
-    return subprocess.run([sys.executable, *args], cwd=str(REPO),
-                          env=tool_env(), capture_output=True, text=True,
-                          timeout=timeout)
-
-
 def test_pretrain_finetune_test_and_caption(tmp_path, capsys):
     data_root = make_tiny_data(str(tmp_path / 'data'))
     runtime = str(REPO / 'configs' / '_base_' / 'default_runtime.py')
@@ -120,10 +113,8 @@ def test_pretrain_finetune_test_and_caption(tmp_path, capsys):
     best = sorted((tmp_path / 'cap').glob('best_CIDEr_*.pth'))
     assert best
 
-    test = run_tool('tools/test.py', str(caption), str(best[0]), '--work-dir',
-                    str(tmp_path / 'test'), '--cfg-options',
-                    f"test_evaluator.0.output_dir={tmp_path / 'test'}")
-    assert test.returncode == 0, test.stderr[-3000:]
+    evaluate_main(str(caption), str(best[0]), '--work-dir', str(tmp_path / 'test'),
+                  '--cfg-options', f"test_evaluator.0.output_dir={tmp_path / 'test'}")
     with open(tmp_path / 'test' / 'test_scores.json') as f:
         scores = json.load(f)
     assert 'CIDEr' in scores and 'distractor/CIDEr' in scores
