@@ -19,7 +19,7 @@ from mmidc.registry import DATASETS
 from mmidc.runtime.data_root import apply_data_root
 from tests.helpers import REPO, load_tool
 from tests.helpers import rs_trees
-from tests.helpers.tiny_run import tool_env
+from tests.helpers.tiny_run import tool_env, train_main
 
 CONFIGS = REPO / 'configs' / 'clip4idc'
 SPLITS = {'train': 8, 'val': 4, 'test': 4}
@@ -135,11 +135,11 @@ def run(tool: str, *args: str) -> str:
 
 def test_tiny_levir_cc_from_the_docs(tmp_path, monkeypatch):
     """docs/datasets.md's tiny CPU path, command by command, on a generated
-    LEVIR-CC tree (fewer epochs, validation without Java). The tree and the
-    vocabulary are written by their commands' ``main`` in this process (the
-    vocabulary command as a subprocess: tests/test_projects/
-    test_running_projects.py); training, testing and captioning are
-    subprocesses."""
+    LEVIR-CC tree (fewer epochs, validation without Java). The tree, the
+    vocabulary and the two training runs come from their commands' ``main``
+    in this process (their command lines as subprocesses:
+    tests/test_projects/test_running_projects.py, tests/test_tools/
+    test_train_options.py); testing and captioning are subprocesses."""
     docs = (REPO / 'docs' / 'datasets.md').read_text()
     root = str(tmp_path / 'levir_cc_tiny')
     work = str(tmp_path / 'work')
@@ -164,17 +164,17 @@ def test_tiny_levir_cc_from_the_docs(tmp_path, monkeypatch):
     monkeypatch.chdir(REPO)
     rs_trees.main([root, '--train', '8', '--val', '4', '--test', '4', '--size', '32'])
     adapt_dir = osp.join(work, 'adapt')
-    run('tools/train.py', adapt_cfg, '--work-dir', adapt_dir,
-        '--cfg-options', f'data_root={root}', 'train_dataloader.batch_size=10',
-        *[o for o in fast if 'evaluator' not in o])
+    train_main(adapt_cfg, '--work-dir', adapt_dir,
+               '--cfg-options', f'data_root={root}', 'train_dataloader.batch_size=10',
+               *[o for o in fast if 'evaluator' not in o])
     assert glob.glob(osp.join(adapt_dir, 'best_rsum_*.pth'))
     moved = [f'data_root={root}', f'adapt_work_dir={adapt_dir}']
     load_tool('tools/dataset_converters/build_vocab.py').main(
         [caption_cfg, '--cfg-options', *moved])
     assert osp.isfile(osp.join(root, 'caption_vocab_train.json'))
     caption_dir = osp.join(work, 'caption')
-    run('tools/train.py', caption_cfg, '--work-dir', caption_dir,
-        '--cfg-options', *moved, 'train_dataloader.batch_size=4', *fast)
+    train_main(caption_cfg, '--work-dir', caption_dir,
+               '--cfg-options', *moved, 'train_dataloader.batch_size=4', *fast)
     (best, ) = glob.glob(osp.join(caption_dir, 'best_CIDEr_*.pth'))
     output = run('tools/test.py', caption_cfg, best, '--work-dir',
                  osp.join(work, 'test'), '--cfg-options', *moved, *fast)

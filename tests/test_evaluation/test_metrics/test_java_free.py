@@ -20,8 +20,7 @@ from mmidc.text.ptb_tokenizer import PythonPTBTokenizer
 from mmidc.evaluation.metrics.java import find_java
 from tests.helpers import REPO, load_tool
 from tests.helpers.idc_pairs import PAIRS, PTB_CASES, data_samples
-from tests.helpers.tiny_run import (captioner_config, run_train, train_main,
-                                    write_tiny_config)
+from tests.helpers.tiny_run import captioner_config, train_main, write_tiny_config
 
 needs_java = pytest.mark.skipif(find_java() is None,
                                 reason='no Java runtime to compare with')
@@ -92,23 +91,23 @@ NO_BEST = "default_hooks = dict(checkpoint=dict(save_best=None))\n"
 
 def test_captioner_trains_without_java(tmp_path, monkeypatch):
     """tools/train.py with Java-free validation scoring runs where no Java
-    is (a subprocess); with METEOR it stops at start-up, naming the way out,
-    and trains with validation off (the command's main in this process)."""
-    env = dict(MMIDC_JAVA=str(tmp_path / 'no_java' / 'java'))
+    is; with METEOR it stops at start-up, naming the way out, and trains
+    with validation off (the command's main in this process; its command
+    line as a subprocess: tests/test_tools/test_train_options.py)."""
+    no_java = str(tmp_path / 'no_java' / 'java')
     config = write_tiny_config(str(tmp_path), max_epochs=1, extra=NO_BEST + captioner_config(
         evaluator="dict(type='IDCMetric', java=False)"), name='java_free.py')
     work_dir = tmp_path / 'work'
-    result = run_train(config, '--work-dir', str(work_dir), extra_env=env)
-    assert result.returncode == 0, result.stderr[-3000:]
-    output = result.stdout + result.stderr
-    assert 'Python PTB-like tokenizer' not in output  # asked for, no warning
+    monkeypatch.setenv('MMIDC_JAVA', no_java)
+    train_main(config, '--work-dir', str(work_dir))
+    (log, ) = work_dir.rglob('*.log')
+    assert 'Python PTB-like tokenizer' not in log.read_text()  # asked for, no warning
     (scores, ) = [json.loads(line) for path in work_dir.rglob('scalars.json')
                   for line in open(path) if 'CIDEr' in line]
     assert 0 <= scores['CIDEr'] and 'METEOR' not in scores
 
     config = write_tiny_config(str(tmp_path), max_epochs=1, extra=NO_BEST + captioner_config(
         evaluator="dict(type='IDCMetric')"), name='with_meteor.py')
-    monkeypatch.setenv('MMIDC_JAVA', env['MMIDC_JAVA'])
     with pytest.raises(RuntimeError, match='METEOR needs a Java runtime'):
         train_main(config, '--work-dir', str(tmp_path / 'work2'))
     assert not osp.exists(tmp_path / 'work2' / 'epoch_1.pth')
