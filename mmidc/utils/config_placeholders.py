@@ -37,7 +37,11 @@ def fill_placeholders(cfg) -> List[Tuple[str, str, str]]:
     first: ``vocab_file = '{data_root}/...'``). Inside a data set config
     with its own ``data_root`` (a loader's ``dataset``, each data set of a
     ``ConcatDataset``), ``{data_root}`` is that data set's folder, so the
-    image cache of a loader that reads a second folder follows it.
+    image cache of a loader that reads a second folder follows it. In a
+    config without a top-level ``data_root`` whose loaders name their own
+    folders, a ``{data_root}`` outside a data set (a pipeline variable) is
+    left as written: each data set fills it with its folder when it reads
+    the path (``LoadImagePair``'s ``cache_dir``).
 
     Args:
         cfg (Config | dict): The config, changed in place.
@@ -69,10 +73,19 @@ def fill_placeholders(cfg) -> List[Tuple[str, str, str]]:
         return filled[name]
 
     def fill(text: str, scope: Dict[str, str], where: str,
-             busy: Tuple[str, ...] = ()) -> str:
-        return PLACEHOLDER.sub(
-            lambda m: scope[m.group(1)] if m.group(1) in scope else value_of(
-                m.group(1), where, busy), text)
+             busy: Tuple[str, ...] = (), strict: bool = True) -> str:
+        def one(match) -> str:
+            name = match.group(1)
+            if name in scope:
+                return scope[name]
+            if (not strict and name == 'data_root'
+                    and not isinstance(top.get(name), str)):
+                # No top-level data_root: each data set fills it with its
+                # own folder when it reads the path (LoadImagePair's cache).
+                return match.group(0)
+            return value_of(name, where, busy)
+
+        return PLACEHOLDER.sub(one, text)
 
     changes: List[Tuple[str, str, str]] = []
 
@@ -80,8 +93,10 @@ def fill_placeholders(cfg) -> List[Tuple[str, str, str]]:
         if isinstance(node, str):
             if not has_placeholder(node):
                 return node
-            new = fill(node, scope, _where(path))
-            changes.append((_where(path), node, new))
+            new = fill(node, scope, _where(path),
+                       strict=path[-1] == 'data_root')
+            if new != node:
+                changes.append((_where(path), node, new))
             return new
         if isinstance(node, dict):
             own = node.get('data_root')

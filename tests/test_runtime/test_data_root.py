@@ -334,6 +334,25 @@ def test_placeholders_are_filled_from_the_final_values():
         apply_data_root(cfg)
 
 
+def test_without_a_top_level_data_root_each_data_set_keeps_its_own():
+    """Loaders that name their own folders, no top-level data_root: a
+    pipeline variable's {data_root} is left for each data set to fill; a
+    data set's own data_root='{data_root}' is still an error."""
+    from mmidc.utils.config_placeholders import fill_placeholders
+    load = dict(type='LoadImagePair', cache_dir='{data_root}/cache_8x8')
+    cfg = Config(dict(pipeline=[load], train_dataloader=dict(dataset=dict(
+        data_root='data/a', pipeline=[load]))))
+    fill_placeholders(cfg)
+    assert cfg.pipeline[0].cache_dir == '{data_root}/cache_8x8'
+    assert cfg.train_dataloader.dataset.pipeline[0].cache_dir == \
+        'data/a/cache_8x8'
+    cfg = Config(dict(train_dataloader=dict(dataset=dict(
+        data_root='{data_root}'))))
+    with pytest.raises(ValueError, match=r'train_dataloader\.dataset\.'
+                       r'data_root: the placeholder \{data_root\}'):
+        fill_placeholders(cfg)
+
+
 def test_a_data_set_refuses_an_unfilled_placeholder():
     """Runner.from_cfg on a shipped config without apply_data_root."""
     from mmidc.datasets import ImagePairDataset
