@@ -1,31 +1,15 @@
 # LEVIR-MCI (Liu et al. 2024): LEVIR-CC's pairs and captions
 # (LevirCCcaptions.json, images/{split}/{A,B}/) with change masks in
 # images/{split}/label/, read by LEVIRMCIDataset (each pair carries its
-# mask_path; docs/datasets.md).
-_base_ = ['./image_pair.py']
+# mask_path; docs/datasets.md). Loaders and scoring are LEVIR-CC's
+# (./levir_cc.py), with LEVIR-MCI's reader and no-change sentences.
+_base_ = ['./levir_cc.py']
 data_root = 'data/levir_mci'
 
-train_dataloader = dict(dataset=dict(
-    _delete_=True, type='LEVIRMCIDataset', data_root='{data_root}',
-    split='train', pipeline=_base_.train_pipeline))
-val_dataloader = dict(dataset=dict(
-    _delete_=True, type='LEVIRMCIDataset', data_root='{data_root}',
-    split='val', pipeline=_base_.test_pipeline))
-test_dataloader = dict(dataset=dict(
-    _delete_=True, type='LEVIRMCIDataset', data_root='{data_root}',
-    split='test', pipeline=_base_.test_pipeline))
-# Scored under both remote-sensing protocols (docs/evaluation.md), with S*m,
-# the change / no-change subsets and the no-change decision accuracy:
-# CCExpert's rs_words (lowercase, "." removed, split on whitespace) gives the
-# unprefixed keys (CIDEr, S_m, decision_acc, ...: save_best reads its CIDEr);
-# the RSICC lineage's rs_ids (RSICC, Chg2Cap, Change3D: the ids of the words
-# seen more than 5 times among the tokens of every split of
-# LevirCCcaptions.json, read without images, as RSICC's
-# create_input_files.py counts them) gives the rs_ids/ keys (rs_ids/CIDEr...).
+train_dataloader = dict(dataset=dict(type='LEVIRMCIDataset'))
+val_dataloader = dict(dataset=dict(type='LEVIRMCIDataset'))
+test_dataloader = dict(dataset=dict(type='LEVIRMCIDataset'))
 val_evaluator = dict(
-    type='IDCMetric', tokenizer='rs_words', no_change_sentences='levir_mci',
-    extra_protocols=dict(rs_ids=dict(
-        type='RSIdsProtocol', min_word_freq=5, word_freq_rule='>',
-        vocab_ann_file='{data_root}/LevirCCcaptions.json',
-        vocab_field='tokens', no_change_sentences='levir_mci')))
+    no_change_sentences='levir_mci',
+    extra_protocols=dict(rs_ids=dict(no_change_sentences='levir_mci')))
 test_evaluator = val_evaluator
