@@ -6,7 +6,6 @@ A *record* is one pair: ``{'pair_id', 'prediction', 'references',
 'change_type'}``, the same layout as the predictions JSON the metric writes.
 """
 import logging
-import os
 import time
 from collections import OrderedDict
 from typing import Dict, List, Optional, Sequence, Union
@@ -22,9 +21,9 @@ from mmidc.evaluation.protocols import (SHORTHANDS, ScoringProtocol,
 from mmidc.evaluation.protocols.base_protocol import \
     check_no_change_sentences
 from mmidc.evaluation.protocols.rs_vocab import RSWordVocab
+from mmidc.text.no_change import no_change_set, normalize_sentence
 from .coco_caption_java import JavaMeteor, shared_meteor
-from .java import INSTALL_HINT, find_java, require_java
-from .rs_protocols import no_change_decisions
+from .java import find_java, require_java
 
 METRIC_GROUPS = ('Bleu', 'METEOR', 'ROUGE_L', 'CIDEr')
 #: The metrics that need no Java (with the Python tokenizer).
@@ -33,7 +32,6 @@ JAVA_FREE_METRICS = ('Bleu', 'ROUGE_L', 'CIDEr')
 #: (``'auto'``, ``'ptb'``, ``'python'``) and the remote-sensing ones
 #: (:mod:`mmidc.evaluation.protocols`).
 TOKENIZERS = ('auto', *SHORTHANDS)
-RS_TOKENIZERS = ('rs_words', 'rs_ids')
 #: The metrics whose mean is S*m (key ``S_m``), as remote-sensing papers
 #: report it.
 S_M_METRICS = ('Bleu_4', 'METEOR', 'ROUGE_L', 'CIDEr')
@@ -186,8 +184,8 @@ class CaptionScorer:
             (no Java; the same tokens on CLEVR-Change-style text, see
             docs/evaluation.md); ``'auto'`` (default): PTB when Java is
             found, the Python tokenizer otherwise (logged); ``'rs_words'``
-            and ``'rs_ids'``: the remote-sensing protocols
-            (:mod:`.rs_protocols`; no PTB tokenizer, no Java but METEOR's).
+            and ``'rs_ids'``: the remote-sensing protocols (no PTB
+            tokenizer, no Java but METEOR's).
         vocab (RSWordVocab, optional): The word vocabulary of
             ``'rs_ids'`` (may be set on :attr:`vocab` before scoring).
         no_change_sentences (str | Sequence[str], optional): Score the
@@ -267,18 +265,12 @@ class CaptionScorer:
         self.metrics = tuple(m for m in METRIC_GROUPS if m in metrics)
         self.java = None
         if 'METEOR' in self.metrics:
-            if find_java(java) is None:
-                wanted = java or os.environ.get('MMIDC_JAVA') or 'java'
-                raise RuntimeError(
-                    f'METEOR needs a Java runtime, but the java binary '
-                    f'{wanted!r} was not found or is not executable. '
-                    f'{INSTALL_HINT} Or score BLEU, ROUGE-L and CIDEr '
-                    f'without Java: java=False (e.g. --cfg-options '
-                    f'val_evaluator.java=False test_evaluator.java=False; '
-                    f'where a config lists several evaluators, index them: '
-                    f'val_evaluator.0.java=False) or '
-                    f'metrics={JAVA_FREE_METRICS!r}; docs/evaluation.md.')
-            self.java = find_java(java)
+            self.java = require_java(java, 'METEOR', hint=(
+                ' Or score BLEU, ROUGE-L and CIDEr without Java: java=False '
+                '(e.g. --cfg-options val_evaluator.java=False '
+                'test_evaluator.java=False; where a config lists several '
+                'evaluators, index them: val_evaluator.0.java=False) or '
+                f'metrics={JAVA_FREE_METRICS!r}; docs/evaluation.md.'))
         if tokenizer == 'auto':
             tokenizer = build_protocol(
                 'ptb' if (self.java or find_java(java)) else 'python')
@@ -411,8 +403,7 @@ class CaptionScorer:
         ``<change subset>/decision_acc`` and ``<no-change
         subset>/decision_acc``: how often a no-change sentence is predicted
         exactly on the no-change pairs."""
-        shares = no_change_decisions(records, self.no_change_sentences,
-                                     NO_CHANGE_TYPE, UNKNOWN_TYPE)
+        shares = no_change_decisions(records, self.no_change_sentences)
         if shares is None:
             return
         results['decision_acc'] = shares['total']
@@ -439,6 +430,47 @@ class CaptionScorer:
         stats = meteor.segment_stats([res[pid][0] for pid in pair_ids],
                                      [gts[pid] for pid in pair_ids])
         return dict(zip(pair_ids, stats))
+
+
+def no_change_decisions(records: Sequence[dict], no_change: Sequence[str],
+                        no_change_type: str = NO_CHANGE_TYPE,
+                        unknown_type: str = UNKNOWN_TYPE
+                        ) -> Optional[Dict[str, float]]:
+    """How often a no-change sentence is predicted exactly on the no-change
+    pairs, x100: ``'change'`` (change pairs predicted with another
+    sentence), ``'no_change'`` (no-change pairs predicted with a no-change
+    sentence) and ``'total'`` (both); a share is left out when its pairs are
+    missing. Pairs of type ``unknown_type`` are not counted; None when no
+    pair has a type. The remote-sensing papers (RSICC, Chg2Cap, CCExpert)
+    report it with their data set's no-change sentences.
+
+    Args:
+        records (Sequence[dict]): ``pair_id``, ``prediction``,
+            ``change_type``.
+        no_change (str | Sequence[str]): The no-change sentences, or a data
+            set's name (:mod:`mmidc.text.no_change`), compared after
+            :func:`mmidc.text.no_change.normalize_sentence`.
+        no_change_type (str): The type of a no-change pair.
+        unknown_type (str): The type of a pair whose change is unknown.
+    """
+    right = {'change': [], 'no_change': []}
+    sentences = no_change_set(no_change)
+    for rec in records:
+        ctype = rec.get('change_type') or unknown_type
+        if ctype == unknown_type:
+            continue
+        said = normalize_sentence(rec['prediction']) in sentences
+        if ctype == no_change_type:
+            right['no_change'].append(said)
+        else:
+            right['change'].append(not said)
+    every = right['change'] + right['no_change']
+    if not every:
+        return None
+    shares = {key: 100. * sum(values) / len(values)
+              for key, values in right.items() if values}
+    shares['total'] = 100. * sum(every) / len(every)
+    return shares
 
 
 def warn_empty_references(gts: Dict[object, List[str]],

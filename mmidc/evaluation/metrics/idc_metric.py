@@ -11,11 +11,11 @@ from mmengine.logging import MMLogger, print_log
 from mmengine.structures import BaseDataElement
 
 from mmidc.evaluation.protocols import ScoringProtocol, build_protocol
+from mmidc.evaluation.protocols.rs_vocab import RSWordVocab
 from mmidc.registry import METRICS
 from .caption_scorer import (MIN_CIDER_PAIRS, CaptionScorer,
                              format_score_table, small_cider_subsets,
                              subset_counts)
-from .rs_protocols import RSWordVocab
 
 
 def current_log_dir() -> Optional[str]:
@@ -134,7 +134,6 @@ class IDCMetric(BaseMetric):
             the prefix is not set).
     """
 
-    # No prefix: the documented result keys (CIDEr, rsum, ...) unchanged.
     default_prefix = ''
 
     def __init__(self,

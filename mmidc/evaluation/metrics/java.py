@@ -36,13 +36,15 @@ def java_version(java: Optional[str] = None) -> Optional[str]:
     return lines[0] if out.returncode == 0 and lines else None
 
 
-def require_java(java: Optional[str] = None, needed_by: str = 'mmidc') -> str:
+def require_java(java: Optional[str] = None, needed_by: str = 'mmidc',
+                 hint: str = '') -> str:
     """Return the java binary to use or raise a clear error naming it.
 
     Args:
         java (str, optional): Explicit path or name of the binary. See
             :func:`find_java` for the fallbacks.
         needed_by (str): Who needs Java, for the error message.
+        hint (str): Appended to the error message.
 
     Raises:
         RuntimeError: If no runnable binary is found.
@@ -52,5 +54,6 @@ def require_java(java: Optional[str] = None, needed_by: str = 'mmidc') -> str:
         wanted = java or os.environ.get('MMIDC_JAVA') or 'java'
         raise RuntimeError(
             f'{needed_by} needs a Java runtime, but the java binary '
-            f'{wanted!r} was not found or is not executable. {INSTALL_HINT}')
+            f'{wanted!r} was not found or is not executable. {INSTALL_HINT}'
+            + hint)
     return path

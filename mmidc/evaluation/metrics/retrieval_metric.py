@@ -173,7 +173,6 @@ class RetrievalMetric(BaseMetric):
             the prefix is not set).
     """
 
-    # No prefix: the documented result keys (CIDEr, rsum, ...) unchanged.
     default_prefix = ''
 
     def __init__(self,

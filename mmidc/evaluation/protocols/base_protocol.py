@@ -72,16 +72,6 @@ class ScoringProtocol:
         res = {r['pair_id']: [self.encode(r['prediction'])] for r in records}
         return gts, res
 
-    def is_no_change(self, sentence: str) -> bool:
-        """Whether ``sentence`` is one of the no-change sentences (compared
-        after :func:`mmidc.text.no_change.normalize_sentence`)."""
-        if self.no_change_sentences is None:
-            return False
-        if not hasattr(self, '_no_change_set'):
-            self._no_change_set = frozenset(
-                normalize_sentence(s) for s in self.no_change_sentences)
-        return normalize_sentence(sentence) in self._no_change_set
-
     def __repr__(self) -> str:
         return f'{type(self).__name__}({self.name!r})'
 

@@ -1,6 +1,5 @@
 """The words of the remote-sensing protocols and the word vocabulary of
-``'rs_ids'`` (RSICC, Chg2Cap, Change3D), shared by the protocol components
-and :mod:`mmidc.evaluation.metrics.rs_protocols`."""
+``'rs_ids'`` (RSICC, Chg2Cap, Change3D)."""
 from collections import Counter
 from typing import Dict, Iterable, List
 

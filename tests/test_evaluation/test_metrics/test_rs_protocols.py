@@ -9,11 +9,11 @@ from pycocoevalcap.rouge.rouge import Rouge
 from mmidc.evaluation.metrics import CaptionScorer, IDCMetric
 from mmidc.evaluation.metrics.caption_scorer import (change_type_subsets,
                                                      format_score_table,
+                                                     no_change_decisions,
                                                      subset_counts)
 from mmidc.evaluation.metrics.java import find_java
-from mmidc.evaluation.metrics.rs_protocols import (RSWordVocab,
-                                                   no_change_decisions,
-                                                   rs_id_words, rs_words)
+from mmidc.evaluation.protocols.rs_vocab import (RSWordVocab, rs_id_words,
+                                                 rs_words)
 from tests.helpers.coco_reference import (close_reference_meteor,
                                           reference_meteor)
 

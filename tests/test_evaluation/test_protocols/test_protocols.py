@@ -60,8 +60,7 @@ def test_no_change_sentences_are_the_data_sets():
     assert RSWordsProtocol(no_change_sentences=None).no_change_sentences \
         is None
     protocol = RSWordsProtocol(no_change_sentences=['Nothing has changed.'])
-    assert protocol.is_no_change('nothing has changed')
-    assert not protocol.is_no_change('there is no difference')
+    assert protocol.no_change_sentences == ('Nothing has changed.', )
     with pytest.raises(ValueError, match="no_change_sentences.*'no_set'"):
         RSWordsProtocol(no_change_sentences='no_set')
     # the metric's decision follows the protocol's sentences
