@@ -240,8 +240,7 @@ def format_test_report(title: str, scores: dict, records: list,
     their references."""
     from mmidc.evaluation.metrics.caption_scorer import (format_score_table,
                                                          subset_counts)
-    from mmidc.evaluation.metrics.caption_truth import (format_truth_table,
-                                                        subset_sizes)
+    from mmidc.evaluation.metrics.caption_truth import format_truth_table
     caption_scores = {k: v for k, v in scores.items()
                       if not k.startswith('truth/')}
     truth = {k[len('truth/'):]: v for k, v in scores.items()
@@ -252,7 +251,7 @@ def format_test_report(title: str, scores: dict, records: list,
         format_score_table(caption_scores, subset_counts(records)), '',
         f'{title}, caption truth (% of captions true of the scene graph; '
         'right type / object / new value: the partial checks):',
-        format_truth_table(truth, subset_sizes(records))]
+        format_truth_table(truth, subset_counts(records))]
     if show:
         lines += ['', f'A few pairs (all {len(records)} in {preds_file}):']
     by_type = {}

@@ -34,9 +34,10 @@ import sys
 from collections import Counter
 from statistics import mean
 
+from mmidc.evaluation.metrics.caption_scorer import subset_counts
 from mmidc.evaluation.metrics.caption_truth import (format_object_word_table,
                                                     format_truth_table,
-                                                    subset_sizes, truth_scores)
+                                                    truth_scores)
 from mmidc.synthetic.caption_grading import (grade_records, load_scene_graph,
                                              object_word_rows)
 from mmidc.synthetic.properties import WORD_TO_COLOR, WORD_TO_MATERIAL
@@ -203,7 +204,7 @@ def check_file(path: str, data_root: str, show: int,
     scores = truth_scores(records, verdicts)
     print(f'Caption truth of {path}{" (its references)" if references else ""}'
           ' (% of captions):')
-    print(format_truth_table(scores, subset_sizes(records)))
+    print(format_truth_table(scores, subset_counts(records)))
     print('The last word of colour and material change captions (captions):')
     print(value_word_table(records))
     roles = object_value_counts(records, verdicts, data_root)

@@ -539,12 +539,15 @@ def format_score_table(scores: Dict[str, float],
                         ('*' if subset in small else ''))
         line += [f'{row[c]:.2f}' if c in row else '-' for c in columns]
         lines.append(line)
-    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    table = '\n'.join('  '.join(cell.rjust(w) if i else cell.ljust(w)
-                                 for i, (cell, w) in enumerate(zip(line,
-                                                                   widths)))
-                       for line in lines)
-    return table + (small_cider_note() if small else '')
+    return plain_table(lines) + (small_cider_note() if small else '')
+
+
+def plain_table(lines: List[List[str]]) -> str:
+    """Rows of cells, the first column left-aligned, the rest right."""
+    widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
+    return '\n'.join('  '.join(cell.rjust(w) if i else cell.ljust(w)
+                               for i, (cell, w) in enumerate(zip(line, widths)))
+                     for line in lines)
 
 
 def small_cider_note() -> str:

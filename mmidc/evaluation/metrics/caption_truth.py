@@ -11,9 +11,9 @@ and material changes); a verdict is read by its attributes (``true``,
 ``right_type``, ``right_object``, ``right_value``).
 """
 from collections import OrderedDict
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Optional, Sequence
 
-from .caption_scorer import change_type_subsets
+from .caption_scorer import change_type_subsets, plain_table
 
 #: The partial checks, in report order (key infix, verdict attribute).
 PARTIAL_CHECKS = (('type', 'right_type'), ('object', 'right_object'),
@@ -45,17 +45,11 @@ def truth_scores(records: Sequence[dict],
     return scores
 
 
-def subset_sizes(records: Sequence[dict]) -> Dict[str, int]:
-    """Pairs in ``total`` and in each subset of :func:`truth_scores`."""
-    sizes = {'total': len(records)}
-    sizes.update({k: len(v) for k, v in change_type_subsets(records).items()})
-    return sizes
-
-
 def format_truth_table(scores: Dict[str, float],
                        sizes: Optional[Dict[str, int]] = None) -> str:
     """A plain-text table: a row per subset, the columns ``true`` and the
-    partial checks (``-`` where a check does not exist)."""
+    partial checks (``-`` where a check does not exist); ``sizes``:
+    :func:`~mmidc.evaluation.metrics.caption_scorer.subset_counts`."""
     rows = [k for k in scores if '/' not in k]
     header = ['subset'] + (['pairs'] if sizes else []) + [
         'true', 'right type', 'right object', 'right value']
@@ -67,15 +61,7 @@ def format_truth_table(scores: Dict[str, float],
             value = scores.get(f'{infix}/{row}')
             line.append('-' if value is None else f'{value:.1f}')
         lines.append(line)
-    return _plain_table(lines)
-
-
-def _plain_table(lines: List[List[str]]) -> str:
-    """Rows of cells, the first column left-aligned, the rest right."""
-    widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
-    return '\n'.join('  '.join(cell.rjust(w) if i else cell.ljust(w)
-                               for i, (cell, w) in enumerate(zip(line, widths)))
-                     for line in lines)
+    return plain_table(lines)
 
 
 def format_object_word_table(rows: Sequence[dict]) -> str:
@@ -90,4 +76,4 @@ def format_object_word_table(rows: Sequence[dict]) -> str:
             '-' if row['right'] is None else f'{row["right"]:.1f}',
             f'{row["chance"]:.1f}',
             '-' if most is None else f'{most[0]} ({most[1]:.1f})'])
-    return _plain_table(lines)
+    return plain_table(lines)

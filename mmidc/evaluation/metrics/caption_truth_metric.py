@@ -9,7 +9,8 @@ from mmengine.structures import BaseDataElement
 
 from mmidc.registry import METRICS
 from mmidc.synthetic.caption_grading import grade_records
-from .caption_truth import format_truth_table, subset_sizes, truth_scores
+from .caption_scorer import subset_counts
+from .caption_truth import format_truth_table, truth_scores
 
 
 @METRICS.register_module()
@@ -92,6 +93,6 @@ class CaptionTruthMetric(BaseMetric):
                              '(an empty list of pairs)')
         scores = truth_scores(records, grade_records(records, self.data_root))
         print_log('Caption truth (% of captions; true = entirely true):\n' +
-                  format_truth_table(scores, subset_sizes(records)),
+                  format_truth_table(scores, subset_counts(records)),
                   logger='current')
         return dict(scores)

@@ -2,9 +2,10 @@
 tables (the verdicts: test_synthetic/test_caption_grading.py)."""
 import pytest
 
+from mmidc.evaluation.metrics.caption_scorer import subset_counts
 from mmidc.evaluation.metrics.caption_truth import (format_object_word_table,
                                                     format_truth_table,
-                                                    subset_sizes, truth_scores)
+                                                    truth_scores)
 from mmidc.synthetic.caption_checker import CaptionVerdict
 from mmidc.synthetic.caption_grading import object_word_rows
 
@@ -21,8 +22,8 @@ def test_shares_and_table():
     assert (scores['color'], scores['distractor']) == (50.0, 100.0)
     assert scores['value/color'] == 50.0 and scores['object/semantic'] == 100.0
     assert 'object/total' not in scores  # no object for a no-change pair
-    assert subset_sizes(records) == dict(total=3, color=2, semantic=2, distractor=1)
-    table = format_truth_table(scores, subset_sizes(records)).splitlines()
+    assert subset_counts(records) == dict(total=3, color=2, semantic=2, distractor=1)
+    table = format_truth_table(scores, subset_counts(records)).splitlines()
     assert table[0].split() == ['subset', 'pairs', 'true', 'right', 'type', 'right',
                                 'object', 'right', 'value']
     assert table[1].split() == ['total', '3', '66.7', '100.0', '-', '-']
