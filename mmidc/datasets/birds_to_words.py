@@ -11,7 +11,7 @@ from urllib.parse import unquote, urlparse
 from mmengine.logging import print_log
 
 from mmidc.registry import DATASETS
-from .annotation_checks import read_text
+from .annotation_checks import has_words, read_text
 from .image_pair_dataset import ImagePairDataset
 
 #: The columns of ``birds-to-words-v1.0.tsv``, in order.
@@ -175,11 +175,6 @@ def missing_files(paths: Sequence[str]) -> set:
     return missing
 
 
-def is_blank_description(description: str) -> bool:
-    """Empty, or only spaces and punctuation (no letter or digit)."""
-    return not any(ch.isalnum() for ch in description)
-
-
 @DATASETS.register_module()
 class BirdsToWordsDataset(ImagePairDataset):
     """Birds-to-Words: pairs of bird photos with paragraphs comparing them.
@@ -242,8 +237,6 @@ class BirdsToWordsDataset(ImagePairDataset):
         **kwargs: Other arguments of :class:`ImagePairDataset`.
     """
 
-    SPLITS = ('train', 'val', 'test')
-
     def __init__(self,
                  data_root: str,
                  split: str = 'train',
@@ -252,14 +245,11 @@ class BirdsToWordsDataset(ImagePairDataset):
                  image_name: str = DEFAULT_IMAGE_NAME,
                  skip_missing_images: bool = False,
                  **kwargs):
-        if split not in self.SPLITS:
-            raise ValueError(f'BirdsToWordsDataset: unknown split "{split}"; '
-                             f'valid splits: {", ".join(self.SPLITS)}')
+        self.set_split(split)
         try:
             check_image_name(image_name)
         except ValueError as e:
             raise ValueError(f'BirdsToWordsDataset: {e}') from None
-        self.split = split
         self.image_name = image_name
         self.skip_missing_images = skip_missing_images
         super().__init__(ann_file=ann_file, data_root=data_root,
@@ -290,10 +280,6 @@ class BirdsToWordsDataset(ImagePairDataset):
                 rows.append((line_no, dict(zip(BIRDS_TO_WORDS_COLUMNS, fields))))
         return rows
 
-    def image_file(self, url: str) -> str:
-        """The file name of an image URL under the image folder."""
-        return image_file_name(url, self.image_name)
-
     def parse_annotations(self) -> List[dict]:
         rows = self.read_rows()
         # URL -> file, over every split: a clash anywhere is an error
@@ -317,7 +303,7 @@ class BirdsToWordsDataset(ImagePairDataset):
                     f'{pair["line"]} ({key[0]}, {key[1]}) in split '
                     f'"{row["split"]}", that line in "{pair["split"]}"')
             description = row['description'].strip()
-            if is_blank_description(description):
+            if not has_words(description):
                 num_empty += 1
                 continue
             try:

@@ -97,7 +97,6 @@ class KarpathyChangeCaptionDataset(ImagePairDataset):
             (``pipeline``, ``lazy_init``, ``verify_images``, ...).
     """
 
-    SPLITS = ('train', 'val', 'test')
     #: ``change_type`` of the no-change pairs: the no-change type the
     #: metrics, samplers and IDC-PCL read.
     NO_CHANGE_TYPE = 'none'
@@ -124,9 +123,7 @@ class KarpathyChangeCaptionDataset(ImagePairDataset):
                  with_no_change: bool = True,
                  **kwargs):
         name = type(self).__name__
-        if split not in self.SPLITS:
-            raise ValueError(f'{name}: unknown split "{split}"; valid '
-                             f'splits: {", ".join(self.SPLITS)}')
+        self.set_split(split)
         if no_change_sentences is None:
             no_change_sentences = self.NO_CHANGE_NAME
         try:
@@ -141,7 +138,6 @@ class KarpathyChangeCaptionDataset(ImagePairDataset):
             raise ValueError(f'{name}: mixed_pairs must be one of '
                              f'{", ".join(self.MIXED_PAIRS)}, got '
                              f'{mixed_pairs!r:.60}')
-        self.split = split
         self.split_key = split_key
         values = dict(train=('train', 'restval'), val=('val', ),
                       test=('test', ))

@@ -53,18 +53,13 @@ class CLEVRChangeDataset(ImagePairDataset):
             (``pipeline``, ``lazy_init``, ``verify_images``, ...).
     """
 
-    SPLITS = ('train', 'val', 'test')
-
     def __init__(self,
                  data_root: str,
                  split: str = 'train',
                  with_no_change: bool = True,
                  with_distractor_path: bool = False,
                  **kwargs):
-        if split not in self.SPLITS:
-            raise ValueError(f'CLEVRChangeDataset: unknown split "{split}"; '
-                             f'valid splits: {", ".join(self.SPLITS)}')
-        self.split = split
+        self.set_split(split)
         self.with_no_change = with_no_change
         self.with_distractor_path = with_distractor_path
         super().__init__(ann_file='splits.json', data_root=data_root,

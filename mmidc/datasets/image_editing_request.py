@@ -44,11 +44,7 @@ class ImageEditingRequestDataset(ImagePairDataset):
                  data_prefix: Optional[dict] = None,
                  **kwargs):
         split = self.ALIASES.get(split, split)
-        if split not in self.SPLITS:
-            raise ValueError(
-                f'ImageEditingRequestDataset: unknown split "{split}"; '
-                f'valid splits: {", ".join(self.SPLITS)} (or "val")')
-        self.split = split
+        self.set_split(split, hint=' (or "val")')
         super().__init__(
             ann_file=f'{split}.json',
             data_root=data_root,

@@ -62,23 +62,18 @@ class SpotTheDiffDataset(ImagePairDataset):
         **kwargs: Other arguments of :class:`ImagePairDataset`.
     """
 
-    SPLITS = ('train', 'val', 'test')
-
     def __init__(self,
                  data_root: str,
                  split: str = 'train',
                  keep_empty_sentences: Optional[bool] = None,
                  **kwargs):
-        if split not in self.SPLITS:
-            raise ValueError(f'SpotTheDiffDataset: unknown split "{split}"; '
-                             f'valid splits: {", ".join(self.SPLITS)}')
+        self.set_split(split)
         if keep_empty_sentences is None:
             keep_empty_sentences = split != 'train'
         if not isinstance(keep_empty_sentences, bool):
             raise ValueError('SpotTheDiffDataset: keep_empty_sentences must '
                              'be True, False or None, got '
                              f'{keep_empty_sentences!r}')
-        self.split = split
         self.keep_empty_sentences = keep_empty_sentences
         super().__init__(
             ann_file=osp.join('annotations', f'{split}.json'),
