@@ -2,7 +2,7 @@
 checking, batching, and the pair encoder's attention maps."""
 import logging
 import os
-from typing import Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import torch
@@ -41,7 +41,13 @@ def resolve_worker_type(worker_type: str) -> str:
 
 
 class BasePairInferencer(BaseInferencer):
-    """Base of the image-pair inferencers (MMPretrain's inferencer workflow).
+    """Base of the image-pair inferencers, in MMPretrain's inferencer flow:
+    :meth:`preprocess` (a ``DataLoader`` of batches of pairs), :meth:`forward`
+    (the model on one batch), :meth:`postprocess` (result dicts), chained
+    by :meth:`stream`, which every caller goes through. A subclass gives
+    ``_predict(data, **forward_kwargs)`` (the model's data samples of a
+    :meth:`batch_inputs` batch) and ``to_result(data_sample)`` (a result's
+    fields).
 
     Args:
         config (str | Config | dict): model config (path or object). The
@@ -67,6 +73,9 @@ class BasePairInferencer(BaseInferencer):
             ``LoadImagePair.value_range`` (``'full'`` where it sets none),
             so that inference reads images as training did.
     """
+
+    preprocess_kwargs = {'pair_ids', 'workers', 'prefetch', 'worker_type',
+                         'resize_on_device'}
 
     def __init__(self,
                  config: ConfigType,
@@ -115,66 +124,48 @@ class BasePairInferencer(BaseInferencer):
             self.pipeline if run_pipeline or self.input_size is None else None)
 
     # ------------------------------------------------------------ inputs
-    def prepare_pair(self,
-                     img1: ImageInput,
-                     img2: ImageInput,
-                     pair_id: Optional[str] = None,
-                     names: Optional[Sequence[str]] = None) -> dict:
-        """Load, check and pack one pair through the config's image
-        pipeline (Pillow's resize, as in training).
+    def prepare_pair(self, img1: ImageInput, img2: ImageInput,
+                     pair_id: Optional[str] = None) -> dict:
+        """One pair loaded, checked and packed through the config's image
+        pipeline (Pillow's resize, as in training): ``{'inputs': uint8
+        [2, 3, H, W], 'data_samples'}``. An unusable image raises its
+        :class:`ImageInputError` (:func:`load_rgb_image`)."""
+        return self.decoder(run_pipeline=True)(img1, img2, pair_id)
 
-        Args:
-            img1, img2: before / after image: path, PIL image or RGB array.
-            pair_id (str, optional): id carried in the data sample.
-            names (Sequence[str], optional): names of the images in
-                messages (default: the paths, or a description).
-
-        Returns:
-            dict: ``{'inputs': uint8 [2, 3, H, W], 'data_samples'}``.
-
-        Raises:
-            ImageInputError: see :func:`load_rgb_image` and
-                :func:`check_pair_sizes`; the message names the image.
-        """
-        return self.pipeline(self.decoder().load(img1, img2, pair_id, names))
-
-    @staticmethod
-    def _as_pairs(img1, img2) -> Tuple[List[Pair], bool]:
-        """``(img1, img2)`` or a list of pairs -> (pairs, was_single)."""
-        if img2 is not None:
-            return [(img1, img2)], True
-        if not isinstance(img1, (list, tuple)) or not all(
-                isinstance(p, (list, tuple)) and len(p) == 2 for p in img1):
+    def _inputs_to_list(self, inputs: Sequence[Pair]) -> List[Pair]:
+        """A list of ``(before, after)`` pairs, checked."""
+        if not isinstance(inputs, (list, tuple)) or not all(
+                isinstance(p, (list, tuple)) and len(p) == 2 for p in inputs):
             raise TypeError('give two images, or one list of (before, after) '
                             'pairs')
-        return [tuple(p) for p in img1], False
+        return [tuple(p) for p in inputs]
 
-    def pair_loader(self,
-                    pairs: Sequence[Pair],
-                    batch_size: int = 1,
-                    pair_ids: Optional[Sequence] = None,
-                    workers: Optional[int] = None,
-                    prefetch: int = 2,
-                    worker_type: str = 'auto',
-                    resize_on_device: Optional[bool] = None) -> DataLoader:
+    def preprocess(self,
+                   inputs: Sequence[Pair],
+                   batch_size: int = 1,
+                   pair_ids: Optional[Sequence] = None,
+                   workers: Optional[int] = None,
+                   prefetch: int = 2,
+                   worker_type: str = 'auto',
+                   resize_on_device: Optional[bool] = None) -> DataLoader:
         """A ``DataLoader`` of :class:`~mmidc.apis.pair_loader.PairBatch`
-        es, ``batch_size`` pairs each, in input order.
+        es, ``batch_size`` pairs each, in input order: each batch is one
+        :meth:`forward`'s input.
 
         ``workers`` processes decode and check the images into ``uint8``
         arrays, up to ``prefetch`` batches each ahead of the model, and
         stack each batch into one array per image size; the model's process
         resizes and normalises the batch on the model's device
-        (:meth:`batch_inputs`). On the CPU the workers resize each pair
-        with the config's pipeline instead (Pillow on 8-bit images is
-        several times faster there than a float resize in torch). A pair that cannot be used is an entry of
-        the batch's ``errors`` (usually an :class:`ImageInputError`; any
-        ``Exception``, so that one pair never stops a batch).
+        (:meth:`batch_inputs`); on the CPU the workers resize each pair
+        with the config's pipeline instead. A pair that cannot be used is
+        an entry of the batch's ``errors`` (any ``Exception``: one pair
+        never stops a batch).
 
         Args:
-            pairs (Sequence[tuple]): ``(before, after)`` images.
+            inputs (Sequence[tuple]): ``(before, after)`` images.
             batch_size (int): pairs per batch.
             pair_ids (Sequence, optional): ids carried in the data samples
-                (default: the pairs' positions).
+                and results (default: the pairs' positions).
             workers (int, optional): decoding processes. Defaults to the
                 number of cores, at most 16; 0 decodes in this process.
             prefetch (int): batches each worker decodes ahead. Defaults to 2.
@@ -187,7 +178,7 @@ class BasePairInferencer(BaseInferencer):
         if batch_size < 1:
             raise ValueError(f'batch_size must be >= 1, got {batch_size}')
         resolve_worker_type(worker_type)
-        pairs = list(pairs)
+        pairs = self._inputs_to_list(inputs)
         ids = list(pair_ids) if pair_ids is not None else list(range(len(pairs)))
         if workers is None:
             workers = min(16, os.cpu_count() or 1)
@@ -207,23 +198,76 @@ class BasePairInferencer(BaseInferencer):
         resized on the model's device."""
         samples = [DataSample(metainfo={k: meta[k] for k in self.meta_keys
                                         if k in meta}) for meta in batch.metas]
-        if self.input_size is not None:
+        if self.input_size is not None and 'img_shape' in self.meta_keys:
             for sample in samples:
-                if 'img_shape' in self.meta_keys:
-                    sample.set_metainfo(dict(img_shape=self.input_size))
+                sample.set_metainfo(dict(img_shape=self.input_size))
         inputs = batch_to_inputs(batch, self.input_size, self.device)
         return self.model.data_preprocessor(
             dict(inputs=inputs, data_samples=samples), False)
 
-    def iter_batches(self, pairs: Sequence[Pair],
-                     batch_size: int = 1) -> Iterator[dict]:
-        """:meth:`batch_inputs` of each batch of ``pairs``; an unusable
-        image raises its :class:`ImageInputError`."""
-        for batch in self.pair_loader(pairs, batch_size, workers=0):
-            for index in batch.indices:
-                if index in batch.errors:
-                    raise batch.errors[index]
-            yield self.batch_inputs(batch)
+    # ------------------------------------------------------------ the flow
+    @torch.no_grad()
+    def forward(self, batch: PairBatch, **kwargs) -> List[DataSample]:
+        """The model on one :meth:`preprocess` batch: one data sample per
+        pair, in the batch's order, with the pair's ``pair_id`` (and
+        ``img1`` / ``img2``) in its metainfo, and the model's prediction
+        (:meth:`_predict`) or, for a pair that could not be used, its
+        ``error``."""
+        preds = iter(self._predict(self.batch_inputs(batch), **kwargs)
+                     if batch.metas else ())
+        samples = [DataSample() if i in batch.errors else next(preds)
+                   for i in batch.indices]
+        for sample, index, fields in zip(samples, batch.indices, batch.fields):
+            sample.set_metainfo(fields)
+            if index in batch.errors:  # set, not copied: any exception
+                sample.set_field(batch.errors[index], 'error', field_type='metainfo')
+        return samples
+
+    def postprocess(self, preds: List[DataSample], visualization=None,
+                    return_datasamples: bool = False) -> List[Dict]:
+        """One result per data sample of :meth:`forward`: the pair's
+        ``pair_id`` (and ``img1`` / ``img2``), then :meth:`to_result`, or
+        ``error`` (the exception) for a pair that could not be used. The
+        data samples themselves if ``return_datasamples``."""
+        if return_datasamples:
+            return preds
+        results = []
+        for sample in preds:
+            result = {k: sample.metainfo[k] for k in ('pair_id', 'img1', 'img2')
+                      if k in sample.metainfo}
+            if 'error' in sample:
+                result['error'] = sample.error
+            else:
+                result.update(self.to_result(sample))
+            results.append(result)
+        return results
+
+    def stream(self, pairs: Sequence[Pair], batch_size: int = 1,
+               **kwargs) -> Iterator[List[Dict]]:
+        """Results batch by batch, as each batch finishes: :meth:`preprocess`
+        (the next batches' images are decoded by worker processes while the
+        model runs on this one), :meth:`forward`, :meth:`postprocess`. A pair
+        that cannot be used has its ``error`` in its result; the others go
+        on. ``kwargs``: those of :meth:`preprocess` (``pair_ids``,
+        ``workers``, ``prefetch``, ``worker_type``, ``resize_on_device``)
+        and of :meth:`forward` (the captioner's ``strategy``,
+        ``beam_size``), checked before the first batch."""
+        preprocess_kwargs, forward_kwargs, _, _ = self._dispatch_kwargs(**kwargs)
+        batches = self.preprocess(pairs, batch_size, **preprocess_kwargs)
+        return (self.postprocess(self.forward(batch, **forward_kwargs))
+                for batch in batches)
+
+    def _results(self, pairs: Sequence[Pair], batch_size: int = 1,
+                 **kwargs) -> List[Dict]:
+        """:meth:`stream`'s results in one list; a pair that cannot be used
+        raises its error (an unusable image: its :class:`ImageInputError`)."""
+        results = []
+        for batch in self.stream(pairs, batch_size, **kwargs):
+            for result in batch:
+                if 'error' in result:
+                    raise result['error']
+            results.extend(batch)
+        return results
 
     # ------------------------------------------------------------ attention
     @torch.no_grad()
@@ -260,7 +304,3 @@ class BasePairInferencer(BaseInferencer):
         before, after = maps['images']
         return self.visualizer.draw_pair_attention(
             before, after, maps, title, out_file)
-
-    def postprocess(self, preds, visualization=None,
-                    return_datasamples: bool = False, **kwargs):
-        return preds

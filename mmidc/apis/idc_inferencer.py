@@ -1,14 +1,13 @@
 """Caption the difference between two images of your own."""
 import os
-from typing import Dict, Iterator, List, Optional, Sequence, Union
+from typing import Dict, List, Optional, Sequence, Union
 
 import numpy as np
 import torch
-from mmengine.dataset import pseudo_collate
 
 from mmidc.text import clip_tokenizer
 from .base_pair_inferencer import BasePairInferencer, Pair
-from .image_loading import DEFAULT_MAX_PIXELS, ImageInput
+from .image_loading import ImageInput
 from .model_loading import ConfigType
 
 
@@ -31,16 +30,19 @@ class IDCInferencer(BasePairInferencer):
     ``score`` is the mean log-probability per generated token.
 
     Args:
-        config, checkpoint, device, max_pixels, aspect_tolerance,
-        cfg_options, value_range: see :class:`BasePairInferencer`.
+        config, checkpoint, device: see :class:`BasePairInferencer`.
         strategy (str, optional): ``'greedy'`` or ``'beam'``; default: the
             config's ``decode_cfg`` (greedy unless it says otherwise).
         beam_size (int, optional): beams for ``'beam'``; default: config's.
+        **kwargs: ``max_pixels``, ``aspect_tolerance``, ``cfg_options``,
+            ``value_range`` (keywords): see :class:`BasePairInferencer`.
 
     ``strategy`` and ``beam_size`` (here, or per call) are decoding options
     passed to the model's ``predict``; the model's ``decode_cfg`` is not
     changed.
     """
+
+    forward_kwargs = {'strategy', 'beam_size'}
 
     def __init__(self,
                  config: ConfigType,
@@ -48,12 +50,8 @@ class IDCInferencer(BasePairInferencer):
                  device: Optional[str] = None,
                  strategy: Optional[str] = None,
                  beam_size: Optional[int] = None,
-                 max_pixels: Optional[int] = DEFAULT_MAX_PIXELS,
-                 aspect_tolerance: Optional[float] = 0.25,
-                 cfg_options: Optional[dict] = None,
-                 value_range=None) -> None:
-        super().__init__(config, checkpoint, device, max_pixels,
-                         aspect_tolerance, cfg_options, value_range)
+                 **kwargs) -> None:
+        super().__init__(config, checkpoint, device, **kwargs)
         if not hasattr(self.model, 'decode_cfg'):
             raise TypeError(
                 f'{type(self.model).__name__} does not write captions: '
@@ -63,88 +61,30 @@ class IDCInferencer(BasePairInferencer):
         #: This inferencer's decoding options (``strategy``, ``beam_size``),
         #: given to the model's ``predict`` with each batch; the model's
         #: ``decode_cfg`` holds the rest and is never changed.
-        self.decode_options = self._decode_options(strategy, beam_size, {})
+        self.decode_options = {}
+        self.decode_options = self._dispatch_kwargs(
+            strategy=strategy, beam_size=beam_size)[1]
 
-    @staticmethod
-    def _decode_options(strategy: Optional[str], beam_size: Optional[int],
-                        defaults: dict) -> dict:
-        """``defaults`` with ``strategy`` and ``beam_size`` where given
-        (checked)."""
-        options = dict(defaults)
-        if strategy is not None:
-            if strategy not in ('greedy', 'beam'):
-                raise ValueError(f"strategy must be 'greedy' or 'beam', got "
-                                 f'{strategy!r}')
-            options['strategy'] = strategy
-        if beam_size is not None:
-            if beam_size < 1:
-                raise ValueError(f'beam_size must be >= 1, got {beam_size}')
-            options['beam_size'] = beam_size
-        return options
+    def _dispatch_kwargs(self, **kwargs):
+        """MMPretrain's dispatch, the decoding options (``strategy``,
+        ``beam_size``) checked once for a whole call and merged into
+        :attr:`decode_options`."""
+        pre, options, vis, post = super()._dispatch_kwargs(**kwargs)
+        options = {k: v for k, v in options.items() if v is not None}
+        if options.get('strategy', 'greedy') not in ('greedy', 'beam'):
+            raise ValueError(f"strategy must be 'greedy' or 'beam', got "
+                             f"{options['strategy']!r}")
+        if options.get('beam_size', 1) < 1:
+            raise ValueError(f"beam_size must be >= 1, got {options['beam_size']}")
+        return pre, dict(self.decode_options, **options), vis, post
 
-    @torch.no_grad()
-    def predict_samples(self, samples: Sequence[dict],
-                        strategy: Optional[str] = None,
-                        beam_size: Optional[int] = None) -> List:
-        """Caption prepared pairs (:meth:`prepare_pair`) as one batch;
-        returns the ``DataSample`` with ``pred_caption`` / ``pred_score``.
-        ``strategy`` and ``beam_size`` override :attr:`decode_options` for
-        this call (passed to the model's ``predict``)."""
-        options = self._decode_options(strategy, beam_size, self.decode_options)
-        data = self.model.data_preprocessor(pseudo_collate(list(samples)), False)
-        return self.model.predict(data['inputs'], data['data_samples'], **options)
+    def _predict(self, data: dict, **decode_options) -> List:
+        """The model's ``predict``: data samples with ``pred_caption`` and
+        ``pred_score``."""
+        return self.model.predict(data['inputs'], data['data_samples'],
+                                  **decode_options)
 
-    @torch.no_grad()
-    def caption_batch(self, batch, **options) -> List[Dict]:
-        """Results of one :meth:`pair_loader` batch, in its order: for each
-        pair, :meth:`to_result` of its caption, or ``{'error': Exception}``
-        for a pair that could not be used. ``options`` are checked decoding
-        options (:meth:`_decode_options`)."""
-        preds = []
-        if batch.metas:
-            data = self.batch_inputs(batch)
-            preds = self.model.predict(data['inputs'], data['data_samples'],
-                                       **options)
-        preds = iter(preds)
-        return [{'error': batch.errors[i]} if i in batch.errors
-                else self.to_result(next(preds)) for i in batch.indices]
-
-    def stream(self, pairs: Sequence[Pair], batch_size: int = 1,
-               strategy: Optional[str] = None,
-               beam_size: Optional[int] = None,
-               workers: Optional[int] = None,
-               worker_type: str = 'auto',
-               pair_ids: Optional[Sequence] = None) -> Iterator[List[Dict]]:
-        """Caption pairs batch by batch: yields a list of results per batch
-        (for progress bars over long lists), each with the pair's
-        ``pair_id`` (default: its position) and, where the pair was given
-        as paths, ``img1`` and ``img2``. The next batches' images are
-        decoded by ``workers`` processes while the model captions this one
-        (:meth:`pair_loader`); an unusable image raises its
-        :class:`ImageInputError`."""
-        options = self._decode_options(strategy, beam_size, self.decode_options)
-        pairs = list(pairs)
-        ids = list(pair_ids) if pair_ids is not None else list(range(len(pairs)))
-        for batch in self.pair_loader(pairs, max(1, batch_size), ids,
-                                      workers, worker_type=worker_type):
-            results = self.caption_batch(batch, **options)
-            for index, result in zip(batch.indices, results):
-                if 'error' in result:
-                    raise result['error']
-                result.update(self.pair_fields(pairs[index], ids[index]))
-            yield results
-
-    @staticmethod
-    def pair_fields(pair: Pair, pair_id) -> Dict:
-        """``pair_id``, and ``img1`` / ``img2`` where the pair's images are
-        paths: what tells a result's pair in a list."""
-        fields = {'pair_id': pair_id}
-        if all(isinstance(p, (str, os.PathLike)) for p in pair):
-            fields.update(img1=str(pair[0]), img2=str(pair[1]))
-        return fields
-
-    @staticmethod
-    def to_result(data_sample) -> Dict:
+    def to_result(self, data_sample) -> Dict:
         """``{'caption': str, 'score': float}`` of a predicted data sample."""
         return {'caption': data_sample.pred_caption,
                 'score': float(data_sample.pred_score)}
@@ -153,45 +93,33 @@ class IDCInferencer(BasePairInferencer):
                  img1: Union[ImageInput, Sequence[Pair]],
                  img2: Optional[ImageInput] = None,
                  batch_size: int = 1,
-                 strategy: Optional[str] = None,
-                 beam_size: Optional[int] = None,
-                 workers: Optional[int] = None,
-                 worker_type: str = 'auto',
-                 pair_ids: Optional[Sequence] = None) -> Union[Dict, List[Dict]]:
-        """Caption one pair, or a list of ``(before, after)`` pairs.
+                 **kwargs) -> Union[Dict, List[Dict]]:
+        """Caption one pair, or a list of ``(before, after)`` pairs, through
+        :meth:`stream`.
 
         Args:
             img1: the before image, or a list of pairs (then no ``img2``).
             img2: the after image.
             batch_size (int): pairs per forward pass. Defaults to 1.
-            strategy (str, optional): ``'greedy'`` / ``'beam'`` for this call.
-            beam_size (int, optional): beams for this call.
-            workers (int, optional): image-decoding processes (see
-                :meth:`pair_loader`; default: the cores, at most 16, for a
-                list; one pair is decoded in this process).
-            worker_type (str): ``'auto'`` or ``'process'`` (see
-                :meth:`pair_loader`).
-            pair_ids (Sequence, optional): the ids of a list's pairs, given
-                back in their results (default: their positions).
+            **kwargs: ``strategy`` (``'greedy'`` / ``'beam'``) and
+                ``beam_size`` for this call; those of :meth:`preprocess`
+                (``pair_ids``: the ids given back in a list's results;
+                ``workers``: decoding processes for a list, one pair is
+                decoded in this process).
 
         Returns:
             dict | list[dict]: ``{'caption': str, 'score': float}`` for one
             pair; for a list, one result per pair, in order, with the
             pair's ``pair_id`` too, and ``img1`` / ``img2`` where the pair
             was given as two paths.
+
+        Raises:
+            ImageInputError: an unusable image, named.
         """
-        pairs, single = self._as_pairs(img1, img2)
-        if batch_size < 1:
-            raise ValueError(f'batch_size must be >= 1, got {batch_size}')
-        if single:
-            workers = 0
-        results = [r for batch in self.stream(pairs, batch_size, strategy,
-                                              beam_size, workers, worker_type,
-                                              pair_ids)
-                   for r in batch]
-        if single:
-            return {k: results[0][k] for k in ('caption', 'score')}
-        return results
+        if img2 is None:
+            return self._results(img1, batch_size, **kwargs)
+        (result, ) = self._results([(img1, img2)], **dict(kwargs, workers=0))
+        return {k: result[k] for k in ('caption', 'score')}
 
     @torch.no_grad()
     def score(self, pairs: Sequence[Pair], captions: Sequence[str],
@@ -210,13 +138,14 @@ class IDCInferencer(BasePairInferencer):
             captions (Sequence[str]): one caption per pair.
             batch_size (int): pairs per forward pass. Defaults to 8.
             workers (int, optional): image-decoding processes (see
-                :meth:`pair_loader`). Defaults to 0 (this process).
+                :meth:`preprocess`). Defaults to 0 (this process).
 
         Returns:
             list[dict]: per pair, ``sum_logprob`` (float, the caption's
             log-probability), ``mean_logprob`` (per token, as the ``score``
             of a generated caption), ``num_tokens`` (words and the end), and
-            the :meth:`pair_fields`.
+            the pair's ``pair_id`` (its position) and ``img1`` / ``img2``
+            (where given as paths).
 
         Raises:
             ValueError: as many captions as pairs are needed, non-empty
@@ -239,7 +168,7 @@ class IDCInferencer(BasePairInferencer):
                     f'start and end; the decoder takes at most {max_length}')
         tokens = tokens[:, :max_length]
         results = []
-        for batch in self.pair_loader(pairs, batch_size, workers=workers):
+        for batch in self.preprocess(pairs, batch_size, workers=workers):
             for index in batch.indices:
                 if index in batch.errors:
                     raise batch.errors[index]
@@ -247,12 +176,11 @@ class IDCInferencer(BasePairInferencer):
             batch_tokens = tokens[batch.indices].to(self.device)
             logprobs = self.model.score_captions(data['inputs'], batch_tokens)
             counts = (batch_tokens[:, 1:] != 0).sum(-1).tolist()
-            for index, row, count in zip(batch.indices, logprobs.cpu(), counts):
+            for fields, row, count in zip(batch.fields, logprobs.cpu(), counts):
                 total = float(row.sum())
                 results.append(dict(sum_logprob=total,
                                     mean_logprob=total / max(count, 1),
-                                    num_tokens=count,
-                                    **self.pair_fields(pairs[index], index)))
+                                    num_tokens=count, **fields))
         return results
 
     def visualize_attention(self,

@@ -1,6 +1,5 @@
 """Rank captions for a pair and pairs for a caption (adaptation-stage model)."""
-import os
-from typing import Dict, List, Optional, Sequence, Union
+from typing import Dict, List, Optional, Sequence
 
 import torch
 import torch.nn.functional as F
@@ -8,8 +7,7 @@ from torch import Tensor
 
 from mmidc.text import clip_tokenizer
 from .base_pair_inferencer import BasePairInferencer, Pair
-from .image_loading import DEFAULT_MAX_PIXELS, ImageInput
-from .model_loading import ConfigType
+from .image_loading import ImageInput
 from .pair_pipeline import context_length_of
 
 
@@ -32,23 +30,16 @@ class IDCRetrievalInferencer(BasePairInferencer):
         [{'index': 1, 'score': 0.37}, {'index': 0, 'score': 0.12}]
 
     Args:
-        config, checkpoint, device, max_pixels, aspect_tolerance,
-        cfg_options, value_range: see :class:`BasePairInferencer`.
-        context_length (int, optional): tokens per caption. Defaults to the
-            config's ``TokenizeCaptions.context_length`` (else 32).
+        *args, **kwargs: those of :class:`BasePairInferencer` (``config``,
+            ``checkpoint``, ``device``, ``max_pixels``, ...).
+        context_length (int, optional): tokens per caption (a keyword).
+            Defaults to the config's ``TokenizeCaptions.context_length``
+            (else 32).
     """
 
-    def __init__(self,
-                 config: ConfigType,
-                 checkpoint: Union[str, os.PathLike, None] = None,
-                 device: Optional[str] = None,
-                 max_pixels: Optional[int] = DEFAULT_MAX_PIXELS,
-                 aspect_tolerance: Optional[float] = 0.25,
-                 cfg_options: Optional[dict] = None,
-                 context_length: Optional[int] = None,
-                 value_range=None) -> None:
-        super().__init__(config, checkpoint, device, max_pixels,
-                         aspect_tolerance, cfg_options, value_range)
+    def __init__(self, *args, context_length: Optional[int] = None,
+                 **kwargs) -> None:
+        super().__init__(*args, **kwargs)
         if not hasattr(self.model, 'text_encoder'):
             raise TypeError(
                 f'{type(self.model).__name__} has no text encoder: retrieval '
@@ -58,14 +49,22 @@ class IDCRetrievalInferencer(BasePairInferencer):
         self._cached_texts: Optional[tuple] = None
         self._cached_embeddings: Optional[Tensor] = None
 
-    @torch.no_grad()
+    def _predict(self, data: dict) -> List:
+        """Data samples with the L2-normalised ``pair_embedding`` ``[D]``
+        (on CPU)."""
+        pairs, _ = self.model(data['inputs'], mode='tensor')  # [b, D]
+        for sample, pair in zip(data['data_samples'], pairs.float().cpu()):
+            sample.set_field(pair, 'pair_embedding')
+        return data['data_samples']
+
+    def to_result(self, data_sample) -> Dict:
+        """``{'embedding': Tensor [D]}`` of a data sample."""
+        return {'embedding': data_sample.pair_embedding}
+
     def encode_pairs(self, pairs: Sequence[Pair], batch_size: int = 8) -> Tensor:
         """L2-normalised pair embeddings ``[P, D]`` (on CPU)."""
-        embeddings = []
-        for data in self.iter_batches(list(pairs), batch_size):
-            pair_embeddings, _ = self.model(data['inputs'], mode='tensor')  # [b, D]
-            embeddings.append(pair_embeddings.float().cpu())
-        return torch.cat(embeddings)
+        results = self._results(pairs, batch_size, workers=0)
+        return torch.stack([r['embedding'] for r in results])
 
     @torch.no_grad()
     def encode_texts(self, sentences: Sequence[str], batch_size: int = 256) -> Tensor:

@@ -1,4 +1,5 @@
-"""Pairs to model inputs on a ``torch.utils.data.DataLoader``.
+"""Pairs to model inputs on a ``torch.utils.data.DataLoader`` (what the
+inferencers' ``preprocess`` returns).
 
 Workers decode and check the images (:class:`PairDecoder`, through
 :func:`load_rgb_image`, the decoder training uses) into RGB ``uint8`` arrays
@@ -8,6 +9,7 @@ model's device (:func:`resize_like_pil`) before the data preprocessor
 normalises it. A pair that cannot be used is an error of its batch, not an
 exception: the other pairs of the batch go on.
 """
+import os
 import pickle
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple, Union
@@ -27,6 +29,8 @@ class PairBatch:
 
     Attributes:
         indices (list[int]): the pairs' positions in the input list, in order.
+        fields (list[dict]): per pair, in order, what tells it in a result
+            (:func:`pair_fields`).
         errors (dict[int, Exception]): position -> why that pair cannot be
             used (usually an :class:`ImageInputError` naming the image).
         metas (list[dict]): the usable pairs' metainfo, in order.
@@ -38,6 +42,7 @@ class PairBatch:
             module cannot run on the device); ``images`` is then empty.
     """
     indices: List[int]
+    fields: List[dict] = field(default_factory=list)
     errors: Dict[int, Exception] = field(default_factory=dict)
     metas: List[dict] = field(default_factory=list)
     images: List[Tuple[List[int], torch.Tensor]] = field(default_factory=list)
@@ -100,9 +105,19 @@ class PairDecoder:
         return results if self.pipeline is None else self.pipeline(results)
 
 
+def pair_fields(pair: tuple, pair_id) -> dict:
+    """``pair_id``, and ``img1`` / ``img2`` where the pair's images are
+    paths: what tells a result's pair in a list."""
+    fields = {'pair_id': pair_id}
+    if all(isinstance(p, (str, os.PathLike)) for p in pair):
+        fields.update(img1=str(pair[0]), img2=str(pair[1]))
+    return fields
+
+
 class DecodedPairs(Dataset):
     """The pairs to caption, decoded by ``decoder``: item ``i`` is ``(i,
-    what the decoder returns)``, or ``(i, the exception)`` when it fails."""
+    pair_fields, what the decoder returns)``, or ``(i, pair_fields, the
+    exception)`` when it fails."""
 
     def __init__(self, pairs: Sequence[tuple], pair_ids: Sequence,
                  decoder: PairDecoder):
@@ -113,12 +128,12 @@ class DecodedPairs(Dataset):
     def __len__(self) -> int:
         return len(self.pairs)
 
-    def __getitem__(self, index: int) -> Tuple[int, Union[dict, Exception]]:
-        before, after = self.pairs[index]
+    def __getitem__(self, index: int) -> Tuple[int, dict, Union[dict, Exception]]:
+        pair, pair_id = self.pairs[index], self.pair_ids[index]
         try:
-            return index, self.decoder(before, after, self.pair_ids[index])
+            return index, pair_fields(pair, pair_id), self.decoder(*pair, pair_id)
         except Exception as err:  # noqa: B902 (one pair's failure)
-            return index, err
+            return index, pair_fields(pair, pair_id), err
 
 
 def _sendable(err: Exception) -> Exception:
@@ -131,14 +146,15 @@ def _sendable(err: Exception) -> Exception:
         return RuntimeError(f'{type(err).__name__}: {err}')
 
 
-def collate_pairs(items: Sequence[Tuple[int, Union[dict, Exception]]]) -> PairBatch:
+def collate_pairs(items: Sequence[Tuple[int, dict, Union[dict, Exception]]]) -> PairBatch:
     """``DecodedPairs`` items -> one :class:`PairBatch`: the images stacked
     into one ``uint8`` tensor per size (one for a batch of equal sizes), or
     the pipeline's packed ``inputs`` stacked."""
-    batch = PairBatch(indices=[index for index, _ in items])
+    batch = PairBatch(indices=[index for index, _, _ in items],
+                      fields=[fields for _, fields, _ in items])
     by_size: Dict[tuple, Tuple[List[int], List[np.ndarray]]] = {}
     packed = []
-    for index, item in items:
+    for index, _, item in items:
         if isinstance(item, Exception):
             batch.errors[index] = _sendable(item)
             continue

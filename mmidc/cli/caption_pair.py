@@ -121,38 +121,26 @@ def describe_error(err: Exception) -> str:
     return f'{type(err).__name__}: {err}'
 
 
-def caption_many(inferencer, pairs, out_file, batch_size, decode, workers=None,
+def caption_many(inferencer, pairs, out_file, batch_size, workers=None,
                  worker_type='auto'):
-    """Caption ``PairRecord`` s in batches; returns the number that failed.
-
-    ``workers`` processes decode the next batches' images while the model
-    captions the current one (``IDCInferencer.pair_loader``).
-    """
+    """Caption ``PairRecord`` s in batches (``IDCInferencer.stream``: worker
+    processes decode the next batches' images while the model captions the
+    current one); returns the number that failed."""
     failed = 0
     Path(out_file).parent.mkdir(parents=True, exist_ok=True)
-    options = inferencer._decode_options(decode.get('strategy'),
-                                         decode.get('beam_size'),
-                                         inferencer.decode_options)
-    batches = inferencer.pair_loader(
+    batches = inferencer.stream(
         [(p.img1, p.img2) for p in pairs], batch_size,
         pair_ids=[p.pair_id for p in pairs], workers=workers,
         worker_type=worker_type)
     with open(out_file, 'w', encoding='utf-8') as out, \
             tqdm(total=len(pairs), unit='pair', desc='captioning') as bar:
-        for batch in batches:
-            lines = []
-            for index, result in zip(batch.indices,
-                                     inferencer.caption_batch(batch, **options)):
-                pair = pairs[index]
-                record = dict(pair_id=pair.pair_id, img1=pair.img1, img2=pair.img2)
+        for results in batches:
+            for result in results:
                 if 'error' in result:
-                    record['error'] = describe_error(result['error'])
+                    result['error'] = describe_error(result['error'])
                     failed += 1
-                else:
-                    record.update(result)
-                lines.append(json.dumps(record) + '\n')
-            out.writelines(lines)
-            bar.update(len(batch.indices))
+            out.writelines(json.dumps(r) + '\n' for r in results)
+            bar.update(len(results))
     return failed
 
 
@@ -185,7 +173,7 @@ def main(argv=None):
         print(f'error: {err}', file=sys.stderr)
         return 2
     start = time.perf_counter()
-    failed = caption_many(inferencer, pairs, args.out, args.batch_size, {},
+    failed = caption_many(inferencer, pairs, args.out, args.batch_size,
                           args.workers, args.worker_type)
     seconds = time.perf_counter() - start
     print(f'{len(pairs) - failed} of {len(pairs)} pairs captioned in '

@@ -66,9 +66,9 @@ def random_captioner_checkpoint(config: str, data_root: str, out_file: str) -> s
 def model_rate(config: str, checkpoint: str, pairs_file: str, batch_size: int,
                device: str, repeats: int = 1) -> Dict:
     """Pairs/s of the model's own batched decoding: ``IDCInferencer``'s
-    ``caption_batch`` (resizing and normalising on the device, encoders,
-    greedy decoding, detokenising) on batches already decoded into memory
-    (``pair_loader`` without workers); and the
+    ``forward`` and ``postprocess`` (resizing and normalising on the device,
+    encoders, greedy decoding, detokenising) on batches already decoded into
+    memory (``preprocess`` without workers); and the
     milliseconds per pair of decoding and preparing the images in one
     thread (``prepare_ms``) and of the model (``model_ms``)."""
     from mmidc.apis import IDCInferencer
@@ -80,15 +80,15 @@ def model_rate(config: str, checkpoint: str, pairs_file: str, batch_size: int,
     for p in probe:
         inferencer.prepare_pair(p.img1, p.img2, p.pair_id)
     prepare_ms = (time.perf_counter() - start) / len(probe) * 1e3
-    batches = list(inferencer.pair_loader([(p.img1, p.img2) for p in pairs],
-                                          batch_size, workers=0))
-    inferencer.caption_batch(batches[0])  # warm-up
+    batches = list(inferencer.preprocess([(p.img1, p.img2) for p in pairs],
+                                         batch_size, workers=0))
+    inferencer.postprocess(inferencer.forward(batches[0]))  # warm-up
     synchronize(device)
     best = None
     for _ in range(repeats):
         start = time.perf_counter()
         for batch in batches:
-            inferencer.caption_batch(batch)
+            inferencer.postprocess(inferencer.forward(batch))
         synchronize(device)
         seconds = time.perf_counter() - start
         best = seconds if best is None else min(best, seconds)

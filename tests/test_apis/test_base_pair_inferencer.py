@@ -67,16 +67,16 @@ def _png_pairs(tmp_path, count=7):
 
 
 def test_loader_workers_keep_order_and_report_bad_pairs(captioner, tmp_path):
-    """pair_loader: worker processes decode ahead, batches come out in input
+    """preprocess: worker processes decode ahead, batches come out in input
     order, an unusable pair is an error of its batch (not an exception), each
     batch's images are one uint8 array, and the results equal decoding in
     this process; the workers fork after the model has run here."""
     captioner(*square_pair()[:2])  # this process's intra-op threads have run
     pairs = _png_pairs(tmp_path)
     pairs[4] = (pairs[4][0], str(tmp_path / 'missing.png'))
-    parallel = list(captioner.pair_loader(pairs, batch_size=3, workers=2,
+    parallel = list(captioner.preprocess(pairs, batch_size=3, workers=2,
                                           prefetch=1, resize_on_device=True))
-    serial = list(captioner.pair_loader(pairs, batch_size=3, workers=0,
+    serial = list(captioner.preprocess(pairs, batch_size=3, workers=0,
                                         resize_on_device=True))
     assert [b.indices for b in parallel] == [[0, 1, 2], [3, 4, 5], [6]]
     assert list(parallel[1].errors) == [4]
@@ -90,7 +90,7 @@ def test_loader_workers_keep_order_and_report_bad_pairs(captioner, tmp_path):
     assert captioner(good, batch_size=4, workers=2) == \
         captioner(good, batch_size=4, workers=0)
     # on the CPU the workers resize with the pipeline: its exact pixels
-    (cpu_batch, ) = captioner.pair_loader(good[:2], batch_size=2, workers=0)
+    (cpu_batch, ) = captioner.preprocess(good[:2], batch_size=2, workers=0)
     assert cpu_batch.packed.shape == (2, 2, 3, 32, 32) and not cpu_batch.images
     assert torch.equal(cpu_batch.packed[1],
                        captioner.prepare_pair(*good[1])['inputs'])
@@ -113,7 +113,7 @@ def test_worker_processes_send_back_errors_that_cannot_be_pickled(
         return real(self, before, after, pair_id)
 
     monkeypatch.setattr(PairDecoder, '__call__', prepare)
-    (batch, ) = captioner.pair_loader([tuple(pair_files)] * 5, batch_size=5,
+    (batch, ) = captioner.preprocess([tuple(pair_files)] * 5, batch_size=5,
                                       workers=2)
     assert batch.indices == [0, 1, 2, 3, 4] and list(batch.errors) == [1]
     assert isinstance(batch.errors[1], RuntimeError)

@@ -134,7 +134,7 @@ def _by_hand(captioner, pairs, captions):
 
     from mmidc.text import clip_tokenizer
     head = captioner.model.head
-    (batch, ) = captioner.pair_loader(pairs, len(pairs), workers=0)
+    (batch, ) = captioner.preprocess(pairs, len(pairs), workers=0)
     inputs = captioner.batch_inputs(batch)['inputs']
     memory, kwargs = captioner.model.decoder_inputs(inputs)
     kwargs.pop('logits_processors', None)
@@ -193,3 +193,53 @@ def test_score_captions_of_an_idc_pcl_captioner():
             assert torch.allclose(scores[:, t - 1], expected, atol=1e-5)
     assert torch.all(scores[tokens[:, 1:] == 0] == 0)
     assert torch.all(scores[tokens[:, 1:] != 0] < 0)
+
+
+def test_call_stream_and_the_cli_share_preprocess_forward_postprocess(
+        captioner, captioner_files, pair_files, tmp_path):
+    """One path: what a subclass's ``preprocess`` / ``forward`` /
+    ``postprocess`` do shows in one pair's result, a list's, ``stream``'s and
+    caption_pair.py's JSONL; a bad pair is an error for that pair only."""
+    import json
+
+    from mmidc.apis.pair_sources import PairRecord
+    from mmidc.cli.caption_pair import caption_many
+    calls = []
+
+    class Marked(IDCInferencer):
+
+        def preprocess(self, *args, **kwargs):
+            calls.append('preprocess')
+            return super().preprocess(*args, **kwargs)
+
+        def forward(self, *args, **kwargs):
+            calls.append('forward')
+            return super().forward(*args, **kwargs)
+
+        def postprocess(self, preds, visualization=None,
+                        return_datasamples=False):
+            calls.append('postprocess')
+            return [dict(r, caption=f"<{r['caption']}>") if 'caption' in r
+                    else r for r in super().postprocess(preds)]
+
+    marked = Marked(*captioner_files, device='cpu')
+    plain = captioner(*pair_files)['caption']
+    assert marked(*pair_files)['caption'] == f'<{plain}>'
+    assert calls == ['preprocess', 'forward', 'postprocess']
+    pairs = [pair_files] * 3
+    assert [r['caption'] for r in marked(pairs, batch_size=2, workers=0)] \
+        == [f'<{plain}>'] * 3
+    streamed = list(marked.stream(pairs, 2, workers=0))
+    assert [[r['caption'] for r in batch] for batch in streamed] == \
+        [[f'<{plain}>'] * 2, [f'<{plain}>']]
+    records = [PairRecord('a', *pair_files),
+               PairRecord('b', pair_files[0], str(tmp_path / 'missing.png'))]
+    out = tmp_path / 'results.jsonl'
+    assert caption_many(marked, records, out, 2, workers=0) == 1
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert lines[0] == dict(pair_id='a', img1=pair_files[0], img2=pair_files[1],
+                            caption=f'<{plain}>', score=lines[0]['score'])
+    assert 'missing.png' in lines[1]['error'] and 'caption' not in lines[1]
+    assert calls.count('preprocess') == 4 and calls.count('postprocess') == 6
+    with pytest.raises(ValueError, match='unknown argument'):
+        marked(pairs, beam=3)  # a typo is named, not ignored

@@ -44,11 +44,13 @@ def test_captions_equal_the_pipeline_path(captioner, tmp_path):
         Image.fromarray(after).save(paths[1])
         pairs.append(tuple(map(str, paths)))
     pairs.append((pairs[0][0], pairs[2][1]))  # two sizes in one pair
-    loaded = [r for batch in captioner.pair_loader(
-        pairs, 4, workers=0, resize_on_device=True)
-        for r in captioner.caption_batch(batch)]
+    from mmengine.dataset import pseudo_collate
+    loaded = captioner(pairs, batch_size=4, workers=0, resize_on_device=True)
     samples = [captioner.prepare_pair(*p) for p in pairs]
-    expected = [captioner.to_result(ds) for ds in captioner.predict_samples(samples)]
+    data = captioner.model.data_preprocessor(pseudo_collate(samples), False)
+    with torch.no_grad():
+        predicted = captioner.model.predict(data['inputs'], data['data_samples'])
+    expected = [captioner.to_result(ds) for ds in predicted]
     assert [r['caption'] for r in loaded] == [r['caption'] for r in expected]
     assert np.allclose([r['score'] for r in loaded],
                        [r['score'] for r in expected], atol=1e-3)

@@ -190,9 +190,7 @@ def create_app(captioner,
         # 16-bit and float PNG/TIFF mapped to 8 bits as in training)
         images = [load_rgb_image(img, max_pixels, name, value_range)
                   for img, name in zip(pair, names)]
-        sample = captioner.prepare_pair(*images, names=names)
-        result = captioner.to_result(
-            captioner.predict_samples([sample], **decode)[0])
+        result = captioner(*images, **decode)
         figure = captioner.visualize_attention(*images, title=result['caption'])
         retrieved = (ranker.rank_captions(*images, candidates, topk)
                      if ranker is not None and candidates else [])
