@@ -336,7 +336,7 @@ def is_plain_png(data: bytes) -> bool:
 def decode_plain_png(data: bytes) -> Optional[np.ndarray]:
     """A plain PNG (:func:`is_plain_png`) decoded by OpenCV's libpng into
     the RGB uint8 array ``[H, W, 3]`` PIL gives (the same pixels: PNG is
-    lossless), faster and without holding the interpreter lock.
+    lossless), faster, in one call that releases the interpreter lock.
 
     Returns:
         np.ndarray | None: None when ``data`` is not a plain PNG, or libpng

@@ -13,7 +13,8 @@ from tests.helpers import REPO
 SCRIPT = REPO / 'tools' / 'analysis_tools' / 'gpu_session.sh'
 #: What each part leaves in $OUT.
 OUTPUTS = dict(tests=['tests.log', 'tests.xml'], step=['step.json', 'step.log'],
-               e2e=['e2e.json', 'e2e.log'], cli=['cli.json', 'cli.log'],
+               e2e=['e2e.json', 'e2e.log'],
+               cli=['cli.json', 'cli.log', 'cpu_cost.json', 'cpu_cost.log'],
                dtypes=['dtypes.json', 'dtypes.log'],
                scale=['scale.log', 'scale_results.tgz'])
 

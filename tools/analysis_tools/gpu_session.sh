@@ -18,6 +18,8 @@
 #           (start-up, first window, shutdown columns) -> e2e.json, e2e_logs.tgz
 #   cli     python -m mmidc.cli.caption_pair --pairs-file vs batched
 #           decoding                                   -> cli.json
+#           and the CPU ms per pair of each step of preparing a pair
+#           (python -m mmidc_lab.pair_cpu_cost)        -> cpu_cost.json
 #   dtypes  the step in fp32 and bf16 (docs/model_zoo.md's speed column)
 #                                                      -> dtypes.json
 #   scale   python -m mmidc_lab.quickstart --num-scenes 30000 (10x the
@@ -79,7 +81,8 @@ if [ "$QUICK" = 1 ]; then
   SCALE_ARGS=(--no-shifted --adapt-options train_cfg.max_epochs=1)
   CAPTION_OPTIONS=(train_cfg.max_epochs=1)
   # no limit of its own for a part: each may take what the budget has left
-  LIMITS=(tests=0 step=0 e2e=0 cli=0 dtypes=0 scale=0)
+  LIMITS=(tests=0 step=0 e2e=0 cli=0 cpu_cost=0 dtypes=0 scale=0)
+  COST_REPEATS=3
 else
   BUDGET=${BUDGET:-660}
   DATA=${DATA:-work_dirs/gpu_session_data/synthetic_480x320}
@@ -92,7 +95,8 @@ else
   TESTS=(tests)
   SCALE_ARGS=()
   CAPTION_OPTIONS=()
-  LIMITS=(tests=120 step=200 e2e=200 cli=90 dtypes=60 scale=0)
+  LIMITS=(tests=120 step=200 e2e=200 cli=90 cpu_cost=40 dtypes=60 scale=0)
+  COST_REPEATS=20
 fi
 MARGIN=15     # seconds kept at the end (archives, the last log lines)
 MIN_PART=20   # a part that would get less is skipped
@@ -183,7 +187,13 @@ if wants e2e; then
   logs=$(cd "$OUT" && find e2e -name train_output.log 2>/dev/null)
   if [ -n "$logs" ]; then (cd "$OUT" && tar czf e2e_logs.tgz $logs); fi
 fi
-wants cli && bench cli "${CLI_ARGS[@]}"
+if wants cli; then
+  bench cli "${CLI_ARGS[@]}"
+  # the CPU's cost per pair on this machine's cores (decode, resize, pack)
+  run_part cpu_cost "$PY" -m mmidc_lab.pair_cpu_cost --repeats "$COST_REPEATS" \
+    --cores "$(nproc)" --out-dir "$OUT/work/pair_cpu_cost" --json "$OUT/cpu_cost.json"
+  grep -v "^ *PIL:\|^ *plain" "$OUT/cpu_cost.log" | tail -40
+fi
 wants dtypes && bench dtypes "${DTYPE_ARGS[@]}"
 
 if wants scale; then
