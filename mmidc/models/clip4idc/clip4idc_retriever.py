@@ -8,6 +8,7 @@ from mmengine.model import BaseModel
 
 from mmidc.registry import MODELS
 from ..data_preprocessors import build_data_preprocessor
+from ..data_preprocessors.caption_tokens import stack_text_tokens
 from ..open_clip import load_clip_state_dict
 
 __all__ = ['CLIP4IDCRetriever']
@@ -103,23 +104,12 @@ class CLIP4IDCRetriever(BaseModel):
             pair = F.normalize(self.extract_pair_feat(inputs), dim=-1)
             if not data_samples:
                 return pair, None
-            tokens = self._stack_tokens(data_samples)
+            tokens = stack_text_tokens(data_samples, inputs.device)
             return pair, F.normalize(self.text_encoder(tokens), dim=-1)
         raise ValueError(f'mode={mode!r}: expected loss, predict or tensor')
 
-    @staticmethod
-    def _stack_tokens(data_samples: list) -> torch.Tensor:
-        if data_samples is None or not all(
-                'text_tokens' in ds for ds in data_samples):
-            raise KeyError('every data sample needs text_tokens [L]')
-        tokens = [ds.text_tokens for ds in data_samples]
-        if any(t.ndim != 1 for t in tokens):
-            raise ValueError('loss / tensor modes take one caption per '
-                             'sample: text_tokens must be [L]')
-        return torch.stack(tokens)  # [B, L]
-
     def loss(self, inputs: torch.Tensor, data_samples: list) -> dict:
-        tokens = self._stack_tokens(data_samples).to(inputs.device)
+        tokens = stack_text_tokens(data_samples, inputs.device)
         pair = self.extract_pair_feat(inputs)  # [B, D]
         text = self.text_encoder(tokens)  # [B, D]
         return self.head.loss(pair, text, tokens)

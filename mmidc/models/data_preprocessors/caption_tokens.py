@@ -20,6 +20,6 @@ def stack_text_tokens(data_samples: Optional[list], device) -> torch.Tensor:
                        '(TokenizeCaptions in the pipeline)')
     tokens = [ds.text_tokens for ds in data_samples]
     if any(t.ndim != 1 for t in tokens):
-        raise ValueError('captioning trains on one caption per sample: '
-                         'text_tokens must be [L]')
+        raise ValueError('the loss and tensor modes take one caption per '
+                         'sample: text_tokens must be [L]')
     return torch.stack(tokens).to(device)  # [B, L]

@@ -7,7 +7,6 @@ import torch
 from mmengine.model import BaseModel
 
 from mmidc.registry import MODELS
-from ..data_preprocessors.caption_tokens import stack_text_tokens
 from ..data_preprocessors import build_data_preprocessor
 
 __all__ = ['IDCPCLBase']
@@ -109,6 +108,3 @@ class IDCPCLBase(BaseModel):
         """The ``[IMG1]`` and ``[IMG2]`` outputs ``[B, H]`` of ``F_cross``."""
         n = self.num_image_tokens
         return hidden[:, 0], hidden[:, n]
-
-    # each sample's text_tokens [L] -> [B, L]
-    stack_text_tokens = staticmethod(stack_text_tokens)

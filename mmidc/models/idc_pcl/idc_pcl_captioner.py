@@ -9,6 +9,7 @@ from mmidc.registry import MODELS
 from mmidc.utils import read_checkpoint, resolve_checkpoint
 from ..generation.base_captioner import BaseCaptioner
 from ..layers.transformer_layers import upgrade_fused_qkv
+from ..data_preprocessors.caption_tokens import stack_text_tokens
 from .idc_pcl_base import SHARED_MODULES, IDCPCLBase
 from .masking import mask_caption_tokens
 
@@ -111,7 +112,7 @@ class IDCPCLCaptioner(BaseCaptioner, IDCPCLBase):
 
     def loss(self, inputs: torch.Tensor, data_samples: list) -> Dict:
         cm = self.cross_modal
-        tokens = self.stack_text_tokens(data_samples, inputs.device)  # [B, L]
+        tokens = stack_text_tokens(data_samples, inputs.device)  # [B, L]
         ids, valid = cm.caption_ids(tokens)  # [B, L'] each
         maskable = valid.clone()
         maskable[:, 0] = False  # [BOS] is given, never predicted

@@ -9,6 +9,7 @@ from torch import nn
 
 from mmidc.registry import MODELS
 from mmidc.text import clip_tokenizer
+from ..data_preprocessors.caption_tokens import stack_text_tokens
 from .idc_pcl_base import IDCPCLBase
 from .masking import mask_caption_tokens, mask_one_image
 
@@ -144,7 +145,7 @@ class IDCPCLPretrainer(IDCPCLBase):
         if task not in TASKS:
             raise ValueError(f'unknown task {task!r}; expected one of {TASKS}')
         features = self.extract_feat(inputs)  # [B, 2, N, C]
-        tokens = self.stack_text_tokens(data_samples, inputs.device)  # [B, L]
+        tokens = stack_text_tokens(data_samples, inputs.device)  # [B, L]
         return getattr(self, f'{task}_loss_of')(features, tokens, data_samples)
 
     def mlm_loss_of(self, features, tokens, data_samples=None) -> Dict:
