@@ -11,7 +11,6 @@ from mmengine.logging import MMLogger, print_log
 from mmengine.structures import BaseDataElement
 
 from mmidc.evaluation.protocols import ScoringProtocol, build_protocol
-from mmidc.evaluation.protocols.rs_vocab import RSWordVocab
 from mmidc.registry import METRICS
 from .caption_scorer import (MIN_CIDER_PAIRS, CaptionScorer,
                              format_score_table, small_cider_subsets,
@@ -225,11 +224,6 @@ class IDCMetric(BaseMetric):
                       'the note under the table)', logger='current',
                       level=logging.WARNING)
         return scores
-
-    def build_vocab(self) -> RSWordVocab:
-        """The ``'rs_ids'`` vocabulary of the protocol (read once)."""
-        self.scorer.protocol.prepare()
-        return self.scorer.vocab
 
     def save_predictions(self, records: List[dict]) -> Optional[str]:
         """Write ``records`` as JSON; returns the path (None if skipped)."""

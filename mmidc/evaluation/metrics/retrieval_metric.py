@@ -13,7 +13,7 @@ from mmidc.registry import METRICS
 def build_caption_gallery(
         captions_per_pair: Sequence[Sequence[str]],
         text_embeddings: Sequence[torch.Tensor]
-) -> Tuple[torch.Tensor, List[List[int]], List[List[int]], torch.Tensor]:
+) -> Tuple[torch.Tensor, List[List[int]], torch.Tensor]:
     """One gallery entry per unique caption string.
 
     Args:
@@ -23,12 +23,11 @@ def build_caption_gallery(
     Returns:
         tuple: ``gallery`` ``[C, D]`` (the embedding of each string's first
         occurrence), ``pair_to_captions`` (gallery indices of each pair's
-        references), ``caption_to_pairs`` (pairs whose references contain
-        each gallery string), ``occurrences`` ``[C]`` (how many of all
-        reference captions are this string).
+        references), ``occurrences`` ``[C]`` (how many of all reference
+        captions are this string).
     """
     index: Dict[str, int] = {}
-    rows, pair_to_captions, caption_to_pairs, occurrences = [], [], [], []
+    rows, pair_to_captions, occurrences = [], [], []
     for pair_idx, (captions, emb) in enumerate(
             zip(captions_per_pair, text_embeddings)):
         if len(captions) != emb.shape[0]:
@@ -40,17 +39,15 @@ def build_caption_gallery(
             if caption not in index:
                 index[caption] = len(rows)
                 rows.append(vec)
-                caption_to_pairs.append([])
                 occurrences.append(0)
             cap_idx = index[caption]
             occurrences[cap_idx] += 1
             if cap_idx not in mine:
                 mine.append(cap_idx)
-                caption_to_pairs[cap_idx].append(pair_idx)
         pair_to_captions.append(mine)
     gallery = torch.stack(rows).float()
-    return (gallery, pair_to_captions, caption_to_pairs,
-            torch.tensor(occurrences, dtype=torch.long))
+    return gallery, pair_to_captions, torch.tensor(occurrences,
+                                                   dtype=torch.long)
 
 
 @torch.no_grad()
@@ -208,7 +205,7 @@ class RetrievalMetric(BaseMetric):
         """Rank both directions and summarise."""
         records = results
         pair_emb = torch.stack([r['pair_embedding'] for r in records])
-        gallery, pair_to_captions, _, occurrences = build_caption_gallery(
+        gallery, pair_to_captions, occurrences = build_caption_gallery(
             [r['gt_captions'] for r in records],
             [r['text_embeddings'] for r in records])
         p2t_ranks, t2p_ranks = retrieval_ranks(pair_emb, gallery,
