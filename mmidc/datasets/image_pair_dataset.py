@@ -11,6 +11,7 @@ from mmidc.registry import DATASETS
 from mmidc.utils.config_placeholders import has_placeholder
 from .annotation_checks import (caption_list, check_not_empty, check_record,
                                 has_words, load_json, read_text, str_field)
+from .annotation_memo import load_once
 from .image_io import image_decode_problem
 
 __all__ = ['CHANGE_TYPES', 'ImagePairDataset', 'read_pair_records',
@@ -105,7 +106,11 @@ class ImagePairDataset(BaseDataset):
     # Loading: subclasses override ``parse_annotations``.
     # ------------------------------------------------------------------
     def load_data_list(self) -> List[dict]:
-        """Parse the annotations, then validate them (fail fast)."""
+        """Parse the annotations, then validate them (fail fast); once per
+        start-up (:mod:`~mmidc.datasets.annotation_memo`)."""
+        return load_once(self, self._read_annotations)
+
+    def _read_annotations(self) -> List[dict]:
         data_list = self.parse_annotations()
         check_not_empty(data_list, self.annotation_source())
         self.validate_data_list(data_list, source=self.annotation_source())
