@@ -21,7 +21,7 @@ from typing import Dict, Tuple, Union
 
 import torch
 
-__all__ = ['read_checkpoint']
+__all__ = ['read_checkpoint', 'unwrap_state_dict']
 
 CONVERTER = 'tools/model_converters/openai_clip_to_safetensors.py'
 
@@ -55,11 +55,10 @@ def read_checkpoint(
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(f'checkpoint not found: {path}')
-    meta = {}
     if path.endswith('.safetensors'):
         from safetensors.torch import load_file
         try:
-            state = load_file(path, device='cpu')
+            ckpt = load_file(path, device='cpu')
         except Exception as err:  # SafetensorError: corrupt or truncated
             raise ValueError(f'could not read the safetensors file {path!r}: '
                              f'{err}') from err
@@ -78,13 +77,21 @@ def read_checkpoint(
                 f'could not read {path!r} with torch.load(weights_only=True): '
                 f'{err}. Expected a state dict of tensors (.pt/.pth/.bin) or '
                 'a .safetensors file.') from err
-        if not isinstance(ckpt, dict):
-            raise ValueError(f'{path!r} holds a {type(ckpt).__name__}, not a '
-                             'state dict')
-        if isinstance(ckpt.get('state_dict'), dict):
-            meta = ckpt.get('meta') or {}
-            ckpt = ckpt['state_dict']
-        state = ckpt
+    return unwrap_state_dict(ckpt, path)
+
+
+def unwrap_state_dict(ckpt, path: str) -> Tuple[Dict[str, torch.Tensor], dict]:
+    """The state dict of a loaded checkpoint (its ``state_dict`` entry
+    where it has one, ``module.`` prefixes stripped) and its ``meta``; a
+    ``ValueError`` naming ``path`` when it is not a state dict of tensors."""
+    if not isinstance(ckpt, dict):
+        raise ValueError(f'{path!r} holds a {type(ckpt).__name__}, not a '
+                         'state dict')
+    meta = {}
+    if isinstance(ckpt.get('state_dict'), dict):
+        meta = ckpt.get('meta') or {}
+        ckpt = ckpt['state_dict']
+    state = ckpt
     bad = [k for k, v in state.items() if not isinstance(v, torch.Tensor)]
     if bad:
         raise ValueError(f'{path!r} is not a state dict of tensors: keys '

@@ -40,7 +40,7 @@ import torch
 from mmengine.logging import print_log
 from torch import nn
 
-from mmidc.utils.checkpoint_io import read_checkpoint
+from mmidc.utils.checkpoint_io import read_checkpoint, unwrap_state_dict
 
 __all__ = [
     'load_clip_state_dict', 'vision_state_dict', 'text_state_dict',
@@ -57,15 +57,8 @@ _TEXT_PREFIXES = ('token_embedding.', 'positional_embedding',
 
 
 def _unwrap_checkpoint(ckpt: dict, path: str) -> StateDict:
-    if not isinstance(ckpt, dict):
-        raise ValueError(f'{path!r} holds a {type(ckpt).__name__}, not a '
-                         'state dict')
-    if 'state_dict' in ckpt and isinstance(ckpt['state_dict'], dict):
-        ckpt = ckpt['state_dict']  # MMEngine / open_clip training checkpoint
     state = {}
-    for key, value in ckpt.items():
-        if key.startswith('module.'):
-            key = key[len('module.'):]
+    for key, value in unwrap_state_dict(ckpt, path)[0].items():
         if key.startswith('backbone.'):
             key = 'visual.' + key[len('backbone.'):]
         elif key.startswith('text_encoder.'):
@@ -73,10 +66,6 @@ def _unwrap_checkpoint(ckpt: dict, path: str) -> StateDict:
         elif key == 'head.logit_scale':
             key = 'logit_scale'
         state[key] = value
-    bad = [k for k, v in state.items() if not isinstance(v, torch.Tensor)]
-    if bad:
-        raise ValueError(f'{path!r} is not a state dict of tensors: keys '
-                         f'{bad[:5]} hold other objects')
     # open_clip's CustomTextCLIP layout keeps the text tower under ``text.``
     if 'text.token_embedding.weight' in state:
         state = {(k[len('text.'):] if k.startswith('text.') else k): v
