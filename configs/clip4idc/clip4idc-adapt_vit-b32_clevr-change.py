@@ -31,7 +31,8 @@ train_pipeline = [
 # shorter). The last, incomplete batch is dropped, as in the published code.
 train_dataloader = dict(
     batch_size=128, drop_last=True,
-    sampler=dict(type='RepeatByCaptionsSampler', shuffle=True),
+    sampler=dict(type='SampleSeedSampler', sampler=dict(
+        type='RepeatByCaptionsSampler', shuffle=True)),
     dataset=dict(with_no_change=False, with_distractor_path=True,
                  pipeline=train_pipeline))
 # Retrieval evaluation: every caption of a pair is embedded.

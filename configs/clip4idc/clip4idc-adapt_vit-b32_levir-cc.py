@@ -22,7 +22,8 @@ _base_ = [
 # process: with tools/dist_train.sh on 2 GPUs use 64.
 train_dataloader = dict(
     batch_size=128, drop_last=True,
-    sampler=dict(type='RepeatByCaptionsSampler', shuffle=True),
+    sampler=dict(type='SampleSeedSampler', sampler=dict(
+        type='RepeatByCaptionsSampler', shuffle=True)),
     dataset=dict(with_no_change=False))
 train_cfg = dict(max_epochs=12)
 # Retrieval evaluation on the change pairs: every caption of a pair is

@@ -12,7 +12,8 @@ data_root = 'data/my_pairs'
 # code's epochs do (DefaultSampler: once per pair).
 train_dataloader = dict(
     batch_size=128,
-    sampler=dict(type='RepeatByCaptionsSampler', shuffle=True))
+    sampler=dict(type='SampleSeedSampler', sampler=dict(
+        type='RepeatByCaptionsSampler', shuffle=True)))
 val_dataloader = dict(dataset=dict(
     pipeline={{_base_.retrieval_test_pipeline}}))
 test_dataloader = val_dataloader  # merged with the base's test.jsonl

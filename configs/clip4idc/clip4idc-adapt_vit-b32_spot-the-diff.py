@@ -19,7 +19,8 @@ _base_ = [
 # shorter). The last, incomplete batch is dropped, as in the published code.
 train_dataloader = dict(
     batch_size=128, drop_last=True,
-    sampler=dict(type='RepeatByCaptionsSampler', shuffle=True))
+    sampler=dict(type='SampleSeedSampler', sampler=dict(
+        type='RepeatByCaptionsSampler', shuffle=True)))
 train_cfg = dict(max_epochs=20)
 # Retrieval evaluation: every caption of a pair is embedded.
 val_dataloader = dict(dataset=dict(

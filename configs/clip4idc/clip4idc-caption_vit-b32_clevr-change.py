@@ -19,7 +19,8 @@ data_root = 'data/clevr_change'
 # The last, incomplete batch of an epoch is dropped, as in the published code.
 train_dataloader = dict(
     batch_size=32, drop_last=True,
-    sampler=dict(type='PairedSceneSampler', shuffle=True))
+    sampler=dict(type='SampleSeedSampler', sampler=dict(
+        type='PairedSceneSampler', shuffle=True)))
 # MMEngine's auto_scale_lr counts pairs per step: the base batch is 32.
 auto_scale_lr = dict(base_batch_size=32)
 # The adaptation run (tools/train.py's default work dir for its config).

@@ -33,8 +33,9 @@ nabirds_pipeline = [
 train_dataloader = dict(
     batch_size=batch_size,
     # every batch from one data set: pairs 12 : NABirds 3
-    sampler=dict(_delete_=True, type='TaskRatioSampler',
-                 batch_size=batch_size, ratios=[12, 3]),
+    sampler=dict(type='SampleSeedSampler', sampler=dict(
+        _delete_=True, type='TaskRatioSampler', batch_size=batch_size,
+        ratios=[12, 3])),
     dataset=dict(
         _delete_=True, type='ConcatDataset',
         ignore_keys=['classes', 'change_types'],  # the two kinds' own

@@ -243,8 +243,8 @@ class SafeCheckpointHook(CheckpointHook):
                 # a run of this process that ended in an exception left its
                 # handler: the one before it is the original
                 old = owner._old_handler
-            # Loader workers started from now on (the iteration-based
-            # loop's are started again in EpochReseedHook.before_train).
+            # Loader workers started from now on (an iteration-based loop
+            # started its first pass's workers when it was built).
             for loop in (runner._train_loop, runner._val_loop):
                 _workers_ignore_sigterm(getattr(loop, 'dataloader', None))
             # None: a handler not set from Python; the default stands for it

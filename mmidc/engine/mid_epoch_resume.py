@@ -5,7 +5,8 @@ MMEngine's ``EpochBasedTrainLoop`` restores ``epoch`` and ``iter`` from the
 checkpoint but runs the resumed epoch from its first batch: a checkpoint
 written after ``k`` batches of an epoch would train those ``k`` batches
 again and run ``k`` iterations past the schedule. :class:`EpochReseedHook`
-uses these helpers to skip them (its sampler leaves out their indices);
+uses these helpers to skip them (the ``SampleSeedSampler`` leaves out their
+indices);
 :class:`SafeCheckpointHook` refuses a mid-epoch resume that nothing skips.
 """
 import types
@@ -70,8 +71,8 @@ def raise_mid_epoch(runner, done: int, reason: str) -> None:
 def start_epoch_at(loop: EpochBasedTrainLoop, start: int) -> None:
     """Make the loop's next epoch count its batches from ``start``.
 
-    The loader must already leave out the first ``start`` batches (see
-    :meth:`~mmidc.datasets.samplers.SampleSeedSampler.skip_next`); the hooks
+    The loader must leave out the first ``start`` batches (see
+    :meth:`~mmidc.datasets.samplers.SampleSeedSampler.start_epoch`); the hooks
     see the batch indices of the uninterrupted run (``batch_idx`` from
     ``start``: the logger's ``[k/n]`` and its end-of-epoch line). Later
     epochs run MMEngine's own ``run_epoch``.

@@ -18,6 +18,11 @@ from .mid_epoch_resume import (batches_done_in_epoch, raise_mid_epoch,
 _EPOCH, _ITER = 0, 1
 
 
+def _declare(name: str) -> str:
+    return ("train_dataloader.sampler=dict(type='SampleSeedSampler', "
+            f"sampler=dict(type='{name}', ...))")
+
+
 def seed_everything(key) -> None:
     """Seed Python, numpy and torch (CPU and CUDA) from the integers
     ``key``, mixed by :class:`numpy.random.SeedSequence`."""
@@ -25,6 +30,14 @@ def seed_everything(key) -> None:
     random.seed(int(words[0]) << 32 | int(words[1]))
     np.random.seed(int(words[0]))
     torch.manual_seed(int(words[0]) << 31 | int(words[1]) >> 1)
+
+
+def _training_sampler(loader):
+    """The sampler of ``loader``'s batch sampler, else its own sampler."""
+    batch_sampler = getattr(loader, 'batch_sampler', None)
+    if getattr(batch_sampler, 'sampler', None) is not None:
+        return batch_sampler.sampler
+    return getattr(loader, 'sampler', None)
 
 
 @HOOKS.register_module()
@@ -36,14 +49,19 @@ class EpochReseedHook(Hook):
     starts the loader's worker processes afresh (persistent workers carry
     their generators from epoch to epoch in an uninterrupted run). So:
 
-    - **Data**: the training loader's sampler is wrapped in a
-      :class:`~mmidc.datasets.samplers.SampleSeedSampler`, so that every
-      index it yields carries the key ``(seed, epoch, pass, position)``; the
-      random transforms draw from :func:`~mmidc.datasets.transforms.sample_rng`
-      of that key. A visit's draws (the caption of ``TokenizeCaptions``, the
+    - **Data**: the training loader's sampler is a
+      :class:`~mmidc.datasets.samplers.SampleSeedSampler` (declared in the
+      config: every shipped data-set base does), so that every index it
+      yields carries the key ``(seed, epoch, pass, position)``; the random
+      transforms draw from :func:`~mmidc.datasets.transforms.sample_rng` of
+      that key. A visit's draws (the caption of ``TokenizeCaptions``, the
       swap of ``RandomDistractorBefore``, the negatives of
       ``SampleHardNegatives``) depend neither on the number of workers, nor
-      on whether they persist, nor on which worker loads the sample.
+      on whether they persist, nor on which worker loads the sample. This
+      hook gives the sampler the training epoch of its keys. Another
+      sampler is a warning naming ``train_dataloader.sampler``: its
+      samples' draws come from the workers' generators, which a resumed run
+      does not restore.
     - **Model**: Python, numpy and torch are seeded from ``(seed, rank,
       epoch)`` before each training epoch and from ``(seed, rank,
       iteration)`` before each training iteration (dropout, IDC-PCL's
@@ -58,56 +76,56 @@ class EpochReseedHook(Hook):
     first unseen batch (the sampler leaves out the indices already trained
     on, the loop counts the batches from there). So a run resumed from any
     checkpoint ends with the weights of the uninterrupted run, on the same
-    hardware and thread count. A loop or loader it cannot start in the
-    middle of an epoch (another loop class, a batch sampler without a
-    ``batch_size``) is an error naming it, never a silent replay.
+    hardware and thread count. What cannot start in the middle of an epoch
+    (another sampler than ``SampleSeedSampler``, another loop class, a
+    batch sampler without a ``batch_size``) is an error naming it, never a
+    silent replay.
 
     Args:
-        seed (int, optional): Base seed. Defaults to the runner's seed.
+        seed (int, optional): Base seed of the reseeding. Defaults to the
+            runner's seed. (The data's keys start from the sampler's seed,
+            the runner's.)
     """
 
     priority = 'VERY_HIGH'
 
     def __init__(self, seed: Optional[int] = None):
         self.seed = seed
+        self._sampler: Optional[SampleSeedSampler] = None
+        self._skip = 0  # indices of the resumed epoch trained on
 
     def _base(self, runner) -> Optional[int]:
         return self.seed if self.seed is not None else runner.seed
 
     def before_train(self, runner) -> None:
-        """Wrap the training loader's sampler (once per loader)."""
-        base = self._base(runner)
+        """Find the training loader's ``SampleSeedSampler``; on a resume in
+        the middle of an epoch, start the epoch at its next unseen batch."""
         loop = runner.train_loop
         loader = getattr(loop, 'dataloader', None)
-        if base is None or loader is None:
+        if loader is None:
             return
-        batch_sampler = getattr(loader, 'batch_sampler', None)
-        inner = getattr(batch_sampler, 'sampler', None)
+        sampler = _training_sampler(loader)
         done = batches_done_in_epoch(runner)
-        if inner is None:
+        if not isinstance(sampler, SampleSeedSampler):
+            name = type(sampler).__name__
             if done:
-                raise_mid_epoch(runner, done, 'its training loader has no '
-                                'batch sampler with a sampler')
+                raise_mid_epoch(runner, done, f'its training sampler {name} '
+                                f'is not a SampleSeedSampler ({_declare(name)})')
             print_log(
-                'EpochReseedHook: the training loader has no batch sampler '
-                'with a sampler (batch_size=None?); its random transforms '
-                'draw from the loader workers\' generators, which a resumed '
-                'run does not restore', logger='current', level=logging.WARNING)
+                f'EpochReseedHook: the training sampler is {name}, not a '
+                'SampleSeedSampler: the random transforms draw from the '
+                "loader workers' generators, which a resumed run does not "
+                f'restore, so a resumed run is not exact. Set '
+                f'{_declare(name)}', logger='current', level=logging.WARNING)
             return
-        if not isinstance(inner, SampleSeedSampler):
-            inner = batch_sampler.sampler = SampleSeedSampler(inner, base)
-            # MMEngine's iteration-based loop started iterating the loader
-            # when it was built: start again with the keyed indices.
-            iterator = getattr(loop, 'dataloader_iterator', None)
-            if iterator is not None:
-                loop.dataloader_iterator = type(iterator)(loader)
+        self._sampler = sampler
         if done:
-            batch_size = getattr(batch_sampler, 'batch_size', None)
+            batch_size = getattr(loader.batch_sampler, 'batch_size', None)
             if not isinstance(batch_size, int):
                 raise_mid_epoch(runner, done, 'its batch sampler '
-                                f'{type(batch_sampler).__name__} has no '
-                                'batch_size')
-            inner.skip_next(runner.epoch, done * batch_size)
+                                f'{type(loader.batch_sampler).__name__} has '
+                                'no batch_size')
+            self._skip = done * batch_size
             start_epoch_at(loop, done)
             print_log(
                 f'resuming in the middle of epoch {runner.epoch + 1}: its '
@@ -116,15 +134,12 @@ class EpochReseedHook(Hook):
                 logger='current')
 
     def before_train_epoch(self, runner) -> None:
+        if self._sampler is not None:
+            self._sampler.start_epoch(runner.epoch, self._skip)
+            self._skip = 0
         base = self._base(runner)
-        if base is None:
-            return
-        loader = getattr(runner.train_loop, 'dataloader', None)
-        sampler = getattr(getattr(loader, 'batch_sampler', None), 'sampler',
-                          None)
-        if isinstance(sampler, SampleSeedSampler):
-            sampler.set_epoch(runner.epoch)
-        seed_everything((base, runner.rank, _EPOCH, runner.epoch))
+        if base is not None:
+            seed_everything((base, runner.rank, _EPOCH, runner.epoch))
 
     def before_train_iter(self, runner, batch_idx: int,
                           data_batch=None) -> None:

@@ -50,6 +50,7 @@ def check_config(cfg: Config) -> None:
                            f'did you mean {close[0]!r}?')
     check_components(cfg)
     check_custom_imports(cfg)
+    _check_training_sampler(cfg)
     _check_paired_scene_batches(cfg)
     _check_numbers(cfg)
     check_image_size(cfg)
@@ -329,11 +330,30 @@ def check_schedule_end(cfg: Config) -> None:
             'max_epochs', logger='current', level=30)
 
 
+def _check_training_sampler(cfg: Config) -> None:
+    """A child config's ``sampler=dict(type=...)`` merges into its base's
+    ``SampleSeedSampler`` and keeps that one's ``sampler`` key."""
+    sampler = (cfg.get('train_dataloader') or {}).get('sampler')
+    if (isinstance(sampler, dict) and 'sampler' in sampler
+            and sampler.get('type') != 'SampleSeedSampler'):
+        name = sampler.get('type')
+        raise ValueError(
+            f"train_dataloader.sampler: type={name!r} keeps the key "
+            "sampler=... of the base config's SampleSeedSampler (a child's "
+            "sampler=dict(type=...) merges into it). Set the sampler it "
+            "keys: train_dataloader = dict(sampler=dict(type="
+            f"'SampleSeedSampler', sampler=dict(type={name!r}, ...))), or "
+            f"replace it: sampler=dict(_delete_=True, type={name!r}, ...) "
+            '(a resumed run is then not exact)')
+
+
 def _check_paired_scene_batches(cfg: Config) -> None:
     """``PairedSceneSampler`` keeps a scene's two pairs in one batch only
     when the batch size is even; the paired-scene loss reads its order."""
     loader = cfg.get('train_dataloader') or {}
     sampler = loader.get('sampler') or {}
+    if sampler.get('type') == 'SampleSeedSampler':  # the sampler it keys
+        sampler = sampler.get('sampler') or {}
     batch_size = loader.get('batch_size', 1)
     head = (cfg.get('model') or {}).get('head') or {}
     loss = head.get('loss') or {}

@@ -50,7 +50,8 @@ val_pipeline = [
 ]
 train_dataloader = dict(
     batch_size=4, num_workers=0,
-    sampler=dict(type='DefaultSampler', shuffle=True),
+    sampler=dict(type='SampleSeedSampler',
+                 sampler=dict(type='DefaultSampler', shuffle=True)),
     collate_fn=dict(type='pseudo_collate'),
     dataset=dict(type='CLEVRChangeDataset', data_root=data_root,
                  split='train', pipeline=train_pipeline))

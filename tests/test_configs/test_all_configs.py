@@ -262,5 +262,5 @@ def test_paper_caption_configs_use_the_published_decoder():
         if spot:
             assert custom['head.word_embed'].lr_mult == \
                 custom['backbone'].lr_mult == 1e-3
-        paired = cfg.train_dataloader.sampler.type == 'PairedSceneSampler'
+        paired = cfg.train_dataloader.sampler.sampler.type == 'PairedSceneSampler'
         assert (head.loss.type == 'PairedSceneCrossEntropyLoss') is paired, name

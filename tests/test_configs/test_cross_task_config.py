@@ -70,7 +70,8 @@ def tiny_config(path: str, work_dir: str) -> Config:
     # test size: the tiny ResNet, small images, batches of 4, both kinds
     cfg.train_dataloader.update(batch_size=4, num_workers=0,
                                 persistent_workers=False)
-    cfg.train_dataloader.sampler.update(batch_size=4, ratios=[1, 1], seed=0)
+    cfg.train_dataloader.sampler.update(seed=0)  # SampleSeedSampler's, passed on
+    cfg.train_dataloader.sampler.sampler.update(batch_size=4, ratios=[1, 1])
     for dataset in cfg.train_dataloader.dataset.datasets:
         for t in dataset.pipeline:
             if t['type'] == 'ResizePair':

@@ -1,18 +1,23 @@
 """EpochReseedHook: every epoch and every iteration start from a state given
 by (seed, rank, epoch or iteration), whatever was drawn before; the training
 loader's indices carry the key of their samples' draws."""
+import logging
 import random
 import time
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 import torch
 from mmengine.dataset import DefaultSampler
+from mmengine.runner import EpochBasedTrainLoop
 from mmengine.runner.loops import _InfiniteDataloaderIterator
 from torch.utils.data import DataLoader
 
 from mmidc.datasets.samplers import SampleIndex, SampleSeedSampler
 from mmidc.engine import EpochReseedHook
+from mmidc.engine import reseed_hook
+from mmidc.engine.resume_check import ResumeRefusedError
 
 
 def _draws():
@@ -72,36 +77,41 @@ class Indices:
         return index
 
 
-def _loader(**kwargs):
+def _loader(keyed=True, **kwargs):
     dataset = Indices()
-    return DataLoader(dataset, batch_size=4, collate_fn=list,
-                      sampler=DefaultSampler(dataset, shuffle=True, seed=3),
+    sampler = DefaultSampler(dataset, shuffle=True, seed=3)
+    if keyed:
+        sampler = SampleSeedSampler(dataset, sampler, seed=11)
+    return DataLoader(dataset, batch_size=4, collate_fn=list, sampler=sampler,
                       **kwargs)
 
 
-def test_the_training_sampler_is_wrapped_and_keyed_by_epoch():
+def test_the_declared_sampler_is_keyed_by_the_training_epoch():
     loader = _loader()
+    sampler = loader.sampler
     loop = SimpleNamespace(dataloader=loader)
     hook = EpochReseedHook()
     hook.before_train(_runner(seed=11, loop=loop))
-    hook.before_train(_runner(seed=11, loop=loop))  # once
-    wrapper = loader.batch_sampler.sampler
-    assert isinstance(wrapper, SampleSeedSampler)
-    assert wrapper.sampler is loader.sampler  # DistSamplerSeedHook's epoch
+    assert loader.sampler is sampler  # nothing installed
     hook.before_train_epoch(_runner(seed=11, epoch=2, loop=loop))
+    sampler.set_epoch(2)  # DistSamplerSeedHook: the shuffle's epoch
+    assert sampler.sampler.epoch == 2
     indices = [i for batch in loader for i in batch]
     assert sorted(indices) == list(range(10))
     assert all(isinstance(i, SampleIndex) for i in indices)
     assert [i.seed_key for i in indices] == [(11, 2, 0, p) for p in range(10)]
-    # a second pass in the same epoch (an iteration-based loop's restart)
-    assert {i.seed_key[2] for b in loader for i in b} == {1}
+    # a second pass in the same epoch (an iteration-based loop's restart,
+    # which sets the shuffle's epoch, not the keys')
+    sampler.set_epoch(3)
+    assert {i.seed_key[1:3] for b in loader for i in b} == {(2, 1)}
     hook.before_train_epoch(_runner(seed=11, epoch=3, loop=loop))
     assert {i.seed_key[1:3] for b in loader for i in b} == {(3, 0)}
 
 
-def test_an_iteration_based_loops_first_pass_is_keyed(monkeypatch):
+def test_an_iteration_based_loops_passes_are_keyed(monkeypatch):
     """MMEngine's IterBasedTrainLoop starts iterating its loader when it is
-    built, before any hook: the hook starts that pass again, keyed."""
+    built, before any hook, and sets the sampler's epoch at each pass: the
+    passes are keyed (seed, 0, pass), as the hook's epoch stays 0."""
     monkeypatch.setattr(time, 'sleep', lambda s: None)  # MMEngine's restart pause
     loader = _loader(num_workers=1, persistent_workers=True)
     loop = SimpleNamespace(dataloader=loader,
@@ -112,10 +122,29 @@ def test_an_iteration_based_loops_first_pass_is_keyed(monkeypatch):
     keys = [i.seed_key for _ in range(5) for i in next(loop.dataloader_iterator)]
     assert keys[:10] == [(11, 0, 0, p) for p in range(10)]
     assert keys[10:] == [(11, 0, 1, p) for p in range(8)]  # the next pass
+    assert loader.sampler.sampler.epoch == 1  # the next pass's shuffle
 
 
-def test_without_a_seed_the_loader_is_left_alone():
-    loader = _loader()
-    EpochReseedHook().before_train(
-        _runner(seed=None, loop=SimpleNamespace(dataloader=loader)))
-    assert loader.batch_sampler.sampler is loader.sampler
+def test_another_sampler_is_a_warning_naming_the_config_key(monkeypatch):
+    logged = []
+    monkeypatch.setattr(reseed_hook, 'print_log',
+                        lambda msg, **kw: logged.append((msg, kw)))
+    loader = _loader(keyed=False)
+    sampler = loader.sampler
+    runner = _runner(seed=11, loop=SimpleNamespace(dataloader=loader))
+    hook = EpochReseedHook()
+    hook.before_train(runner)
+    hook.before_train_epoch(runner)
+    assert loader.sampler is sampler and loader.batch_sampler.sampler is sampler
+    assert len(logged) == 1 and logged[0][1]['level'] == logging.WARNING
+    assert "train_dataloader.sampler=dict(type='SampleSeedSampler', " \
+        "sampler=dict(type='DefaultSampler'" in logged[0][0]
+
+
+def test_a_mid_epoch_resume_with_another_sampler_is_refused():
+    loop = EpochBasedTrainLoop.__new__(EpochBasedTrainLoop)  # 3 batches
+    loop.dataloader = _loader(keyed=False)
+    with pytest.raises(ResumeRefusedError, match=r'middle of epoch 2 .*after '
+                       r'1 of its 3 batches\): its training sampler '
+                       r'DefaultSampler is not a SampleSeedSampler'):
+        EpochReseedHook().before_train(_runner(epoch=1, it=4, loop=loop))

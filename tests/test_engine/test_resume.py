@@ -212,7 +212,8 @@ WORKERS = {'train_dataloader.num_workers': 2,
 # epoch (the same pair several times an epoch), the distractor swap, a
 # caption drawn per visit. 16 pairs x 2 captions / batch 4 = 8 iterations.
 ADAPT_WITH_WORKERS = """
-train_dataloader['sampler'] = dict(type='RepeatByCaptionsSampler', shuffle=True)
+train_dataloader['sampler']['sampler'] = dict(type='RepeatByCaptionsSampler',
+                                             shuffle=True)
 train_dataloader['dataset'].update(with_distractor_path=True, pipeline=[
     dict(type='RandomDistractorBefore', prob=0.5), load_pair,
     dict(type='ResizePair', size=(32, 32)),
@@ -230,7 +231,8 @@ _base_ = [{runtime!r}]
 data_root = {data_root!r}
 train_dataloader = dict(
     batch_size=4, num_workers=2, persistent_workers=True,
-    sampler=dict(type='DefaultSampler', shuffle=True),
+    sampler=dict(type='SampleSeedSampler',
+                 sampler=dict(type='DefaultSampler', shuffle=True)),
     collate_fn=dict(type='pseudo_collate'),
     dataset=dict(type='CLEVRChangeDataset', data_root=data_root,
                  split='train', pipeline=[

@@ -20,7 +20,7 @@ import json, mmidc
 from mmengine.config import Config
 cfg = Config.fromfile('my_caption.py')
 print(json.dumps(dict(model=cfg.model.type, batch=cfg.train_dataloader.batch_size,
-                      sampler=cfg.train_dataloader.sampler.type,
+                      sampler=cfg.train_dataloader.sampler.sampler.type,
                       epochs=cfg.train_cfg.max_epochs, scope=cfg.default_scope)))
 """
 

@@ -88,7 +88,9 @@ train_dataloader = dict(
     num_workers='auto',
     pin_memory='auto',
     persistent_workers=True,
-    sampler=dict(type='DefaultSampler', shuffle=True),
+    # the random transforms' draws keyed by visit: exact resumes
+    sampler=dict(type='SampleSeedSampler',
+                 sampler=dict(type='DefaultSampler', shuffle=True)),
     collate_fn=dict(type='idc_collate'),
     dataset=dict(type='ImagePairDataset', data_root='{data_root}',
                  ann_file='train.jsonl', pipeline=train_pipeline))

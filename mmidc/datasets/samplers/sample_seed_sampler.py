@@ -1,9 +1,11 @@
 """Give every index a training loader yields the seed of its random draws."""
 from numbers import Integral
-from typing import Iterator, Sized, Tuple
+from typing import Iterator, Optional, Sized, Tuple, Union
 
-from mmengine.dist import get_dist_info
+from mmengine.dist import get_dist_info, sync_random_seed
 from torch.utils.data import Sampler
+
+from mmidc.registry import DATA_SAMPLERS
 
 __all__ = ['SampleIndex', 'SampleSeedSampler']
 
@@ -12,12 +14,19 @@ class SampleIndex(int):
     """A data-set index that carries the key of the sample's random draws.
 
     It is the index itself for the data set (``data_list[idx]``, numpy
-    indexing, ``ConcatDataset``'s offsets, which keep the key: the key
-    belongs to the visit, not to the number), and MMEngine's
-    ``BaseDataset.get_data_info`` puts it in the sample as ``sample_idx``,
-    where :func:`~mmidc.datasets.transforms.sample_rng` reads the key. It
-    travels to the loader's worker processes with the index, so the draws
-    do not depend on the workers' own random state.
+    indexing), and MMEngine's ``BaseDataset.get_data_info`` puts it in the
+    sample as ``sample_idx``, where :func:`~mmidc.datasets.transforms.sample_rng`
+    reads the key. It travels to the loader's worker processes with the
+    index, so the draws do not depend on the workers' own random state.
+
+    An ``int`` subclass, because a data set only ever receives an index: a
+    pair ``(index, key)`` would need every data set and wrapper to take it.
+    MMEngine's wrapper data sets compute the wrapped set's index from it:
+    ``ConcatDataset`` subtracts its offset (``idx - cumulative_sizes[k]``),
+    ``RepeatDataset`` wraps it (``idx % len``); those two results keep the
+    key (the key belongs to the visit, not to the number). A wrapper that
+    looks its index up in a table (``ClassBalancedDataset``) passes a plain
+    ``int`` on: its samples have no key, and ``sample_rng`` warns.
 
     Args:
         value (int): The index.
@@ -41,86 +50,99 @@ class SampleIndex(int):
         return result
 
     def __sub__(self, other):
-        # ConcatDataset: idx - cumulative_sizes[k - 1].
         return self._keep_key(int(self) - other)
 
     def __mod__(self, other):
-        # RepeatDataset: idx % len(dataset).
         return self._keep_key(int(self) % other)
 
     def __repr__(self) -> str:
         return f'SampleIndex({int(self)}, seed_key={self.seed_key})'
 
 
+@DATA_SAMPLERS.register_module()
 class SampleSeedSampler(Sampler):
-    """Wrap a training loader's sampler: yield its indices as
+    """The training sampler ``sampler``, its indices yielded as
     :class:`SampleIndex`, each keyed by ``(seed, epoch, pass, position)``.
+
+    Declared in the training loader (every shipped data-set base does)::
+
+        train_dataloader = dict(sampler=dict(
+            type='SampleSeedSampler',
+            sampler=dict(type='DefaultSampler', shuffle=True)))
 
     ``position`` counts the indices of the pass over all ranks (the ``p``-th
     index of rank ``r`` of ``W`` is position ``p * W + r``), ``pass`` the
-    iterations over this sampler since :meth:`set_epoch` (an iteration-based
-    loop restarts the loader after each pass over a finite sampler). All of
-    it is known in the main process, where the sampler runs, and follows
-    the order the wrapped sampler gives, so a resumed run that visits the
-    same positions draws the same numbers: a visit's draws depend neither
-    on the loader's worker processes nor on which worker loads it.
-    :class:`~mmidc.engine.EpochReseedHook` installs it.
+    iterations over this sampler since the epoch changed (an
+    iteration-based loop restarts the loader after each pass). The epoch is
+    the training epoch :class:`~mmidc.engine.EpochReseedHook` gives
+    (:meth:`start_epoch`; 0 without it). All of it is known in the main
+    process, where the sampler runs, and follows the order ``sampler``
+    gives, so a resumed run that visits the same positions draws the same
+    numbers: a visit's draws depend neither on the loader's worker
+    processes nor on which worker loads it.
 
     A run resumed in the middle of an epoch continues at the epoch's next
-    unseen index (:meth:`skip_next`): the indices before it are drawn from
-    the wrapped sampler, so the rest keep their order and positions, but
+    unseen index (:meth:`start_epoch`'s ``skip``): the indices before it are
+    drawn from ``sampler``, so the rest keep their order and positions, but
     not yielded, so their samples are not loaded.
 
     Args:
-        sampler (Sampler): The loader's sampler (any; ``len`` is its).
-        seed (int): The base seed.
+        dataset (Sized): The data set (passed on to ``sampler``'s config).
+        sampler (dict | Sampler): The sampler whose indices are keyed, or
+            its config (built with ``dataset`` and ``seed``).
+        seed (int, optional): The base seed of the keys, also ``sampler``'s
+            seed. The runner gives its seed. Defaults to a seed synchronised
+            across ranks.
     """
 
-    def __init__(self, sampler: Sized, seed: int) -> None:
+    def __init__(self, dataset: Sized, sampler: Union[dict, Sized],
+                 seed: Optional[int] = None) -> None:
+        self.seed = sync_random_seed() if seed is None else int(seed)
+        if isinstance(sampler, dict):
+            sampler = DATA_SAMPLERS.build(
+                sampler, default_args=dict(dataset=dataset, seed=self.seed))
         self.sampler = sampler
-        self.seed = int(seed)
         self.epoch = 0
         self._passes = 0
-        self._skip = None  # (epoch, count) for the epoch's first pass
+        self._skip = 0  # for the next pass
         self.rank, self.world_size = get_dist_info()
 
-    def skip_next(self, epoch: int, count: int) -> None:
-        """Leave out the first ``count`` indices of this rank in the first
-        pass of ``epoch`` (the samples a resumed run trained on before its
-        checkpoint); positions keep counting from the skipped ones.
+    def set_epoch(self, epoch: int) -> None:
+        """Set ``sampler``'s epoch, its shuffle (called by MMEngine's
+        ``DistSamplerSeedHook`` before each epoch, and by the
+        iteration-based loop before each pass); the keys keep their epoch."""
+        if hasattr(self.sampler, 'set_epoch'):
+            self.sampler.set_epoch(epoch)
+
+    def start_epoch(self, epoch: int, skip: int = 0) -> None:
+        """Key the next passes by the training epoch ``epoch``, their count
+        from 0 when the epoch changes (called by
+        :class:`~mmidc.engine.EpochReseedHook` before each training epoch).
 
         Args:
-            epoch (int): The epoch the resumed run is in.
-            count (int): Indices of this rank already trained on.
+            epoch (int): The training epoch.
+            skip (int): Leave out this rank's first ``skip`` indices of the
+                next pass (the samples a resumed run trained on before its
+                checkpoint); positions keep counting from them.
         """
-        self._skip = (int(epoch), int(count)) if count > 0 else None
-
-    def set_epoch(self, epoch: int) -> None:
-        """Key the next passes by ``epoch``, counted from 0 when the epoch
-        changes (called by the hook before each training epoch; the wrapped
-        sampler's own epoch is set by ``DistSamplerSeedHook``)."""
         if int(epoch) != self.epoch:
             self.epoch = int(epoch)
             self._passes = 0
+        self._skip = int(skip)
 
     def __iter__(self) -> Iterator[SampleIndex]:
         # The key is fixed when the pass starts, not at its first index.
         key = (self.seed, self.epoch, self._passes)
-        skip = 0
-        if self._skip is not None and self._skip[0] == self.epoch \
-                and self._passes == 0:
-            skip = self._skip[1]
-            self._skip = None
+        skip, self._skip = self._skip, 0
         self._passes += 1
         return self._keyed(iter(self.sampler), key, skip)
 
     def _keyed(self, indices: Iterator[int], key: Tuple[int, int, int],
-               skip: int = 0) -> Iterator[SampleIndex]:
+               skip: int) -> Iterator[SampleIndex]:
         for p, index in enumerate(indices):
-            if p < skip:
-                continue
-            yield SampleIndex(index,
-                              key + (p * self.world_size + self.rank, ))
+            if p >= skip:
+                yield SampleIndex(index,
+                                  key + (p * self.world_size + self.rank, ))
 
     def __len__(self) -> int:
         return len(self.sampler)

@@ -1,9 +1,13 @@
 """The random generator of one transform for one sample."""
+import logging
 import zlib
 
 import numpy as np
+from mmengine.logging import print_log
 
 __all__ = ['sample_rng']
+
+_warned = []  # once per process
 
 
 def sample_rng(results: dict, stream: str) -> np.random.Generator:
@@ -11,14 +15,17 @@ def sample_rng(results: dict, stream: str) -> np.random.Generator:
     name) on the sample ``results``.
 
     In a training run the sample's ``sample_idx`` is a
-    :class:`~mmidc.datasets.samplers.SampleIndex` (installed by
-    :class:`~mmidc.engine.EpochReseedHook`): the generator is then seeded by
-    its key ``(seed, epoch, pass, position)`` and by ``stream``, so the
-    draws are the same whichever process loads the sample and whatever it
-    drew before (a resumed run draws what the uninterrupted run drew), and
-    each transform has a stream of its own. Elsewhere (inference, a
-    transform called alone) it is seeded from numpy's global generator, so
-    the draws differ at each call and follow ``np.random.seed``.
+    :class:`~mmidc.datasets.samplers.SampleIndex` (the training loader's
+    ``SampleSeedSampler`` yields it): the generator is then seeded by its
+    key ``(seed, epoch, pass, position)`` and by ``stream``, so the draws
+    are the same whichever process loads the sample and whatever it drew
+    before (a resumed run draws what the uninterrupted run drew), and each
+    transform has a stream of its own. Otherwise it is seeded from numpy's
+    global generator, so the draws differ at each call and follow
+    ``np.random.seed``: a sample without ``sample_idx`` (inference, a
+    transform called alone) quietly, a data-set sample whose index has no
+    key (a loader without ``SampleSeedSampler``, a wrapper data set that
+    drops the key) with a warning, once per process.
 
     Args:
         results (dict): The sample.
@@ -27,8 +34,20 @@ def sample_rng(results: dict, stream: str) -> np.random.Generator:
     Returns:
         numpy.random.Generator: The generator.
     """
-    key = getattr(results.get('sample_idx'), 'seed_key', None)
+    index = results.get('sample_idx')
+    key = getattr(index, 'seed_key', None)
     if key is None:
+        if index is not None and not _warned:
+            _warned.append(True)
+            print_log(
+                f'{stream}: sample {index} has no seed key (its sample_idx '
+                'is not a SampleIndex), so its random draws come from '
+                "numpy's global generator in the process that loads it, "
+                'which a resumed training run does not restore. Declare '
+                "train_dataloader.sampler=dict(type='SampleSeedSampler', "
+                'sampler=...) and a data-set wrapper that passes the index '
+                'on (ConcatDataset, RepeatDataset)', logger='current',
+                level=logging.WARNING)
         return np.random.default_rng(
             np.random.randint(2**63 - 1, dtype=np.int64))
     return np.random.default_rng(np.random.SeedSequence(

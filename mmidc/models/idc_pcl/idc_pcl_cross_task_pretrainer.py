@@ -84,7 +84,8 @@ class IDCPCLCrossTaskPretrainer(IDCPCLPretrainer):
             raise ValueError('a batch mixes classification pairs (class_labels) '
                              'and caption pairs: sample whole batches from one '
                              "data set (train_dataloader.sampler=dict(type="
-                             "'TaskRatioSampler', ...))")
+                             "'SampleSeedSampler', sampler=dict(type="
+                             "'TaskRatioSampler', ...)))")
         if all(labelled) or task == 'nabirds':
             return self.nabirds_loss_of(inputs, data_samples)
         return super().loss(inputs, data_samples, task)

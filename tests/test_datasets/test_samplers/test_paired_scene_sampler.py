@@ -92,6 +92,12 @@ def test_odd_batch_size_is_a_config_error():
         check_config(cfg)
     cfg.train_dataloader.batch_size = 16
     check_config(cfg)
+    cfg.train_dataloader.sampler = dict(  # as the shipped configs declare it
+        type='SampleSeedSampler', sampler=dict(type='PairedSceneSampler'))
+    check_config(cfg)
+    cfg.train_dataloader.batch_size = 15
+    with pytest.raises(ValueError, match='batch_size=15 must be even'):
+        check_config(cfg)
 
 
 def test_paired_scene_loss_needs_the_sampler():

@@ -1,5 +1,9 @@
 """sample_rng: a sample's draws are a function of its key and the stream;
-without a key they follow numpy's global generator."""
+without a key they follow numpy's global generator (a data-set sample
+without a key: with a warning, once)."""
+import importlib
+import logging
+
 import numpy as np
 
 from mmidc.datasets.samplers import SampleIndex
@@ -31,3 +35,24 @@ def test_without_a_key_draws_follow_the_global_generator():
         assert numbers(results) != a  # another draw at each call
         np.random.seed(0)
         assert numbers(results) == a
+
+
+def test_a_data_set_sample_without_a_key_warns_once(monkeypatch):
+    """A plain sample_idx (no SampleSeedSampler, or a wrapper data set that
+    dropped the key) is a warning, once per process, naming the setting; a
+    sample without sample_idx (inference) is not."""
+    module = importlib.import_module('mmidc.datasets.transforms.sample_rng')
+    logged = []
+    monkeypatch.setattr(module, '_warned', [])
+    monkeypatch.setattr(module, 'print_log',
+                        lambda msg, **kw: logged.append((msg, kw)))
+    numbers(dict())
+    assert logged == []
+    numbers(dict(sample_idx=3), 'TokenizeCaptions.gt_captions')
+    numbers(dict(sample_idx=4))
+    numbers(keyed(0, 1, 0, 5))
+    assert len(logged) == 1 and logged[0][1]['level'] == logging.WARNING
+    assert logged[0][0].startswith('TokenizeCaptions.gt_captions: sample 3 '
+                                   'has no seed key')
+    assert "train_dataloader.sampler=dict(type='SampleSeedSampler'" \
+        in logged[0][0]
