@@ -295,10 +295,8 @@ def _decode_samples(data: bytes, name: str) -> np.ndarray:
     return samples
 
 
-#: PNG chunks that change no pixel of an 8-bit grey or (A)RGB image as PIL
-#: reads it to RGB (colour space, gamma and background chunks are not
-#: applied by PIL nor by OpenCV; a tEXt chunk that may hold an EXIF or XMP
-#: orientation is not plain).
+#: PNG chunks that change no pixel PIL reads (neither PIL nor OpenCV applies
+#: colour space, gamma or background chunks).
 PLAIN_PNG_CHUNKS = frozenset((b'IHDR', b'IDAT', b'IEND', b'tEXt', b'pHYs',
                               b'gAMA', b'cHRM', b'sRGB', b'sBIT', b'bKGD',
                               b'tIME', b'tRNS'))
@@ -307,13 +305,14 @@ PLAIN_PNG_CHUNKS = frozenset((b'IHDR', b'IDAT', b'IEND', b'tEXt', b'pHYs',
 def is_plain_png(data: bytes) -> bool:
     """Whether ``data`` is a PNG that :func:`decode_plain_png` decodes: 8
     bits a sample, grey, grey-alpha, RGB or RGBA, not interlaced, only
-    :data:`PLAIN_PNG_CHUNKS` (no EXIF or XMP, no palette, no ICC profile,
-    no compressed text), ending with IEND.
+    :data:`PLAIN_PNG_CHUNKS` and no tEXt key that may hold an EXIF or XMP
+    orientation (no palette, ICC profile or compressed text), ending with
+    IEND. A walk over the chunk headers.
 
-    A walk over the chunk headers, without reading the pixel data.
+    Args:
+        data (bytes): An encoded file.
     """
-    # IHDR: width, height, bit depth, colour type, compression, filter,
-    # interlace
+    # IHDR at 16: width, height, bit depth, colour type, ..., interlace
     if data[:8] != b'\x89PNG\r\n\x1a\n' or data[12:16] != b'IHDR' or \
             len(data) < 33 or data[24] != 8 or data[25] not in (0, 2, 4, 6) \
             or data[28] != 0:
@@ -323,7 +322,7 @@ def is_plain_png(data: bytes) -> bool:
         length, kind = struct.unpack_from('>I4s', data, pos)
         if kind not in PLAIN_PNG_CHUNKS:
             return False
-        if kind == b'tEXt':  # PIL reads an orientation from these keys
+        if kind == b'tEXt':
             key = data[pos + 8:pos + 8 + min(length, 80)].split(b'\0')[0]
             if b'exif' in key.lower() or b'xmp' in key.lower():
                 return False
@@ -337,6 +336,9 @@ def decode_plain_png(data: bytes) -> Optional[np.ndarray]:
     """A plain PNG (:func:`is_plain_png`) decoded by OpenCV's libpng into
     the RGB uint8 array ``[H, W, 3]`` PIL gives (the same pixels: PNG is
     lossless), faster, in one call that releases the interpreter lock.
+
+    Args:
+        data (bytes): An encoded file.
 
     Returns:
         np.ndarray | None: None when ``data`` is not a plain PNG, or libpng
