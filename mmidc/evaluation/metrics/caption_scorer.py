@@ -176,24 +176,14 @@ class CaptionScorer:
         java (str | bool, optional): Java binary (path or name). Defaults
             to ``MMIDC_JAVA`` or ``java`` on ``PATH``. ``False``: Java-free
             scoring, BLEU, ROUGE-L and CIDEr with the Python tokenizer.
-        tokenizer (str | dict | ScoringProtocol): The scoring protocol
-            (:mod:`mmidc.evaluation.protocols`): a config dict such as
-            ``dict(type='RSIdsProtocol', ...)``, a protocol, or a shorthand.
-            ``'ptb'``: coco-caption's PTB tokenizer (Stanford
-            CoreNLP, needs Java); ``'python'``: :class:`PythonPTBTokenizer`
-            (no Java; the same tokens on CLEVR-Change-style text, see
-            docs/evaluation.md); ``'auto'`` (default): PTB when Java is
-            found, the Python tokenizer otherwise (logged); ``'rs_words'``
-            and ``'rs_ids'``: the remote-sensing protocols (no PTB
-            tokenizer, no Java but METEOR's).
+        tokenizer (str | dict | ScoringProtocol): The scoring protocol, as
+            :class:`IDCMetric`'s ``tokenizer``, or a protocol. Defaults to
+            ``'auto'`` (PTB when Java is found, else the Python tokenizer,
+            logged).
         vocab (RSWordVocab, optional): The word vocabulary of
             ``'rs_ids'`` (may be set on :attr:`vocab` before scoring).
-        no_change_sentences (str | Sequence[str], optional): Score the
-            no-change decision (``decision_acc`` keys) with these sentences
-            (or a data set's, by name: :mod:`mmidc.text.no_change`); None:
-            not scored. ``'auto'``: the protocol's (the remote-sensing ones:
-            LEVIR-CC's unless set; none under the others). Defaults to
-            ``'auto'``.
+        no_change_sentences (str | Sequence[str], optional): As
+            :class:`IDCMetric`'s. Defaults to ``'auto'``.
         protocol (str | dict | ScoringProtocol, optional): The scoring
             protocol, in place of ``tokenizer``.
         subset_names (dict, optional): Names of the all-change and
@@ -432,16 +422,14 @@ class CaptionScorer:
         return dict(zip(pair_ids, stats))
 
 
-def no_change_decisions(records: Sequence[dict], no_change: Sequence[str],
-                        no_change_type: str = NO_CHANGE_TYPE,
-                        unknown_type: str = UNKNOWN_TYPE
+def no_change_decisions(records: Sequence[dict], no_change: Sequence[str]
                         ) -> Optional[Dict[str, float]]:
     """How often a no-change sentence is predicted exactly on the no-change
     pairs, x100: ``'change'`` (change pairs predicted with another
     sentence), ``'no_change'`` (no-change pairs predicted with a no-change
     sentence) and ``'total'`` (both); a share is left out when its pairs are
-    missing. Pairs of type ``unknown_type`` are not counted; None when no
-    pair has a type. The remote-sensing papers (RSICC, Chg2Cap, CCExpert)
+    missing. Pairs of type ``'unknown'`` are not counted; None when no pair
+    has a type. The remote-sensing papers (RSICC, Chg2Cap, CCExpert)
     report it with their data set's no-change sentences.
 
     Args:
@@ -450,17 +438,15 @@ def no_change_decisions(records: Sequence[dict], no_change: Sequence[str],
         no_change (str | Sequence[str]): The no-change sentences, or a data
             set's name (:mod:`mmidc.text.no_change`), compared after
             :func:`mmidc.text.no_change.normalize_sentence`.
-        no_change_type (str): The type of a no-change pair.
-        unknown_type (str): The type of a pair whose change is unknown.
     """
     right = {'change': [], 'no_change': []}
     sentences = no_change_set(no_change)
     for rec in records:
-        ctype = rec.get('change_type') or unknown_type
-        if ctype == unknown_type:
+        ctype = rec.get('change_type') or UNKNOWN_TYPE
+        if ctype == UNKNOWN_TYPE:
             continue
         said = normalize_sentence(rec['prediction']) in sentences
-        if ctype == no_change_type:
+        if ctype == NO_CHANGE_TYPE:
             right['no_change'].append(said)
         else:
             right['change'].append(not said)
