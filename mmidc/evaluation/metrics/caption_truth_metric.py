@@ -84,10 +84,9 @@ class CaptionTruthMetric(BaseMetric):
                      prediction=sample['pred_caption'],
                      change_type=sample['change_type']))
 
-    def compute_metrics(self, results: List[dict]) -> dict:
+    def compute_metrics(self, records: List[dict]) -> dict:
         """Grade every caption against its scene graph (the synthetic
         package's :func:`~mmidc.synthetic.caption_grading.grade_records`)."""
-        records = results
         if not records:
             raise ValueError('CaptionTruthMetric: no predictions to grade '
                              '(an empty list of pairs)')

@@ -251,14 +251,6 @@ class JavaMeteor(Meteor):
             answers = self._exchange([request], len(stats) + 1)
         return float(answers[-1]), [float(a) for a in answers[:-1]]
 
-    def compute_score(self, gts: Dict, res: Dict) -> Tuple[float, List[float]]:
-        """Same inputs and outputs as ``Meteor.compute_score``."""
-        assert gts.keys() == res.keys()
-        assert all(len(res[key]) == 1 for key in res)
-        stats = self.segment_stats([res[key][0] for key in gts],
-                                   [gts[key] for key in gts])
-        return self.corpus_score(stats)
-
     # -- lifetime --------------------------------------------------------
     def close(self) -> None:
         """Stop the JVM (idempotent)."""

@@ -198,10 +198,9 @@ class IDCMetric(BaseMetric):
                     references=list(sample['gt_captions']),
                     change_type=sample.get('change_type', 'unknown')))
 
-    def compute_metrics(self, results: List[dict]) -> dict:
-        """Save the predictions, score them (``results``: every pair once,
+    def compute_metrics(self, records: List[dict]) -> dict:
+        """Save the predictions, score them (``records``: every pair once,
         gathered by ``BaseMetric.evaluate``)."""
-        records = results
         self.save_predictions(records)
         scores = dict(self._score(self.scorer, records))
         for key, scorer in self.extra_scorers.items():

@@ -201,9 +201,8 @@ class RetrievalMetric(BaseMetric):
                     .cpu(),
                     gt_captions=list(sample['gt_captions'])))
 
-    def compute_metrics(self, results: List[dict]) -> dict:
+    def compute_metrics(self, records: List[dict]) -> dict:
         """Rank both directions and summarise."""
-        records = results
         pair_emb = torch.stack([r['pair_embedding'] for r in records])
         gallery, pair_to_captions, occurrences = build_caption_gallery(
             [r['gt_captions'] for r in records],
