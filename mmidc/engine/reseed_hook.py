@@ -32,14 +32,6 @@ def seed_everything(key) -> None:
     torch.manual_seed(int(words[0]) << 31 | int(words[1]) >> 1)
 
 
-def _training_sampler(loader):
-    """The sampler of ``loader``'s batch sampler, else its own sampler."""
-    batch_sampler = getattr(loader, 'batch_sampler', None)
-    if getattr(batch_sampler, 'sampler', None) is not None:
-        return batch_sampler.sampler
-    return getattr(loader, 'sampler', None)
-
-
 @HOOKS.register_module()
 class EpochReseedHook(Hook):
     """Make a resumed run draw the random numbers of the uninterrupted run.
@@ -104,7 +96,8 @@ class EpochReseedHook(Hook):
         loader = getattr(loop, 'dataloader', None)
         if loader is None:
             return
-        sampler = _training_sampler(loader)
+        # a batch sampler's (MMEngine's batch_sampler=), else the loader's
+        sampler = getattr(loader.batch_sampler, 'sampler', loader.sampler)
         done = batches_done_in_epoch(runner)
         if not isinstance(sampler, SampleSeedSampler):
             name = type(sampler).__name__
