@@ -30,6 +30,7 @@ from mmengine.runner import Runner
 import mmidc  # noqa: F401  (registers components, safe checkpoint loading)
 from mmidc.cli import working_dir_on_path
 from mmidc.cli.errors import clear_errors
+from mmidc.datasets.annotation_memo import read_annotations_once
 from mmidc.runtime.cfg_options import CfgOptionsAction
 from mmidc.runtime.config_check import (apply_launch_args, check_caption_vocab,
                                         check_config)
@@ -132,23 +133,35 @@ def main():
         _train(args)
 
 
-def _train(args):
+def start_up(args) -> Runner:
+    """Everything before ``runner.train()``: the config read and checked, the
+    work dir locked, the runner built with its training and validation
+    loaders. The image cache, the vocabulary check and the loaders build a
+    split's data set each; its annotations are read once
+    (:func:`~mmidc.datasets.annotation_memo.read_annotations_once`)."""
     working_dir_on_path()  # `projects.<name>` from a clone's root
     cfg = Config.fromfile(args.config)
     if args.cfg_options is not None:
         cfg.merge_from_dict(args.cfg_options)
     apply_data_root(cfg, args.config, args.cfg_options)  # explicit values kept
-    cfg = merge_args(cfg, args)
-    check_config(cfg)
-    # One run per work dir: a second one is refused, naming the first (the
-    # lock ends with its process, a killed one too).
-    lock_work_dir(cfg.work_dir, args.launcher)
-    check_caption_vocab(cfg)
-    if 'runner_type' in cfg:
-        from mmidc.registry import RUNNERS
-        runner = RUNNERS.build(cfg)
-    else:
-        runner = Runner.from_cfg(cfg)
+    with read_annotations_once():
+        cfg = merge_args(cfg, args)
+        check_config(cfg)
+        # One run per work dir: a second one is refused, naming the first
+        # (the lock ends with its process, a killed one too).
+        lock_work_dir(cfg.work_dir, args.launcher)
+        check_caption_vocab(cfg)
+        if 'runner_type' in cfg:
+            from mmidc.registry import RUNNERS
+            runner = RUNNERS.build(cfg)
+        else:
+            runner = Runner.from_cfg(cfg)
+        runner.train_loop, runner.val_loop  # noqa: B018  (built here)
+    return runner
+
+
+def _train(args):
+    runner = start_up(args)
     # the global batch logged; a warning when it is not the config's base
     from mmidc.runtime.global_batch import log_global_batch
     log_global_batch(runner.cfg, runner.world_size)

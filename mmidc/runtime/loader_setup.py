@@ -102,13 +102,13 @@ def cached_pipeline_size(pipeline: list) -> Optional[Tuple[int, int]]:
 
 
 def dataset_image_paths(dataset_cfg: dict) -> Tuple[List[str], str]:
-    """Every image path of a data set config (built without a pipeline)
-    and its ``data_root``."""
+    """Every image path of a data set config (built without a pipeline, its
+    entries kept as a list) and its ``data_root``."""
     from mmidc.registry import DATASETS
     cfg = copy.deepcopy(dict(dataset_cfg))
-    cfg.update(pipeline=[], lazy_init=False)
+    cfg.update(pipeline=[], lazy_init=False, serialize_data=False)
     dataset = DATASETS.build(cfg)
-    paths = [dataset.get_data_info(i)[key] for i in range(len(dataset))
+    paths = [entry[key] for entry in dataset.data_list
              for key in ('img1_path', 'img2_path')]
     return paths, dataset.data_root
 

@@ -151,7 +151,9 @@ def ensure_vocab_file(dataset) -> str:
 
 
 def _build_dataset(dataset):
+    """A data set config built to read its captions: no pipeline, its
+    entries kept as a list (MMEngine's packing of them is of no use here)."""
     if not isinstance(dataset, dict):
         return dataset
     import mmidc.datasets  # noqa: F401  (registers the data sets)
-    return DATASETS.build(dict(dataset, pipeline=[]))
+    return DATASETS.build(dict(dataset, pipeline=[], serialize_data=False))
