@@ -131,13 +131,13 @@ def test_declared_in_a_loader_config_it_builds_its_sampler():
 
 
 def test_an_older_child_config_naming_its_sampler_is_a_config_error(tmp_path):
-    """``sampler=dict(type='DefaultSampler')`` in a child of a shipped config
+    """``sampler=dict(type='DefaultSampler')`` in a child of the data-set base
     merges into the base's SampleSeedSampler: an error naming the key and
     both fixes, not a TypeError of the sampler; with _delete_ it builds."""
     from mmengine.config import Config
 
     from mmidc.runtime.config_check import check_config
-    base = REPO / 'configs/clip4idc/clip4idc-caption_vit-b32_spot-the-diff.py'
+    base = REPO / 'configs/_base_/datasets/image_pair.py'
     child = tmp_path / 'child.py'
     child.write_text(f'_base_ = [{str(base)!r}]\ntrain_dataloader = dict('
                      "sampler=dict(type='DefaultSampler', shuffle=True))\n")
