@@ -154,3 +154,46 @@ def test_spot_the_diff_config_references_with_a_moved_data_root(tmp_path):
                         'python', '--metrics', 'Bleu', '--no-per-type'])
     assert scores == same
 
+
+
+def test_hcfnet_whu_cdc_files_score_as_chg2cap_scores_them():
+    """HCFNet's WHU-CDC predictions (CapRjson/WHU.json) and references
+    (GTjson/whuCCcaptions.json), an excerpt of 6 test pairs in the files'
+    exact form, under rs_ids: the words of each ``raw`` sentence as
+    Chg2Cap's test.py reads them (``upper-left``, ``t-shaped`` one word;
+    ``.`` dropped), scored by pycocoevalcap directly, per change flag."""
+    folder = osp.join(DATA, 'whu_cdc_hcfnet')
+    pred, refs = (osp.join(folder, n) for n in ('WHU.json',
+                                                 'whuCCcaptions.json'))
+    images = json.load(open(refs))['images']
+    hyps = {r['filename']: r['sentence'] for r in json.load(open(pred))}
+
+    def expected(field):
+        out = {}
+        for subset, flags in (('', (0, 1)), ('change/', (1, )),
+                              ('no_change/', (0, ))):
+            gts = {i['filename'][:-4]: [
+                ' '.join(s['tokens']) if field == 'tokens'
+                else s['raw'].replace(' .', '').strip()
+                for s in i['sentences']]
+                for i in images if i['changeflag'] in flags}
+            res = {k: [hyps[k]] for k in gts}
+            bleu = Bleu(4).compute_score(gts, res, verbose=0)[0]
+            out.update({f'{subset}Bleu_{n}': 100 * v
+                        for n, v in enumerate(bleu, start=1)})
+            out[f'{subset}ROUGE_L'] = 100 * Rouge().compute_score(gts,
+                                                                 res)[0]
+            out[f'{subset}CIDEr'] = 100 * Cider().compute_score(gts, res)[0]
+        return out
+
+    scores = tool().main([pred, '--references', refs, '--tokenizer',
+                          'rs_ids', '--vocab-ann-file', refs,
+                          '--min-word-freq', '0', '--word-freq-rule', '>=',
+                          *METRICS])
+    raw, tokens = expected('raw'), expected('tokens')
+    for key, value in raw.items():
+        assert scores[key] == pytest.approx(value, abs=1e-9), key
+    # the excerpt tells the two apart: the hyphenated words of the raw
+    # sentences change ROUGE-L and CIDEr-D of the changed pairs
+    assert abs(raw['change/CIDEr'] - tokens['change/CIDEr']) > 0.1
+    assert abs(raw['change/ROUGE_L'] - tokens['change/ROUGE_L']) > 0.1
