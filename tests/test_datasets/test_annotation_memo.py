@@ -52,13 +52,15 @@ def test_a_data_set_built_again_in_the_block_reads_once(pairs):
         '0', 'custom-1', '2']
 
 
-def test_the_copy_handed_out_is_its_own(pairs):
+def test_each_reuse_gets_its_own_copy(pairs):
     cfg, _ = pairs
     with read_annotations_once():
-        first = build(cfg)
-        first.data_list[0]['gt_captions'].append('changed')
+        build(cfg, serialize_data=True)  # MMEngine empties its list
         again = build(cfg)
-    assert again.data_list[0]['gt_captions'] == ['change number 0']
+        again.data_list[0]['gt_captions'].append('changed')
+        third = build(cfg)
+    assert len(third) == 3
+    assert third.data_list[0]['gt_captions'] == ['change number 0']
 
 
 def test_another_argument_or_a_changed_file_is_read_again(pairs):
