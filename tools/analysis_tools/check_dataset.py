@@ -71,6 +71,11 @@ PUBLISHED = {
         pairs=dict(train=6815, val=1333, test=1929),
         change=dict(test=1929 - 965),
         source="Liu et al. 2024, LEVIR-CC's pairs"),
+    'WHU-CDC': dict(
+        readers=('WHUCDCDataset', ),
+        pairs=dict(train=5947, val=743, test=744),
+        change=dict(test=236),
+        source="MaskApproxNet's split lists; HCFNet's README and files"),
     'Dubai-CC': dict(
         readers=('DubaiCCDataset', ),
         pairs=dict(train=300, val=50, test=150),
