@@ -68,12 +68,14 @@ class RSWordVocab:
     def from_word_map(cls, word_to_id: Dict[str, int],
                       lowercase: bool = True) -> 'RSWordVocab':
         """The vocabulary of a paper's own word map (RSICC's ``WORDMAP``,
-        Chg2Cap's ``vocab.json``: ``{word: id}``, ``<UNK>`` among them)."""
+        Chg2Cap's ``vocab.json``: ``{word: id}``, ``<UNK>`` among them;
+        RSICC writes it ``<unk>``)."""
         vocab = cls.__new__(cls)
-        if '<UNK>' not in word_to_id:
-            raise ValueError('a word map needs the word <UNK> (keys: '
-                             f'{sorted(word_to_id)[:8]}...)')
+        if '<UNK>' not in word_to_id and '<unk>' not in word_to_id:
+            raise ValueError('a word map needs the word <UNK> or <unk> '
+                             f'(keys: {sorted(word_to_id)[:8]}...)')
         vocab.word_to_id = dict(word_to_id)
+        vocab.word_to_id.setdefault('<UNK>', word_to_id.get('<unk>'))
         vocab.lowercase = lowercase
         vocab.min_word_freq = vocab.word_freq_rule = None
         return vocab

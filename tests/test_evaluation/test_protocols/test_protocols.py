@@ -142,6 +142,12 @@ def test_a_papers_word_map_scores_with_its_ids(tmp_path):
     protocol = RSIdsProtocol(word_map=str(path))
     gts, res = protocol.tokenize(RECORDS[1:2])
     assert res['c2'] == ['4 7 6 5 1 1 1']  # across, the, woods: <UNK>
+    # RSICC's WORDMAP_*.json: counter order, lowercase specials last
+    rsicc = {'a': 1, 'road': 2, 'is': 3, 'built': 4, '<unk>': 5,
+             '<start>': 6, '<end>': 7, '<pad>': 0}
+    path.write_text(json.dumps(rsicc))
+    gts, res = RSIdsProtocol(word_map=str(path)).tokenize(RECORDS[1:2])
+    assert res['c2'] == ['1 2 3 4 5 5 5']
 
 
 def test_an_empty_vocabulary_is_refused_and_many_unknown_words_warned(
