@@ -21,7 +21,7 @@ from typing import Dict, Tuple, Union
 
 import torch
 
-__all__ = ['read_checkpoint', 'unwrap_state_dict']
+__all__ = ['read_checkpoint', 'unwrap_state_dict', 'load_checkpoint_file']
 
 CONVERTER = 'tools/model_converters/openai_clip_to_safetensors.py'
 
@@ -55,29 +55,36 @@ def read_checkpoint(
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(f'checkpoint not found: {path}')
+    if not path.endswith('.safetensors') and _is_torchscript_archive(path):
+        raise ValueError(
+            f'{path!r} is a TorchScript archive (the format of OpenAI\'s '
+            'CLIP downloads), which is not loaded with weights_only. '
+            f'Convert it once with `python {CONVERTER} {path}`: it writes '
+            'checkpoints/clip/<name>.safetensors, where the configs\' '
+            '`pretrained` looks.')
+    ckpt = load_checkpoint_file(path, hint=(
+        '. Expected a state dict of tensors (.pt/.pth/.bin) or a '
+        '.safetensors file.'))
+    return unwrap_state_dict(ckpt, path)
+
+
+def load_checkpoint_file(path: str, map_location='cpu', hint: str = ''):
+    """A ``.safetensors`` file's state dict, or a ``torch.save`` file's
+    content read with ``weights_only=True``; a ``ValueError`` naming
+    ``path`` (and ``hint``) when it cannot be read."""
     if path.endswith('.safetensors'):
         from safetensors.torch import load_file
         try:
-            ckpt = load_file(path, device='cpu')
+            return load_file(path, device='cpu')
         except Exception as err:  # SafetensorError: corrupt or truncated
             raise ValueError(f'could not read the safetensors file {path!r}: '
                              f'{err}') from err
-    else:
-        if _is_torchscript_archive(path):
-            raise ValueError(
-                f'{path!r} is a TorchScript archive (the format of OpenAI\'s '
-                'CLIP downloads), which is not loaded with weights_only. '
-                f'Convert it once with `python {CONVERTER} {path}`: it writes '
-                'checkpoints/clip/<name>.safetensors, where the configs\' '
-                '`pretrained` looks.')
-        try:
-            ckpt = torch.load(path, map_location='cpu', weights_only=True)
-        except Exception as err:  # UnpicklingError, corrupt file, ...
-            raise ValueError(
-                f'could not read {path!r} with torch.load(weights_only=True): '
-                f'{err}. Expected a state dict of tensors (.pt/.pth/.bin) or '
-                'a .safetensors file.') from err
-    return unwrap_state_dict(ckpt, path)
+    try:
+        return torch.load(path, map_location=map_location, weights_only=True)
+    except Exception as err:  # UnpicklingError, corrupt file, ...
+        raise ValueError(
+            f'could not read {path!r} with torch.load(weights_only=True): '
+            f'{err}{hint}') from err
 
 
 def unwrap_state_dict(ckpt, path: str) -> Tuple[Dict[str, torch.Tensor], dict]:

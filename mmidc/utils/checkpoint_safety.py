@@ -29,6 +29,8 @@ import numpy as np
 import torch
 from mmengine.logging import HistoryBuffer
 
+from .checkpoint_io import load_checkpoint_file
+
 __all__ = ['allow_mmengine_checkpoint_globals', 'force_weights_only_loaders',
            'load_from_local']
 
@@ -91,20 +93,9 @@ def load_from_local(filename: str, map_location=None) -> dict:
     filename = osp.expanduser(filename)
     if not osp.isfile(filename):
         raise FileNotFoundError(f'checkpoint not found: {filename!r}')
-    if filename.endswith('.safetensors'):
-        from safetensors.torch import load_file
-        try:
-            return {'state_dict': load_file(filename, device='cpu')}
-        except Exception as err:  # SafetensorError, OSError ...
-            raise ValueError(f'could not read the safetensors file '
-                             f'{filename!r}: {err}') from err
-    try:
-        return torch.load(filename, map_location=map_location,
-                          weights_only=True)
-    except Exception as err:  # UnpicklingError, corrupt file ...
-        raise ValueError(
-            f'could not read {filename!r} with torch.load(weights_only=True): '
-            f'{err}') from err
+    ckpt = load_checkpoint_file(filename, map_location)
+    return ({'state_dict': ckpt} if filename.endswith('.safetensors')
+            else ckpt)
 
 
 load_from_local.forces_weights_only = True
