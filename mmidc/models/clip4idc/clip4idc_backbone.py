@@ -354,9 +354,6 @@ class CLIP4IDCBackbone(BaseModule):
         """Output tokens ``[B, S(n+1), D]`` -> ``{name: [B, n+1, D]}``."""
         return split_segments(tokens, self.segments)
 
-    def num_tokens(self, img_size: Optional[Tuple[int, int]] = None) -> int:
-        """Tokens per pair, ``S(n+1)``, for an input size (default: own)."""
-        grid = self.grid_size if img_size is None else (
-            img_size[0] // self.patch_size[0],
-            img_size[1] // self.patch_size[1])
-        return self.num_segments * (grid[0] * grid[1] + 1)
+    def num_tokens(self) -> int:
+        """Tokens per pair at the backbone's input size, ``S(n+1)``."""
+        return self.num_segments * (self.grid_size[0] * self.grid_size[1] + 1)
