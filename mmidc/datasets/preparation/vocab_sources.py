@@ -96,7 +96,8 @@ def training_captions(cfg) -> Tuple[List[str], str]:
         tuple: the captions, in order, and their sources' names.
     """
     datasets = [_build_dataset(d) for d in caption_datasets(cfg)]
-    captions = [c for d in datasets for c in iter_captions(d)]
+    captions = [c for d in datasets for entry in d.data_list  # kept as a list
+                for c in entry['gt_captions']]
     return captions, _source_names(datasets)
 
 
