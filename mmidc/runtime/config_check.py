@@ -1,4 +1,5 @@
 """Catch config mistakes before a run starts."""
+import ast
 import difflib
 import importlib.util
 import inspect
@@ -8,6 +9,8 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from mmengine.config import Config
 from mmengine.runner import Runner
+
+from .data_root import LOADERS, config_tree
 
 # Top-level names a Runner config may hold besides Runner's own arguments.
 _CONVENTIONAL_KEYS = {'_base_', 'runner_type', 'launcher', 'work_dir'}
@@ -60,7 +63,6 @@ def check_config(cfg: Config) -> None:
 #: Top-level settings MMEngine gives a default ``type`` when they have none.
 _DEFAULT_TYPE_KEYS = {'optim_wrapper', 'train_cfg', 'val_cfg', 'test_cfg',
                       'log_processor', 'model_wrapper_cfg'}
-_LOADER_KEYS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
 
 
 def base_files(filename: str) -> List[str]:
@@ -68,13 +70,7 @@ def base_files(filename: str) -> List[str]:
     its text; ``package::path`` bases and a file without a literal
     ``_base_`` give none; MMEngine reports a bad base when it reads the
     config)."""
-    import ast
-    try:
-        with open(filename, encoding='utf-8') as f:
-            tree = ast.parse(f.read())
-    except (OSError, SyntaxError, ValueError):
-        return []
-    for node in tree.body:
+    for node in getattr(config_tree(filename), 'body', ()):
         if isinstance(node, ast.Assign) and any(
                 isinstance(t, ast.Name) and t.id == '_base_'
                 for t in node.targets):
@@ -118,13 +114,7 @@ def _own_custom_imports(path: str) -> List[str]:
     """The ``custom_imports`` a config file sets itself (its text, read
     without its bases; the file read whole when the value is not a
     literal)."""
-    import ast
-    try:
-        with open(path, encoding='utf-8') as f:
-            tree = ast.parse(f.read())
-    except (OSError, SyntaxError, ValueError):
-        return []
-    for node in tree.body:
+    for node in getattr(config_tree(path), 'body', ()):
         if not (isinstance(node, ast.Assign) and any(
                 isinstance(t, ast.Name) and t.id == 'custom_imports'
                 for t in node.targets)):
@@ -186,7 +176,7 @@ def check_components(cfg: Config) -> None:
     for key, old_type in _lost_types(cfg.to_dict(), base, ''):
         raise ValueError(f'config key {key} has no "type"; its base config '
                          f'gives type={old_type!r}' + _delete_hint())
-    for key in _LOADER_KEYS:
+    for key in LOADERS:
         loader = cfg.get(key)
         if not isinstance(loader, dict):
             continue
@@ -260,8 +250,7 @@ def _pipeline_sizes(cfg: Config) -> Iterator[Tuple[str, Tuple[int, int]]]:
     """``(where, (H, W))`` of each ``ResizePair`` in the loaders' pipelines
     (through wrapper data sets' ``dataset``)."""
     from mmidc.datasets.image_io import to_hw
-    for loader_key in ('train_dataloader', 'val_dataloader',
-                       'test_dataloader'):
+    for loader_key in LOADERS:
         loader = cfg.get(loader_key) or {}
         dataset, where = loader.get('dataset'), f'{loader_key}.dataset'
         while isinstance(dataset, dict):
@@ -433,8 +422,6 @@ def apply_launch_args(cfg: Config, config_path: str, launcher: str,
     (gloo on CPU-only machines), the work dir (``--work-dir``, else the
     config's, else ``work_dirs/<config name>``) and the loaders' ``'auto'``
     settings (:func:`mmidc.runtime.loader_setup.resolve_loader_defaults`)."""
-    import os.path as osp
-
     from mmidc.runtime.loader_setup import resolve_loader_defaults
     cfg.launcher = launcher
     use_gloo_without_cuda(cfg)

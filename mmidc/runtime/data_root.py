@@ -117,16 +117,6 @@ def _dataset_roots(cfg) -> List[Tuple[Path, object]]:
             if 'data_root' in dataset]
 
 
-def dataset_roots(cfg) -> List[Tuple[str, object]]:
-    """``(setting, value)`` of each loader data set's ``data_root``."""
-    return [(_where(path), value) for path, value in _dataset_roots(cfg)]
-
-
-def evaluator_roots(cfg) -> List[Tuple[str, object]]:
-    """``(setting, value)`` of each evaluator's ``data_root``."""
-    return [(_where(path), value) for path, value in _evaluator_roots(cfg)]
-
-
 def _other_roots(cfg) -> Dict[str, str]:
     """Top-level ``*_root`` settings besides ``data_root``."""
     return {key: _norm(value) for key, value in cfg.items()
@@ -139,6 +129,16 @@ def _is_root_name(name: str) -> bool:
 
 
 _OWN: Dict[Tuple[str, float], Dict[Tuple[str, ...], bool]] = {}
+
+
+def config_tree(filename: str) -> Optional[ast.Module]:
+    """The syntax tree of a config file's text (not run); None for a file
+    that cannot be read or is not Python."""
+    try:
+        with open(filename, encoding='utf-8') as f:
+            return ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError):
+        return None
 
 
 def own_settings(filename: str) -> Dict[Tuple[str, ...], bool]:
@@ -163,10 +163,8 @@ def own_settings(filename: str) -> Dict[Tuple[str, ...], bool]:
     if key in _OWN:
         return _OWN[key]
     own: Dict[Tuple[str, ...], bool] = {}
-    try:
-        with open(filename, encoding='utf-8') as f:
-            tree = ast.parse(f.read())
-    except (SyntaxError, ValueError, UnicodeDecodeError):
+    tree = config_tree(filename)
+    if tree is None:
         _OWN[key] = own
         return own
     names: Dict[str, ast.AST] = {}

@@ -23,8 +23,7 @@ from mmidc.datasets.image_io import to_hw
 from mmidc.datasets.preparation.pair_image_cache import (
     build_pair_image_cache, default_cache_dir, pipeline_value_range,
     shard_is_current, step_type_name)
-
-DATALOADERS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
+from .data_root import LOADERS
 #: Most worker processes ``num_workers='auto'`` starts per training process.
 MAX_AUTO_WORKERS = 16
 
@@ -68,7 +67,7 @@ def resolve_loader_defaults(cfg) -> None:
     - ``persistent_workers`` is switched off for a loader with no workers
       (PyTorch refuses the combination).
     """
-    for key in DATALOADERS:
+    for key in LOADERS:
         loader = cfg.get(key)
         if not loader:
             continue
@@ -117,7 +116,7 @@ def use_image_cache(cfg,
                     cache_dir: Optional[str] = None,
                     workers: Optional[int] = None,
                     build: bool = True,
-                    loaders: Sequence[str] = DATALOADERS,
+                    loaders: Sequence[str] = LOADERS,
                     wait_timeout: float = 6 * 3600.) -> List[Tuple[str, str]]:
     """Read every loader's images from the pre-resized cache.
 
