@@ -323,13 +323,6 @@ def _shard_problem(index_path: str, array_path: str,
     return None if problem is None else f'damaged: {problem}'
 
 
-def _shard_is_current(index_path: str, array_path: str, index: dict) -> bool:
-    """Whether the shard on disk holds exactly ``index``'s images, at its
-    size, from sources with the recorded sizes and mtimes, and its array
-    loads with the shape its index says."""
-    return _shard_problem(index_path, array_path, index) is None
-
-
 def _shard_index(image_paths: Sequence[str], data_root: str, cache_dir: str,
                  size: Sequence[int], shard: str,
                  value_range: ValueRange = 'full') -> Tuple[dict, List[str]]:
@@ -360,8 +353,8 @@ def shard_is_current(image_paths: Sequence[str], data_root: str,
     they have now."""
     index, _ = _shard_index(image_paths, data_root, cache_dir, size, shard,
                             value_range)
-    return _shard_is_current(osp.join(cache_dir, f'{shard}.json'),
-                             osp.join(cache_dir, f'{shard}.npy'), index)
+    return _shard_problem(osp.join(cache_dir, f'{shard}.json'),
+                          osp.join(cache_dir, f'{shard}.npy'), index) is None
 
 
 def build_pair_image_cache(image_paths: Sequence[str],

@@ -75,8 +75,7 @@ def config_vocab_file(cfg) -> Optional[str]:
     Raises:
         ValueError: the model names several vocabulary files.
     """
-    files = sorted({p for p in _vocab_options(cfg.get('model', {}))
-                    if p.endswith('.json')})
+    files = model_vocab_files(cfg)
     if len(files) > 1:
         raise ValueError(f'the model names several vocabulary files: {files}')
     return files[0] if files else cfg.get('vocab_file')
