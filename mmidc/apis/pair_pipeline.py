@@ -2,17 +2,13 @@
 from mmcv.transforms import Compose
 from mmengine.config import Config
 
+from mmidc.datasets.preparation.pair_image_cache import (pipeline_value_range,
+                                                         step_type_name)
 #: Steps of a data set pipeline that inference replaces or does not need:
 #: images come from :func:`load_rgb_image` (any source, validated), and
 #: user pairs have no reference captions to tokenise.
 SKIPPED_TRANSFORMS = ('LoadImagePair', 'TokenizeCaptions')
 PACK_TRANSFORM = 'PackIDCInputs'
-
-
-def _type_name(transform: dict) -> str:
-    type_ = transform['type']
-    name = type_ if isinstance(type_, str) else type_.__name__
-    return name.split('.')[-1]  # 'mmidc.ResizePair' -> 'ResizePair'
 
 
 def get_test_pipeline_cfg(cfg: Config) -> list:
@@ -37,8 +33,8 @@ def build_image_pipeline(cfg: Config) -> Compose:
     """
     from mmidc.registry import TRANSFORMS
     steps = [t for t in get_test_pipeline_cfg(cfg)
-             if _type_name(t) not in SKIPPED_TRANSFORMS]
-    names = [_type_name(t) for t in steps]
+             if step_type_name(t) not in SKIPPED_TRANSFORMS]
+    names = [step_type_name(t) for t in steps]
     if not names or names[-1] != PACK_TRANSFORM:
         raise ValueError(f'config {cfg.filename or "<dict>"}: the test '
                          f'pipeline must end with {PACK_TRANSFORM}, got '
@@ -54,17 +50,12 @@ def value_range_of(cfg: Config):
     """``LoadImagePair.value_range`` of the config's test pipeline (how
     16-bit and float images map to 8 bits), checked; ``'full'`` when the
     pipeline does not set it, as ``LoadImagePair`` defaults to."""
-    from mmidc.datasets.image_io import check_value_range
-    for step in get_test_pipeline_cfg(cfg):
-        if _type_name(step) == 'LoadImagePair':
-            return check_value_range(step.get('value_range', 'full'),
-                                     'LoadImagePair.value_range')
-    return 'full'
+    return pipeline_value_range(get_test_pipeline_cfg(cfg))
 
 
 def context_length_of(cfg: Config, default: int = 32) -> int:
     """``TokenizeCaptions.context_length`` of the config's test pipeline."""
     for step in get_test_pipeline_cfg(cfg):
-        if _type_name(step) == 'TokenizeCaptions':
+        if step_type_name(step) == 'TokenizeCaptions':
             return step.get('context_length', default)
     return default
