@@ -10,20 +10,16 @@ prefixes; --partial-load loads the keys that fit.
 """
 import argparse
 import json
-import os
 import os.path as osp
 
-from mmengine.config import Config
 from mmengine.runner import Runner
 
 import mmidc  # noqa: F401
 from mmidc.apis.model_loading import (check_checkpoint_fits,
                                       prepare_model_cfg_for_checkpoint)
-from mmidc.cli import working_dir_on_path
+from mmidc.cli import parse_run_args, read_config
 from mmidc.cli.errors import clear_errors
-from mmidc.runtime.cfg_options import CfgOptionsAction
 from mmidc.runtime.config_check import apply_launch_args, check_config
-from mmidc.runtime.data_root import apply_data_root
 
 
 def parse_args():
@@ -36,25 +32,12 @@ def parse_args():
         help='also dump the raw per-sample predictions (pickle, via '
         "MMEngine's DumpResults) to this file")
     parser.add_argument(
-        '--cfg-options',
-        nargs='+',
-        action=CfgOptionsAction,
-        help='override config settings')
-    parser.add_argument(
         '--partial-load',
         action='store_true',
         help='load a checkpoint whose weights do not all fit the model '
         '(missing or unexpected keys are logged); without it they are an '
         'error')
-    parser.add_argument(
-        '--launcher',
-        choices=['none', 'pytorch', 'slurm', 'mpi'],
-        default='none')
-    parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
-    args = parser.parse_args()
-    if 'LOCAL_RANK' not in os.environ:
-        os.environ['LOCAL_RANK'] = str(args.local_rank)
-    return args
+    return parse_run_args(parser, 'override config settings')
 
 
 def main():
@@ -65,13 +48,9 @@ def main():
 
 
 def _test(args):
-    working_dir_on_path()  # `projects.<name>` from a clone's root
     if not osp.isfile(args.checkpoint):
         raise FileNotFoundError(f'checkpoint not found: {args.checkpoint}')
-    cfg = Config.fromfile(args.config)
-    if args.cfg_options is not None:
-        cfg.merge_from_dict(args.cfg_options)
-    apply_data_root(cfg, args.config, args.cfg_options)  # explicit values kept
+    cfg = read_config(args)
     apply_launch_args(cfg, args.config, args.launcher, args.work_dir)
     cfg.load_from = args.checkpoint
     # The checkpoint holds every weight and the caption vocabulary: no

@@ -21,20 +21,17 @@ Speed options (docs/benchmark.md): --image-cache reads pre-resized images
 --fused-optim uses the optimizer's fused kernel.
 """
 import argparse
-import os
 
 import torch.distributed as dist
 from mmengine.config import Config
 from mmengine.runner import Runner
 
 import mmidc  # noqa: F401  (registers components, safe checkpoint loading)
-from mmidc.cli import working_dir_on_path
+from mmidc.cli import parse_run_args, read_config
 from mmidc.cli.errors import clear_errors
 from mmidc.datasets.annotation_memo import read_annotations_once
-from mmidc.runtime.cfg_options import CfgOptionsAction
 from mmidc.runtime.config_check import (apply_launch_args, check_caption_vocab,
                                         check_config)
-from mmidc.runtime.data_root import apply_data_root
 from mmidc.runtime.work_dir_lock import lock_work_dir
 
 
@@ -79,21 +76,9 @@ def parse_args():
         '--fused-optim',
         action='store_true',
         help="the optimizer's fused kernel (Adam, AdamW, SGD)")
-    parser.add_argument(
-        '--cfg-options',
-        nargs='+',
-        action=CfgOptionsAction,
-        help='override config settings, e.g. train_cfg.max_epochs=3')
-    parser.add_argument(
-        '--launcher',
-        choices=['none', 'pytorch', 'slurm', 'mpi'],
-        default='none',
-        help='job launcher (tools/dist_train.sh uses pytorch)')
-    parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
-    args = parser.parse_args()
-    if 'LOCAL_RANK' not in os.environ:
-        os.environ['LOCAL_RANK'] = str(args.local_rank)
-    return args
+    return parse_run_args(
+        parser, 'override config settings, e.g. train_cfg.max_epochs=3',
+        'job launcher (tools/dist_train.sh uses pytorch)')
 
 
 def merge_args(cfg: Config, args) -> Config:
@@ -139,11 +124,7 @@ def start_up(args) -> Runner:
     loaders. The image cache, the vocabulary check and the loaders build a
     split's data set each; its annotations are read once
     (:func:`~mmidc.datasets.annotation_memo.read_annotations_once`)."""
-    working_dir_on_path()  # `projects.<name>` from a clone's root
-    cfg = Config.fromfile(args.config)
-    if args.cfg_options is not None:
-        cfg.merge_from_dict(args.cfg_options)
-    apply_data_root(cfg, args.config, args.cfg_options)  # explicit values kept
+    cfg = read_config(args)
     with read_annotations_once():
         cfg = merge_args(cfg, args)
         check_config(cfg)

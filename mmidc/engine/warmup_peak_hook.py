@@ -14,23 +14,6 @@ from .schedulers.noam_lr import NoamLR
 __all__ = ['WarmupPeakHook', 'warmup_peak_iteration', 'warmups_cut_short']
 
 
-def _peak_step(scheduler) -> Optional[int]:
-    """The step (in the scheduler's unit) from which a warm-up scheduler
-    gives its full rate; None for a scheduler that does not warm up."""
-    if getattr(scheduler, 'param_name', 'lr') != 'lr':
-        return None
-    if isinstance(scheduler, LinearParamScheduler):
-        if scheduler.start_factor < scheduler.end_factor:
-            return scheduler.end - 1
-        return None
-    if isinstance(scheduler, NoamLR):
-        return scheduler.begin + scheduler.warmup - 1
-    if isinstance(scheduler, BertWarmupLR) and scheduler.warmup > 0:
-        return scheduler.begin + math.ceil(scheduler.warmup *
-                                           scheduler.total_steps)
-    return None
-
-
 def warmup_peak_iteration(scheduler,
                           epoch_length: Optional[int]) -> Optional[int]:
     """The training iteration (0-based) from which a warm-up scheduler gives
@@ -47,10 +30,18 @@ def warmup_peak_iteration(scheduler,
         ``RunShareWarmupLR``, ``NoamLR``, ``BertWarmupLR``), or counts
         epochs of a loader without a length.
     """
-    step = _peak_step(scheduler)
-    if step is None:
+    step = None  # in the scheduler's unit
+    if getattr(scheduler, 'param_name', 'lr') != 'lr':
         return None
-    if not scheduler.by_epoch:
+    if isinstance(scheduler, LinearParamScheduler) and \
+            scheduler.start_factor < scheduler.end_factor:
+        step = scheduler.end - 1
+    elif isinstance(scheduler, NoamLR):
+        step = scheduler.begin + scheduler.warmup - 1
+    elif isinstance(scheduler, BertWarmupLR) and scheduler.warmup > 0:
+        step = scheduler.begin + math.ceil(scheduler.warmup *
+                                           scheduler.total_steps)
+    if step is None or not scheduler.by_epoch:
         return step
     return None if epoch_length is None else step * epoch_length
 

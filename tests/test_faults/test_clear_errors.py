@@ -7,6 +7,7 @@ import os.path as osp
 import sys
 
 import pytest
+from mmengine.config import Config
 
 from mmidc.cli import test as test_cli
 from mmidc.cli import train as train_cli
@@ -81,7 +82,7 @@ def test_test_tool_reports_an_unreadable_file_in_one_line(
     def fromfile(path, *args, **kwargs):
         raise PermissionError(errno.EACCES, 'Permission denied', path)
 
-    monkeypatch.setattr(test_cli.Config, 'fromfile', fromfile)
+    monkeypatch.setattr(Config, 'fromfile', fromfile)
     lines = run_cli(test_cli, monkeypatch, capsys, config, str(checkpoint))
     assert lines == [f'test.py: error: Permission denied: {config}']
 
