@@ -7,7 +7,6 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 import numpy as np
 import torch
 from mmengine.config import Config
-from mmengine.dataset import pseudo_collate
 from mmengine.logging import print_log
 from mmpretrain.apis import BaseInferencer
 from mmpretrain.structures import DataSample
@@ -44,7 +43,8 @@ class BasePairInferencer(BaseInferencer):
     """Base of the image-pair inferencers, in MMPretrain's inferencer flow:
     :meth:`preprocess` (a ``DataLoader`` of batches of pairs), :meth:`forward`
     (the model on one batch), :meth:`postprocess` (result dicts), chained
-    by :meth:`stream`, which every caller goes through. A subclass gives
+    by :meth:`stream`, which every caller goes through (the attention maps
+    too: ``attention=True``). A subclass gives
     ``_predict(data, **forward_kwargs)`` (the model's data samples of a
     :meth:`batch_inputs` batch) and ``to_result(data_sample)`` (a result's
     fields).
@@ -76,6 +76,7 @@ class BasePairInferencer(BaseInferencer):
 
     preprocess_kwargs = {'pair_ids', 'workers', 'prefetch', 'worker_type',
                          'resize_on_device'}
+    forward_kwargs = {'attention'}
 
     def __init__(self,
                  config: ConfigType,
@@ -195,26 +196,29 @@ class BasePairInferencer(BaseInferencer):
     def batch_inputs(self, batch: PairBatch) -> dict:
         """The usable pairs of ``batch`` as the model takes them: the data
         preprocessor's ``{'inputs': [b, 2, 3, H, W], 'data_samples'}``,
-        resized on the model's device."""
+        resized on the model's device, with ``images`` (the same before
+        normalisation, 0-255) and ``indices`` (the pairs' positions)."""
         samples = [DataSample(metainfo={k: meta[k] for k in self.meta_keys
                                         if k in meta}) for meta in batch.metas]
         if self.input_size is not None and 'img_shape' in self.meta_keys:
             for sample in samples:
                 sample.set_metainfo(dict(img_shape=self.input_size))
         inputs = batch_to_inputs(batch, self.input_size, self.device)
-        return self.model.data_preprocessor(
-            dict(inputs=inputs, data_samples=samples), False)
+        data = self.model.data_preprocessor(dict(inputs=inputs, data_samples=samples), False)
+        usable = [i for i in batch.indices if i not in batch.errors]
+        return dict(data, images=inputs, indices=usable)
 
     # ------------------------------------------------------------ the flow
     @torch.no_grad()
-    def forward(self, batch: PairBatch, **kwargs) -> List[DataSample]:
+    def forward(self, batch: PairBatch, attention: bool = False, **kwargs) -> List[DataSample]:
         """The model on one :meth:`preprocess` batch: one data sample per
         pair, in the batch's order, with the pair's ``pair_id`` (and
         ``img1`` / ``img2``) in its metainfo, and the model's prediction
-        (:meth:`_predict`) or, for a pair that could not be used, its
+        (:meth:`_predict`), or with ``attention`` its ``attention_maps``
+        (:meth:`_attention`), or, for a pair that could not be used, its
         ``error``."""
-        preds = iter(self._predict(self.batch_inputs(batch), **kwargs)
-                     if batch.metas else ())
+        predict = self._attention if attention else self._predict
+        preds = iter(predict(self.batch_inputs(batch), **kwargs) if batch.metas else ())
         samples = [DataSample() if i in batch.errors else next(preds)
                    for i in batch.indices]
         for sample, index, fields in zip(samples, batch.indices, batch.fields):
@@ -226,9 +230,10 @@ class BasePairInferencer(BaseInferencer):
     def postprocess(self, preds: List[DataSample], visualization=None,
                     return_datasamples: bool = False) -> List[Dict]:
         """One result per data sample of :meth:`forward`: the pair's
-        ``pair_id`` (and ``img1`` / ``img2``), then :meth:`to_result`, or
-        ``error`` (the exception) for a pair that could not be used. The
-        data samples themselves if ``return_datasamples``."""
+        ``pair_id`` (and ``img1`` / ``img2``), then :meth:`to_result` (or
+        the ``attention_maps``), or ``error`` (the exception) for a pair
+        that could not be used. The data samples themselves if
+        ``return_datasamples``."""
         if return_datasamples:
             return preds
         results = []
@@ -238,7 +243,7 @@ class BasePairInferencer(BaseInferencer):
             if 'error' in sample:
                 result['error'] = sample.error
             else:
-                result.update(self.to_result(sample))
+                result.update(sample.get('attention_maps') or self.to_result(sample))
             results.append(result)
         return results
 
@@ -250,8 +255,8 @@ class BasePairInferencer(BaseInferencer):
         that cannot be used has its ``error`` in its result; the others go
         on. ``kwargs``: those of :meth:`preprocess` (``pair_ids``,
         ``workers``, ``prefetch``, ``worker_type``, ``resize_on_device``)
-        and of :meth:`forward` (the captioner's ``strategy``,
-        ``beam_size``), checked before the first batch."""
+        and of :meth:`forward` (``attention``; the captioner's ``strategy``,
+        ``beam_size``, ``captions``), checked before the first batch."""
         preprocess_kwargs, forward_kwargs, _, _ = self._dispatch_kwargs(**kwargs)
         batches = self.preprocess(pairs, batch_size, **preprocess_kwargs)
         return (self.postprocess(self.forward(batch, **forward_kwargs))
@@ -270,9 +275,20 @@ class BasePairInferencer(BaseInferencer):
         return results
 
     # ------------------------------------------------------------ attention
-    @torch.no_grad()
+    def _attention(self, data: dict, **decode_options) -> List[DataSample]:
+        """Data samples with ``attention_maps`` (see :meth:`attention_maps`)."""
+        inputs = data['inputs']  # [b, 2, 3, H, W], normalised
+        _, attentions = self.model.backbone(inputs[:, 0], inputs[:, 1], return_attentions=True)
+        maps = cls_attention_maps(attentions, tuple(inputs.shape[-2:]))
+        images = data['images'].to(torch.uint8).permute(0, 1, 3, 4, 2).cpu()  # [b, 2, H, W, 3]
+        for k, sample in enumerate(data['data_samples']):
+            pair = {key: None if v is None else v[k].cpu() for key, v in maps.items()}
+            sample.set_field(dict(pair, images=images[k].numpy()), 'attention_maps')
+        return data['data_samples']
+
     def attention_maps(self, img1: ImageInput, img2: ImageInput) -> dict:
-        """CLS attention of the pair encoder's last intra and inter blocks.
+        """CLS attention of the pair encoder's last intra and inter blocks
+        (:meth:`stream` with ``attention=True``, the pipeline's resize).
 
         Returns:
             dict: ``images`` (the model inputs, RGB uint8 ``[2, H, W, 3]``),
@@ -280,15 +296,9 @@ class BasePairInferencer(BaseInferencer):
             ``inter_per_query`` (``[2, 2, gh, gw]``: CLS query, image). See
             :func:`mmidc.visualization.cls_attention_maps`.
         """
-        sample = self.prepare_pair(img1, img2)
-        data = self.model.data_preprocessor(pseudo_collate([sample]), False)
-        inputs = data['inputs']  # [1, 2, 3, H, W], normalised
-        _, attentions = self.model.backbone(
-            inputs[:, 0], inputs[:, 1], return_attentions=True)
-        maps = cls_attention_maps(attentions, tuple(inputs.shape[-2:]))
-        out = {k: None if v is None else v[0].cpu() for k, v in maps.items()}
-        out['images'] = sample['inputs'].permute(0, 2, 3, 1).numpy()  # [2, H, W, 3]
-        return out
+        (result, ) = self._results([(img1, img2)], workers=0, resize_on_device=False,
+                                   attention=True)
+        return {k: result[k] for k in ('images', 'intra', 'inter', 'inter_per_query')}
 
     def visualize_attention(self,
                             img1: ImageInput,

@@ -42,7 +42,7 @@ class IDCInferencer(BasePairInferencer):
     changed.
     """
 
-    forward_kwargs = {'strategy', 'beam_size'}
+    forward_kwargs = BasePairInferencer.forward_kwargs | {'strategy', 'beam_size', 'captions'}
 
     def __init__(self,
                  config: ConfigType,
@@ -53,41 +53,67 @@ class IDCInferencer(BasePairInferencer):
                  **kwargs) -> None:
         super().__init__(config, checkpoint, device, **kwargs)
         if not hasattr(self.model, 'decode_cfg'):
-            raise TypeError(
-                f'{type(self.model).__name__} does not write captions: '
-                f'IDCInferencer needs a captioning-stage config '
-                f'(CLIP4IDCCaptioner); for retrieval use '
-                f'IDCRetrievalInferencer')
+            raise TypeError(f'{type(self.model).__name__} does not write captions: IDCInferencer '
+                            f'needs a captioning-stage config (CLIP4IDCCaptioner); for '
+                            f'retrieval use IDCRetrievalInferencer')
         #: This inferencer's decoding options (``strategy``, ``beam_size``),
         #: given to the model's ``predict`` with each batch; the model's
         #: ``decode_cfg`` holds the rest and is never changed.
         self.decode_options = {}
-        self.decode_options = self._dispatch_kwargs(
-            strategy=strategy, beam_size=beam_size)[1]
+        self.decode_options = self._dispatch_kwargs(strategy=strategy, beam_size=beam_size)[1]
 
     def _dispatch_kwargs(self, **kwargs):
         """MMPretrain's dispatch, the decoding options (``strategy``,
-        ``beam_size``) checked once for a whole call and merged into
-        :attr:`decode_options`."""
+        ``beam_size``) and the ``captions`` to score checked once for a
+        whole call, and merged into :attr:`decode_options`."""
         pre, options, vis, post = super()._dispatch_kwargs(**kwargs)
         options = {k: v for k, v in options.items() if v is not None}
         if options.get('strategy', 'greedy') not in ('greedy', 'beam'):
-            raise ValueError(f"strategy must be 'greedy' or 'beam', got "
-                             f"{options['strategy']!r}")
+            raise ValueError(f"strategy must be 'greedy' or 'beam', got {options['strategy']!r}")
         if options.get('beam_size', 1) < 1:
             raise ValueError(f"beam_size must be >= 1, got {options['beam_size']}")
+        if 'captions' in options:
+            self._caption_tokens(options['captions'])
         return pre, dict(self.decode_options, **options), vis, post
 
-    def _predict(self, data: dict, **decode_options) -> List:
+    def _caption_tokens(self, captions: Sequence[str]) -> torch.Tensor:
+        """CLIP ids ``[P, max_length]`` of captions to score; ``ValueError``
+        if one is empty or longer than the decoder's ``max_length``."""
+        if isinstance(captions, str) or not all(isinstance(c, str) and c.strip() for c in captions):
+            raise ValueError(f'captions must be a list of non-empty strings, got {captions!r:.80}')
+        max_length = self.model.caption_decoder.max_length
+        tokens = clip_tokenizer()(list(captions), 77)  # [P, 77]
+        for caption, length in zip(captions, (tokens != 0).sum(-1).tolist()):
+            if length > max_length:
+                raise ValueError(f'caption {caption!r} is {length} tokens long with its start '
+                                 f'and end; the decoder takes at most {max_length}')
+        return tokens[:, :max_length]
+
+    def _predict(self, data: dict, captions: Optional[Sequence[str]] = None,
+                 **decode_options) -> List:
         """The model's ``predict``: data samples with ``pred_caption`` and
-        ``pred_score``."""
-        return self.model.predict(data['inputs'], data['data_samples'],
-                                  **decode_options)
+        ``pred_score``; with ``captions`` (one per input pair), the
+        teacher-forced ``sum_logprob`` and ``num_tokens`` of each pair's
+        caption (``model.score_captions``) instead."""
+        samples = data['data_samples']
+        if captions is None:
+            return self.model.predict(data['inputs'], samples, **decode_options)
+        if (last := data['indices'][-1]) >= len(captions):
+            raise ValueError(f'captions: one per pair, got {len(captions)} for pair {last}')
+        tokens = self._caption_tokens([captions[i] for i in data['indices']])
+        logprobs = self.model.score_captions(data['inputs'], tokens.to(self.device)).cpu()
+        for sample, row, count in zip(samples, logprobs, (tokens[:, 1:] != 0).sum(-1).tolist()):
+            sample.set_field(float(row.sum()), 'sum_logprob')
+            sample.set_field(count, 'num_tokens')
+        return samples
 
     def to_result(self, data_sample) -> Dict:
-        """``{'caption': str, 'score': float}`` of a predicted data sample."""
-        return {'caption': data_sample.pred_caption,
-                'score': float(data_sample.pred_score)}
+        """``{'caption': str, 'score': float}`` of a predicted data sample;
+        ``sum_logprob``, ``mean_logprob``, ``num_tokens`` of a scored one."""
+        if 'sum_logprob' in data_sample:
+            total, count = data_sample.sum_logprob, data_sample.num_tokens
+            return dict(sum_logprob=total, mean_logprob=total / max(count, 1), num_tokens=count)
+        return {'caption': data_sample.pred_caption, 'score': float(data_sample.pred_score)}
 
     def __call__(self,
                  img1: Union[ImageInput, Sequence[Pair]],
@@ -121,10 +147,11 @@ class IDCInferencer(BasePairInferencer):
         (result, ) = self._results([(img1, img2)], **dict(kwargs, workers=0))
         return {k: result[k] for k in ('caption', 'score')}
 
-    @torch.no_grad()
     def score(self, pairs: Sequence[Pair], captions: Sequence[str],
               batch_size: int = 8, workers: Optional[int] = 0) -> List[Dict]:
-        """How likely the model finds given captions of given pairs.
+        """How likely the model finds given captions of given pairs
+        (:meth:`stream` with ``captions=``, where an unusable pair's
+        result has its ``error``).
 
         Each caption is scored under the model with teacher forcing: the
         log-probability of each of its tokens (and the end of the caption)
@@ -156,32 +183,7 @@ class IDCInferencer(BasePairInferencer):
         if isinstance(captions, str) or len(captions) != len(pairs):
             raise ValueError(f'score needs one caption per pair: '
                              f'{len(pairs)} pairs, got {captions!r:.80}')
-        if not all(isinstance(c, str) and c.strip() for c in captions):
-            raise ValueError('captions must be non-empty strings')
-        max_length = self.model.caption_decoder.max_length
-        tokens = clip_tokenizer()(list(captions), 77)  # [P, 77]
-        lengths = (tokens != 0).sum(-1)
-        for caption, length in zip(captions, lengths.tolist()):
-            if length > max_length:
-                raise ValueError(
-                    f'caption {caption!r} is {length} tokens long with its '
-                    f'start and end; the decoder takes at most {max_length}')
-        tokens = tokens[:, :max_length]
-        results = []
-        for batch in self.preprocess(pairs, batch_size, workers=workers):
-            for index in batch.indices:
-                if index in batch.errors:
-                    raise batch.errors[index]
-            data = self.batch_inputs(batch)
-            batch_tokens = tokens[batch.indices].to(self.device)
-            logprobs = self.model.score_captions(data['inputs'], batch_tokens)
-            counts = (batch_tokens[:, 1:] != 0).sum(-1).tolist()
-            for fields, row, count in zip(batch.fields, logprobs.cpu(), counts):
-                total = float(row.sum())
-                results.append(dict(sum_logprob=total,
-                                    mean_logprob=total / max(count, 1),
-                                    num_tokens=count, **fields))
-        return results
+        return self._results(pairs, batch_size, workers=workers, captions=captions)
 
     def visualize_attention(self,
                             img1: ImageInput,

@@ -198,8 +198,9 @@ def test_score_captions_of_an_idc_pcl_captioner():
 def test_call_stream_and_the_cli_share_preprocess_forward_postprocess(
         captioner, captioner_files, pair_files, tmp_path):
     """One path: what a subclass's ``preprocess`` / ``forward`` /
-    ``postprocess`` do shows in one pair's result, a list's, ``stream``'s and
-    caption_pair.py's JSONL; a bad pair is an error for that pair only."""
+    ``postprocess`` do shows in one pair's result, a list's, ``stream``'s,
+    caption_pair.py's JSONL, ``score``'s and the attention maps'; a bad pair
+    is an error for that pair only."""
     import json
 
     from mmidc.apis.pair_sources import PairRecord
@@ -243,3 +244,18 @@ def test_call_stream_and_the_cli_share_preprocess_forward_postprocess(
     assert calls.count('preprocess') == 4 and calls.count('postprocess') == 6
     with pytest.raises(ValueError, match='unknown argument'):
         marked(pairs, beam=3)  # a typo is named, not ignored
+    del calls[:]
+    scored = marked.score(pairs[:2], ['the red square', 'there is no change'])
+    maps = marked.attention_maps(*pair_files)
+    assert calls == ['preprocess', 'forward', 'postprocess'] * 2
+    assert maps['images'].shape == (2, 32, 32, 3) and set(maps) == {
+        'images', 'intra', 'inter', 'inter_per_query'}
+    bad = (pair_files[0], str(tmp_path / 'missing.png'))
+    (streamed, ) = marked.stream([bad, pair_files], 2, workers=0,
+                                 captions=['a cube', 'the red square'])
+    assert 'missing.png' in str(streamed[0]['error'])
+    assert streamed[1]['sum_logprob'] == scored[0]['sum_logprob']
+    with pytest.raises(ValueError, match='captions: one per pair, got 1'):
+        list(marked.stream(pairs, 2, workers=0, captions=['a cube']))
+    with pytest.raises(ValueError, match='list of non-empty strings'):
+        marked.stream(pairs, captions='a cube')  # checked before any batch
