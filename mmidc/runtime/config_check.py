@@ -16,11 +16,6 @@ from .data_root import LOADERS, config_tree
 _CONVENTIONAL_KEYS = {'_base_', 'runner_type', 'launcher', 'work_dir'}
 
 
-def runner_keys() -> set:
-    """The keyword arguments of :class:`mmengine.runner.Runner`."""
-    return set(inspect.signature(Runner.__init__).parameters) - {'self'}
-
-
 def check_config(cfg: Config) -> None:
     """Fail early on a top-level key that looks like a misspelt Runner key.
 
@@ -43,7 +38,8 @@ def check_config(cfg: Config) -> None:
     schedule that ends before or after ``train_cfg.max_epochs`` is logged
     as a warning (:func:`check_schedule_end`).
     """
-    known = runner_keys() | _CONVENTIONAL_KEYS
+    known = _CONVENTIONAL_KEYS | (
+        set(inspect.signature(Runner.__init__).parameters) - {'self'})
     for key in cfg.keys():
         if key in known:
             continue

@@ -14,11 +14,6 @@ from mmengine.logging import print_log
 __all__ = ['global_batch', 'log_global_batch']
 
 
-def _accumulation(cfg: Config) -> int:
-    optim_wrapper = cfg.get('optim_wrapper') or {}
-    return int(optim_wrapper.get('accumulative_counts', 1) or 1)
-
-
 def global_batch(cfg: Config, world_size: int) -> Optional[dict]:
     """The run's batch sizes.
 
@@ -38,7 +33,8 @@ def global_batch(cfg: Config, world_size: int) -> Optional[dict]:
     if not loader or loader.get('batch_size') is None:
         return None
     per_process = int(loader['batch_size'])
-    accumulation = _accumulation(cfg)
+    accumulation = int((cfg.get('optim_wrapper') or {}).get(
+        'accumulative_counts', 1) or 1)
     auto_scale = cfg.get('auto_scale_lr') or {}
     if auto_scale.get('base_batch_size') is not None:
         base = int(auto_scale['base_batch_size'])
