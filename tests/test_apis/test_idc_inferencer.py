@@ -255,6 +255,8 @@ def test_call_stream_and_the_cli_share_preprocess_forward_postprocess(
                                  captions=['a cube', 'the red square'])
     assert 'missing.png' in str(streamed[0]['error'])
     assert streamed[1]['sum_logprob'] == scored[0]['sum_logprob']
+    (mapped, ) = marked.stream([pair_files, bad], 2, workers=0, attention=True)
+    assert np.array_equal(mapped[0]['inter'], maps['inter']) and 'error' in mapped[1]
     with pytest.raises(ValueError, match='captions: one per pair, got 1'):
         list(marked.stream(pairs, 2, workers=0, captions=['a cube']))
     with pytest.raises(ValueError, match='list of non-empty strings'):
