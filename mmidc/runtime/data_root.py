@@ -41,6 +41,7 @@ from typing import (Callable, Dict, Iterable, Iterator, List, Optional,
 
 from mmengine.logging import print_log
 
+from mmidc.datasets.preparation.vocab_sources import leaf_datasets
 from mmidc.utils.config_placeholders import fill_placeholders, has_placeholder
 
 #: Top-level settings whose derived paths follow them.
@@ -74,28 +75,12 @@ def _where(path: Path) -> str:
     return text
 
 
-def _datasets(node, path: Path) -> Iterator[Tuple[Path, dict]]:
-    """``(path, dataset config)`` of every data set a loader reads:
-    wrapper data sets (``dataset``, ``datasets``) unwrapped."""
-    if not isinstance(node, dict):
-        return
-    inner = node.get('dataset')
-    many = node.get('datasets')
-    if isinstance(inner, dict):
-        yield from _datasets(inner, path + ('dataset', ))
-    elif isinstance(many, (list, tuple)):
-        for i, item in enumerate(many):
-            yield from _datasets(item, path + ('datasets', i))
-    else:
-        yield path, node
-
-
 def _loader_datasets(cfg) -> Iterator[Tuple[Path, dict]]:
     for key in LOADERS:
         loader = cfg.get(key)
         if isinstance(loader, dict) and isinstance(loader.get('dataset'),
                                                    dict):
-            yield from _datasets(loader['dataset'], (key, 'dataset'))
+            yield from leaf_datasets(loader['dataset'], (key, 'dataset'))
 
 
 def _evaluator_roots(cfg) -> List[Tuple[Path, object]]:

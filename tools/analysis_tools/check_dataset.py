@@ -129,16 +129,6 @@ def parse_args(argv=None):
 # ----------------------------------------------------------------------
 # Building the splits
 # ----------------------------------------------------------------------
-def _leaves(dataset_cfg: dict) -> List[dict]:
-    """The data sets a loader reads, wrappers unwrapped."""
-    if isinstance(dataset_cfg.get('datasets'), (list, tuple)):
-        return [leaf for part in dataset_cfg['datasets']
-                for leaf in _leaves(part)]
-    if isinstance(dataset_cfg.get('dataset'), dict):
-        return _leaves(dataset_cfg['dataset'])
-    return [dataset_cfg]
-
-
 def _type_name(dataset_cfg: dict) -> str:
     kind = dataset_cfg.get('type', '?')
     name = kind if isinstance(kind, str) else getattr(kind, '__name__',
@@ -434,7 +424,8 @@ def check(cfg, splits: Sequence[str], workers: int, decode: bool
             report['splits'][split] = dict(built=False,
                                            error='the config has no loader')
             continue
-        leaves = _leaves(loader['dataset'])
+        from mmidc.datasets.preparation.vocab_sources import leaf_datasets
+        leaves = [leaf for _, leaf in leaf_datasets(loader['dataset'])]
         readers = [_type_name(leaf) for leaf in leaves]
         stats = dict(reader=' + '.join(readers), built=False,
                      readers=readers)

@@ -10,13 +10,14 @@ The file's form and its writer from a list of captions are
 """
 import copy
 import os.path as osp
-from typing import List, Optional, Tuple, Union
+from typing import Iterator, List, Optional, Tuple, Union
 
 from mmidc.registry import DATASETS
 from mmidc.text.caption_vocab import iter_captions
 from mmidc.text.vocab_file import vocab_file_name, write_vocab_file
 
-__all__ = ['default_vocab_file', 'caption_datasets', 'config_vocab_file',
+__all__ = ['default_vocab_file', 'leaf_datasets', 'caption_datasets',
+           'config_vocab_file',
            'model_vocab_files', 'training_captions',
            'write_dataset_vocab_file', 'ensure_vocab_file']
 
@@ -32,19 +33,27 @@ def default_vocab_file(dataset) -> str:
     return osp.join(root, vocab_file_name(split))
 
 
-def _leaves(dataset_cfg: dict) -> List[dict]:
-    if 'datasets' in dataset_cfg:  # ConcatDataset
-        return [leaf for part in dataset_cfg['datasets'] for leaf in _leaves(part)]
-    if 'dataset' in dataset_cfg:  # RepeatDataset and other wrappers
-        return _leaves(dataset_cfg['dataset'])
-    return [dataset_cfg]
+def leaf_datasets(node, path: tuple = ()) -> Iterator[Tuple[tuple, dict]]:
+    """``(key path below node, config)`` of each data set a data-set config
+    reads: wrappers (``datasets`` of a ``ConcatDataset``, ``dataset`` of a
+    ``RepeatDataset``...) unwrapped, an item that is no dict skipped."""
+    if not isinstance(node, dict):
+        return
+    if isinstance(node.get('datasets'), (list, tuple)):
+        for i, item in enumerate(node['datasets']):
+            yield from leaf_datasets(item, path + ('datasets', i))
+    elif isinstance(node.get('dataset'), dict):
+        yield from leaf_datasets(node['dataset'], path + ('dataset', ))
+    else:
+        yield path, node
 
 
 def caption_datasets(cfg) -> List[dict]:
     """The data sets of a config's training loader whose captions the model
     reads: those whose pipeline tokenises captions (``TokenizeCaptions``;
     all of them when none does), wrappers unwrapped, pipelines dropped."""
-    leaves = _leaves(copy.deepcopy(cfg['train_dataloader']['dataset']))
+    leaves = [d for _, d in leaf_datasets(
+        copy.deepcopy(cfg['train_dataloader']['dataset']))]
     captioned = [d for d in leaves if any(
         str(t.get('type', '')).endswith('TokenizeCaptions')
         for t in d.get('pipeline') or [] if isinstance(t, dict))]
