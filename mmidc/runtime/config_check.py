@@ -361,10 +361,6 @@ _NUMERIC_OPTIMIZER_KEYS = ('lr', 'weight_decay', 'momentum', 'eps',
 _POSITIVE_LOOP_KEYS = ('max_epochs', 'max_iters', 'val_interval')
 
 
-def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def _check_numbers(cfg: Config) -> None:
     """Optimizer settings are numbers; loop lengths positive integers."""
     optimizer = (cfg.get('optim_wrapper') or {}).get('optimizer') or {}
@@ -374,7 +370,8 @@ def _check_numbers(cfg: Config) -> None:
         value = optimizer[key]
         values = value if key == 'betas' and isinstance(
             value, (list, tuple)) else [value]
-        if not all(_is_number(v) for v in values):
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                   for v in values):
             raise ValueError(f'optim_wrapper.optimizer.{key}={value!r} is not '
                              f'a number' + (' pair' if key == 'betas' else ''))
     train_cfg = cfg.get('train_cfg') or {}

@@ -62,10 +62,6 @@ def _real(path: str) -> str:
     return osp.realpath(osp.expanduser(path))
 
 
-def _under(real: str, folder: str) -> bool:
-    return real == folder or real.startswith(folder.rstrip('/') + '/')
-
-
 def _where(path: Path) -> str:
     """``('a', 'b', 1, 'c')`` -> ``'a.b[1].c'``."""
     text = ''
@@ -107,10 +103,6 @@ def _other_roots(cfg) -> Dict[str, str]:
     return {key: _norm(value) for key, value in cfg.items()
             if key.endswith('_root') and key != 'data_root'
             and isinstance(value, str)}
-
-
-def _is_root_name(name: str) -> bool:
-    return name in ROOT_KEYS or name.endswith('_root') or name == '_base_'
 
 
 _OWN: Dict[Tuple[str, float], Dict[Tuple[str, ...], bool]] = {}
@@ -163,7 +155,8 @@ def own_settings(filename: str) -> Dict[Tuple[str, ...], bool]:
     def derived(expr: ast.AST, seen: frozenset = frozenset()) -> bool:
         for sub in ast.walk(expr):
             if isinstance(sub, ast.Name):
-                if _is_root_name(sub.id):
+                if sub.id in ROOT_KEYS or sub.id.endswith('_root') or \
+                        sub.id == '_base_':
                     return True
                 if sub.id in names and sub.id not in seen and derived(
                         names[sub.id], seen | {sub.id}):
@@ -306,7 +299,9 @@ def check_data_roots(cfg, source: Optional[str] = None,
         folders = set(allowed)
         if isinstance(dataset.get('data_root'), str):
             folders.add(_real(dataset['data_root']))
-        if not any(_under(_real(ann_file), folder) for folder in folders):
+        real = _real(ann_file)
+        if not any(real == folder or real.startswith(folder.rstrip('/') + '/')
+                   for folder in folders):
             wrong.append(f'  {_where(path + ("ann_file", ))} = {ann_file!r} '
                          '(an absolute path outside its data set\'s '
                          f'data_root {dataset.get("data_root")!r})')
