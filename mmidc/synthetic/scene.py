@@ -58,9 +58,6 @@ class SceneObject:
     def center(self) -> np.ndarray:
         return np.array([self.x, self.y, self.half_height])
 
-    def attributes(self) -> tuple:
-        return (self.size, self.color, self.material, self.shape)
-
     def to_dict(self) -> dict:
         d = asdict(self)
         d['position'] = [float(c) for c in self.center]
