@@ -161,12 +161,11 @@ class PairImageCache:
         self.check_stale = check_stale
         self.value_range = check_value_range(value_range)
         self._rows: Optional[Dict[str, tuple]] = None
-        self._arrays = []
         self._warned = set()
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        state.update(_rows=None, _arrays=[], _warned=set())
+        state.update(_rows=None, _warned=set())
         return state
 
     def _warn_once(self, reason: str, message: str, level: int = 30) -> None:
