@@ -1,16 +1,13 @@
 """The errors a command reports in one clear line, without a traceback:
 the work dir in use or not writable, a full or read-only disk, a resume
 that is refused. Any other error keeps its traceback (a bug to report)."""
-import errno
 import sys
 from contextlib import contextmanager
 from typing import Optional
 
-__all__ = ['clear_errors', 'known_error_message']
+from mmidc.engine.atomic_backend import DISK_ERRNOS
 
-# A full disk or quota, a read-only file system, no permission.
-_DISK_ERRNOS = frozenset(
-    (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM))
+__all__ = ['clear_errors', 'known_error_message']
 
 
 def known_error_message(err: BaseException) -> Optional[str]:
@@ -28,7 +25,7 @@ def known_error_message(err: BaseException) -> Optional[str]:
     if isinstance(err, (WorkDirInUseError, WorkDirNotWritableError,
                         ResumeRefusedError)):
         return str(err)
-    if isinstance(err, OSError) and err.errno in _DISK_ERRNOS:
+    if isinstance(err, OSError) and err.errno in DISK_ERRNOS:
         text = err.strerror or str(err)
         if err.filename is not None:
             text += f': {err.filename}'

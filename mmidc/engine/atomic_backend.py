@@ -38,7 +38,7 @@ def _file_mode() -> int:
 
 # A full disk or quota, a read-only file system, no permission: named with
 # the file being written.
-_DISK_ERRNOS = frozenset(
+DISK_ERRNOS = frozenset(
     (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM))
 
 
@@ -59,7 +59,7 @@ def _atomic_write(data: bytes, filepath: Union[str, Path]) -> None:
     except BaseException as err:
         if tmp_path is not None and osp.exists(tmp_path):
             os.remove(tmp_path)
-        if isinstance(err, OSError) and err.errno in _DISK_ERRNOS:
+        if isinstance(err, OSError) and err.errno in DISK_ERRNOS:
             kept = ('the previous file is unchanged' if osp.exists(filepath)
                     else 'nothing was written')
             raise OSError(err.errno, f'{err.strerror}: cannot write '
