@@ -3,11 +3,14 @@ import atexit
 import difflib
 import inspect
 import multiprocessing
+import multiprocessing.util  # noqa: F401  (its exit handler runs after ours)
 import os
 import os.path as osp
 import re
 import signal
+import sys
 import threading
+import weakref
 import zipfile
 from typing import Dict, Optional
 
@@ -27,53 +30,74 @@ _OWN_OPTIONS = frozenset(
     inspect.signature(CheckpointHook.__init__).parameters) - {'self', 'kwargs'}
 
 
-class _WorkerIgnoresSigterm:
-    """A loader's ``worker_init_fn`` that first makes the worker ignore
-    SIGTERM, then runs the loader's own one.
-
-    ``scancel`` and Slurm's preemption signal every process of the job, the
-    loader workers too; PyTorch's workers die of it, and their death ends
-    the main process's iteration before it can save. The worker still ends
-    when the main process stops it or dies (PyTorch's watchdog).
-
-    Args:
-        init_fn (callable, optional): The loader's ``worker_init_fn``.
-    """
-
-    def __init__(self, init_fn=None) -> None:
-        self.init_fn = init_fn
-
-    def __call__(self, worker_id: int) -> None:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        if self.init_fn is not None:
-            self.init_fn(worker_id)
+# The hooks of runs that save at SIGTERM, from their start to their end.
+_ARMED = weakref.WeakSet()
+_MASKS = []  # the forking thread's signal mask, restored after the fork
 
 
-def _kill_loader_workers_left() -> None:
-    """At exit, kill the loader workers still alive (a run that ended in an
-    exception with persistent workers): they ignore the SIGTERM with which
-    ``multiprocessing`` would end them before it joins them."""
+def _before_fork() -> None:
+    """Before ``os.fork`` of a loader worker of a run that saves at SIGTERM:
+    block SIGTERM, so that every thread of the worker starts with it blocked
+    (never delivered, whatever handler PyTorch's worker sets: it dies of
+    the SIGTERM that ``scancel`` sends to every process of the job, and its
+    death would end the iteration before the save), in every loop (an
+    iteration-based loop starts its first workers before any hook runs)."""
     from torch.utils.data._utils.worker import _worker_loop
-    for child in multiprocessing.active_children():
-        if getattr(child, '_target', None) is _worker_loop:
-            child.kill()
+    # the caller of os.fork: multiprocessing's fork Popen, starting process_obj
+    process = sys._getframe(1).f_locals.get('process_obj') if _ARMED else None
+    if getattr(process, '_target', None) is _worker_loop:
+        _MASKS.append(
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM}))
 
 
-_exit_cleanup = []
+def _after_fork_in_parent() -> None:
+    if _MASKS:
+        signal.pthread_sigmask(signal.SIG_SETMASK, _MASKS.pop())
 
 
-def _workers_ignore_sigterm(loader) -> None:
-    if loader is None or not hasattr(loader, 'worker_init_fn') or \
-            isinstance(loader.worker_init_fn, _WorkerIgnoresSigterm):
+def _sigterm_blocked(pid: int) -> bool:
+    try:
+        with open(f'/proc/{pid}/status') as f:
+            masks = [int(line.split()[1], 16) for line in f
+                     if line.startswith('SigBlk:')]
+    except OSError:
+        return False
+    return any(mask >> (signal.SIGTERM - 1) & 1 for mask in masks)
+
+
+def _kill_workers_blocking_sigterm() -> None:
+    """At exit, kill the loader workers still alive (a run that ended in an
+    exception): they block the SIGTERM with which ``multiprocessing`` would
+    end them before it joins them (for ever)."""
+    left = [child for child in multiprocessing.active_children()
+            if child.daemon and _sigterm_blocked(child.pid)]
+    if left:  # PyTorch's check of its workers would call the kill a failure
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    for child in left:
+        child.kill()
+
+
+os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
+                    after_in_child=_MASKS.clear)
+atexit.register(_kill_workers_blocking_sigterm)  # before multiprocessing's
+
+
+def _warn_unless_forked(loader) -> None:
+    if not getattr(loader, 'num_workers', 0):
         return
-    loader.worker_init_fn = _WorkerIgnoresSigterm(loader.worker_init_fn)
-    if not _exit_cleanup:  # runs before multiprocessing's own exit handler
-        atexit.register(_kill_loader_workers_left)
-        _exit_cleanup.append(True)
+    method = (loader.multiprocessing_context
+              or multiprocessing).get_start_method()
+    if method != 'fork':
+        print_log(
+            f"the loader's workers start by {method!r}, not 'fork': a "
+            'SIGTERM (scancel, preemption) ends them and the run stops '
+            'without saving. Fork them (env_cfg.mp_cfg.mp_start_method='
+            "'fork', MMEngine's default, and no multiprocessing_context in "
+            'the loader).', logger='current', level=30)
 
 
 def _stop_loader_workers(runner) -> None:
-    """Stop the run's loader workers the orderly way (they ignore SIGTERM)."""
+    """Stop the run's loader workers the orderly way (they block SIGTERM)."""
     for loop in (runner._train_loop, runner._val_loop):
         shutdown_workers(getattr(loop, 'dataloader', None))
         infinite = getattr(loop, 'dataloader_iterator', None)  # iter-based
@@ -121,8 +145,10 @@ class SafeCheckpointHook(CheckpointHook):
       status 143; ``--resume`` goes on at the next batch, as if the run
       had not stopped; a second SIGTERM ends the process at once. In a
       multi-process run the ranks agree on the stop through one small
-      all-reduce each iteration. The loader workers ignore the signal
-      (``scancel`` sends it to them too; the main process stops them).
+      all-reduce each iteration. The loader workers, which ``scancel``
+      signals too, block it from their start in every loop (the main
+      process stops them); they must be forked (MMEngine's default), else
+      a warning when the run starts.
 
     Args:
         save_on_sigterm (bool): Save and stop at SIGTERM as above.
@@ -134,6 +160,8 @@ class SafeCheckpointHook(CheckpointHook):
         self.save_on_sigterm = save_on_sigterm
         self._sigterm = False
         self._old_handler = None
+        if save_on_sigterm:  # before MMEngine builds the loops
+            _ARMED.add(self)
         unknown = sorted(set(kwargs) - _OWN_OPTIONS)
         if unknown:
             close = difflib.get_close_matches(unknown[0], sorted(_OWN_OPTIONS),
@@ -232,8 +260,8 @@ class SafeCheckpointHook(CheckpointHook):
         self._sigterm = True  # acted on at the end of the iteration
 
     def before_run(self, runner) -> None:
-        # Before the train loop starts its loader workers.
         super().before_run(runner)
+        _ARMED.discard(self)
         if (self.save_on_sigterm and isinstance(runner._train_loop, BaseLoop)
                 and threading.current_thread() is threading.main_thread()):
             self._sigterm = False
@@ -243,14 +271,14 @@ class SafeCheckpointHook(CheckpointHook):
                 # a run of this process that ended in an exception left its
                 # handler: the one before it is the original
                 old = owner._old_handler
-            # Loader workers started from now on (an iteration-based loop
-            # started its first pass's workers when it was built).
+            _ARMED.add(self)
             for loop in (runner._train_loop, runner._val_loop):
-                _workers_ignore_sigterm(getattr(loop, 'dataloader', None))
+                _warn_unless_forked(getattr(loop, 'dataloader', None))
             # None: a handler not set from Python; the default stands for it
             self._old_handler = signal.SIG_DFL if old is None else old
 
     def _restore_handler(self) -> None:
+        _ARMED.discard(self)
         if self._old_handler is not None:
             signal.signal(signal.SIGTERM, self._old_handler)
             self._old_handler = None

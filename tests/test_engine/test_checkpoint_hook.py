@@ -38,3 +38,50 @@ def test_a_pointer_with_nothing_to_resume_is_an_error(tmp_path):
     (tmp_path / 'last_checkpoint').write_text(str(tmp_path / 'gone.pth'))
     with pytest.raises(FileNotFoundError, match=r"names '.*gone\.pth', which is missing"):
         find_resume_checkpoint(str(tmp_path))
+
+
+def test_loader_workers_block_sigterm_from_their_start_and_die_at_exit():
+    """Workers forked while the hook lives (before any hook runs: an
+    iteration-based loop starts them when it is built) survive a SIGTERM;
+    at exit they are killed, not waited on for ever."""
+    import os
+    import signal
+    import time
+
+    from torch.utils.data import DataLoader
+
+    from mmidc.engine import SafeCheckpointHook
+    from mmidc.engine.checkpoint_hook import _kill_workers_blocking_sigterm
+    sigchld = signal.getsignal(signal.SIGCHLD)
+    hook = SafeCheckpointHook(interval=1)
+    iterator = iter(DataLoader(range(4), num_workers=1,
+                               multiprocessing_context='fork'))
+    try:
+        next(iterator)
+        worker = iterator._workers[0]
+        os.kill(worker.pid, signal.SIGTERM)
+        time.sleep(0.2)
+        assert worker.is_alive()
+        _kill_workers_blocking_sigterm()
+        worker.join(timeout=5)
+        assert worker.exitcode == -signal.SIGKILL
+    finally:
+        signal.signal(signal.SIGCHLD, sigchld)  # PyTorch's, reset at exit
+        hook._restore_handler()  # workers forked from now on are left alone
+        iterator._shutdown_workers()
+
+
+def test_loader_workers_not_forked_are_a_warning(monkeypatch):
+    from torch.utils.data import DataLoader
+
+    from mmidc.engine import checkpoint_hook
+    logged = []
+    monkeypatch.setattr(checkpoint_hook, 'print_log',
+                        lambda msg, **kwargs: logged.append(msg))
+    for context in ('fork', 'spawn'):
+        checkpoint_hook._warn_unless_forked(DataLoader(
+            range(4), num_workers=1, multiprocessing_context=context))
+    checkpoint_hook._warn_unless_forked(DataLoader(range(4)))  # no workers
+    assert len(logged) == 1
+    assert "start by 'spawn', not 'fork'" in logged[0]
+    assert 'mp_start_method' in logged[0]

@@ -12,7 +12,8 @@ epoch checkpoint) and IDC-PCL's pre-training (iteration-based, resumed from
 an iteration checkpoint): the random draws of the data pipeline and of the
 model are the uninterrupted run's, and so are the weights, bit for bit. These
 runs are "killed" by an exception in this process, which leaves the files as
-a kill leaves them; the resumed run starts new workers.
+a kill leaves them (IDC-PCL's by a SIGTERM, which saves a checkpoint);
+the resumed run starts new workers.
 """
 import json
 import os
@@ -270,7 +271,7 @@ log_processor = dict(by_epoch=False)
 randomness = dict(seed=0)
 """
 PRETRAIN_ITERS = 8  # 2 passes over the 16 pairs
-PRETRAIN_KILL = 7  # after iter_6.pth: the resume skips 6 batches, 1.5 passes
+PRETRAIN_STOP = 6  # SIGTERM in iteration 7: the resume skips 7 batches
 
 
 def write_hard_negatives(data_root: str) -> str:
@@ -362,8 +363,12 @@ class SigtermAtIterHook(Hook):
         # without a handler the signal would end the test session
         assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None)
         # The workers get it from another process (scancel), as PyTorch's
-        # workers die of a SIGTERM their parent does not send.
-        iterator = getattr(runner.train_loop.dataloader, '_iterator', None)
+        # workers die of a SIGTERM their parent does not send. Persistent
+        # workers are the loader's; an iteration-based loop's others, its
+        # iterator's.
+        loop = runner.train_loop
+        iterator = getattr(loop.dataloader, '_iterator', None) or getattr(
+            getattr(loop, 'dataloader_iterator', None), '_iterator', None)
         workers = getattr(iterator, '_workers', [])
         assert len(workers) == 2
         subprocess.run(['kill', '-TERM'] + [str(w.pid) for w in workers],
@@ -448,8 +453,10 @@ def test_mid_epoch_resume_without_the_reseed_hook_is_refused(
 
 def test_idc_pcl_pretraining_with_persistent_workers_resumes_to_the_same_weights(
         tmp_path, mmengine_on_cpu, monkeypatch):
-    """Iteration-based: killed before iteration 7, resumed from iter_6.pth
-    (the loader advanced past 6 batches, into its second pass)."""
+    """Iteration-based: a SIGTERM to the process and its loader workers
+    during iteration 7 (workers the loop started when it was built, before
+    any hook ran): exit status 143, iter_7.pth written; resumed from it (the
+    loader advanced past 7 batches, into its second pass)."""
     # without MMEngine's 2 s pause each time the loop restarts its loader
     monkeypatch.setattr(loops.time, 'sleep', lambda seconds: None)
     data_root = make_tiny_data(str(tmp_path / 'data'))
@@ -461,10 +468,13 @@ def test_idc_pcl_pretraining_with_persistent_workers_resumes_to_the_same_weights
     full = train_in_process(str(config), str(tmp_path / 'full'))
     assert full.iter == PRETRAIN_ITERS
     work_dir = str(tmp_path / 'killed')
-    with pytest.raises(Killed):
-        train_in_process(str(config), work_dir,
-                         cfg_options=kill_options(PRETRAIN_KILL))
-    assert osp.isfile(osp.join(work_dir, 'iter_6.pth'))
+    with pytest.raises(SystemExit) as stop:
+        train_in_process(str(config), work_dir, cfg_options=dict(custom_hooks=[
+            dict(type='EpochReseedHook'),
+            dict(type='SigtermAtIterHook', iteration=PRETRAIN_STOP)]))
+    assert stop.value.code == 143
+    with open(osp.join(work_dir, 'last_checkpoint')) as f:
+        assert f.read().strip() == osp.join(work_dir, 'iter_7.pth')
     assert not osp.exists(osp.join(work_dir, f'iter_{PRETRAIN_ITERS}.pth'))
     resumed = train_in_process(str(config), work_dir, resume=True)
     assert resumed.iter == PRETRAIN_ITERS
