@@ -1,16 +1,11 @@
 """MMEngine's CheckpointHook, safe against a kill at any moment."""
-import atexit
 import difflib
 import inspect
-import multiprocessing
-import multiprocessing.util  # noqa: F401  (its exit handler runs after ours)
 import os
 import os.path as osp
 import re
 import signal
-import sys
 import threading
-import weakref
 import zipfile
 from typing import Dict, Optional
 
@@ -18,86 +13,21 @@ import torch
 from mmengine.dist import all_reduce, barrier, get_world_size, is_main_process
 from mmengine.hooks import CheckpointHook
 from mmengine.logging import print_log
-from mmengine.runner import BaseLoop, EpochBasedTrainLoop
+from mmengine.runner import BaseLoop, EpochBasedTrainLoop, IterBasedTrainLoop
 
 from mmidc.registry import HOOKS
 from .atomic_backend import AtomicLocalBackend, remove_stale_temp_files
 from .loader_shutdown_hook import shutdown_workers
 from .mid_epoch_resume import batches_done_in_epoch, raise_mid_epoch
 from .resume_check import check_resume_config, checkpoint_meta
+from .worker_sigterm import workers_ignore_sigterm
 
 _OWN_OPTIONS = frozenset(
     inspect.signature(CheckpointHook.__init__).parameters) - {'self', 'kwargs'}
 
 
-# The hooks of runs that save at SIGTERM, from their start to their end.
-_ARMED = weakref.WeakSet()
-_MASKS = []  # the forking thread's signal mask, restored after the fork
-
-
-def _before_fork() -> None:
-    """Before ``os.fork`` of a loader worker of a run that saves at SIGTERM:
-    block SIGTERM, so that every thread of the worker starts with it blocked
-    (never delivered, whatever handler PyTorch's worker sets: it dies of
-    the SIGTERM that ``scancel`` sends to every process of the job, and its
-    death would end the iteration before the save), in every loop (an
-    iteration-based loop starts its first workers before any hook runs)."""
-    from torch.utils.data._utils.worker import _worker_loop
-    # the caller of os.fork: multiprocessing's fork Popen, starting process_obj
-    process = sys._getframe(1).f_locals.get('process_obj') if _ARMED else None
-    if getattr(process, '_target', None) is _worker_loop:
-        _MASKS.append(
-            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM}))
-
-
-def _after_fork_in_parent() -> None:
-    if _MASKS:
-        signal.pthread_sigmask(signal.SIG_SETMASK, _MASKS.pop())
-
-
-def _sigterm_blocked(pid: int) -> bool:
-    try:
-        with open(f'/proc/{pid}/status') as f:
-            masks = [int(line.split()[1], 16) for line in f
-                     if line.startswith('SigBlk:')]
-    except OSError:
-        return False
-    return any(mask >> (signal.SIGTERM - 1) & 1 for mask in masks)
-
-
-def _kill_workers_blocking_sigterm() -> None:
-    """At exit, kill the loader workers still alive (a run that ended in an
-    exception): they block the SIGTERM with which ``multiprocessing`` would
-    end them before it joins them (for ever)."""
-    left = [child for child in multiprocessing.active_children()
-            if child.daemon and _sigterm_blocked(child.pid)]
-    if left:  # PyTorch's check of its workers would call the kill a failure
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    for child in left:
-        child.kill()
-
-
-os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
-                    after_in_child=_MASKS.clear)
-atexit.register(_kill_workers_blocking_sigterm)  # before multiprocessing's
-
-
-def _warn_unless_forked(loader) -> None:
-    if not getattr(loader, 'num_workers', 0):
-        return
-    method = (loader.multiprocessing_context
-              or multiprocessing).get_start_method()
-    if method != 'fork':
-        print_log(
-            f"the loader's workers start by {method!r}, not 'fork': a "
-            'SIGTERM (scancel, preemption) ends them and the run stops '
-            'without saving. Fork them (env_cfg.mp_cfg.mp_start_method='
-            "'fork', MMEngine's default, and no multiprocessing_context in "
-            'the loader).', logger='current', level=30)
-
-
 def _stop_loader_workers(runner) -> None:
-    """Stop the run's loader workers the orderly way (they block SIGTERM)."""
+    """Stop the run's loader workers the orderly way (they ignore SIGTERM)."""
     for loop in (runner._train_loop, runner._val_loop):
         shutdown_workers(getattr(loop, 'dataloader', None))
         infinite = getattr(loop, 'dataloader_iterator', None)  # iter-based
@@ -105,6 +35,16 @@ def _stop_loader_workers(runner) -> None:
                        '_shutdown_workers', None)
         if stop is not None:
             stop()
+
+
+def _warn_started_unprotected() -> None:
+    print_log(
+        "the iteration-based loop started its loader's first workers when it "
+        'was built, before they could be made to ignore SIGTERM: a SIGTERM '
+        '(scancel, preemption) in that pass ends them and the run stops '
+        "without saving. Build the runner with runner_type='mmidc.runtime."
+        "idc_runner.IDCRunner' (the shipped configs' runner), which does it "
+        'when it builds the loaders.', logger='current', level=30)
 
 
 @HOOKS.register_module()
@@ -146,9 +86,10 @@ class SafeCheckpointHook(CheckpointHook):
       had not stopped; a second SIGTERM ends the process at once. In a
       multi-process run the ranks agree on the stop through one small
       all-reduce each iteration. The loader workers, which ``scancel``
-      signals too, block it from their start in every loop (the main
-      process stops them); they must be forked (MMEngine's default), else
-      a warning when the run starts.
+      signals too, ignore it (the main process stops them): from their
+      start when :class:`~mmidc.runtime.idc_runner.IDCRunner` built the
+      loaders, else from this hook's ``before_run`` on (an iteration-based
+      loop started its first pass's workers before: a warning).
 
     Args:
         save_on_sigterm (bool): Save and stop at SIGTERM as above.
@@ -160,8 +101,6 @@ class SafeCheckpointHook(CheckpointHook):
         self.save_on_sigterm = save_on_sigterm
         self._sigterm = False
         self._old_handler = None
-        if save_on_sigterm:  # before MMEngine builds the loops
-            _ARMED.add(self)
         unknown = sorted(set(kwargs) - _OWN_OPTIONS)
         if unknown:
             close = difflib.get_close_matches(unknown[0], sorted(_OWN_OPTIONS),
@@ -261,7 +200,6 @@ class SafeCheckpointHook(CheckpointHook):
 
     def before_run(self, runner) -> None:
         super().before_run(runner)
-        _ARMED.discard(self)
         if (self.save_on_sigterm and isinstance(runner._train_loop, BaseLoop)
                 and threading.current_thread() is threading.main_thread()):
             self._sigterm = False
@@ -271,14 +209,16 @@ class SafeCheckpointHook(CheckpointHook):
                 # a run of this process that ended in an exception left its
                 # handler: the one before it is the original
                 old = owner._old_handler
-            _ARMED.add(self)
+            # A plain Runner's loaders: their workers started from now on.
             for loop in (runner._train_loop, runner._val_loop):
-                _warn_unless_forked(getattr(loop, 'dataloader', None))
+                if workers_ignore_sigterm(getattr(
+                        loop, 'dataloader', None)) and isinstance(
+                            loop, IterBasedTrainLoop):
+                    _warn_started_unprotected()
             # None: a handler not set from Python; the default stands for it
             self._old_handler = signal.SIG_DFL if old is None else old
 
     def _restore_handler(self) -> None:
-        _ARMED.discard(self)
         if self._old_handler is not None:
             signal.signal(signal.SIGTERM, self._old_handler)
             self._old_handler = None

@@ -5,6 +5,7 @@ import copy
 
 from mmengine.runner import Runner
 
+from mmidc.engine.worker_sigterm import workers_ignore_sigterm
 from mmidc.registry import RUNNERS
 from mmidc.utils.config_placeholders import fill_placeholders
 from .loader_setup import resolve_loader_defaults
@@ -24,6 +25,12 @@ class IDCRunner(Runner):
     folders first (:func:`mmidc.runtime.data_root.apply_data_root`); here
     the folders are not checked (``DataRootCheckHook`` warns about a loader
     that reads none of them).
+
+    Its loaders' workers ignore SIGTERM from their start
+    (:class:`~mmidc.engine.worker_sigterm.WorkerIgnoresSigterm`), so that
+    ``SafeCheckpointHook`` saves at a ``scancel`` in every loop (an
+    iteration-based loop starts its first workers when it is built, before
+    any hook runs).
     """
 
     @classmethod
@@ -40,3 +47,22 @@ class IDCRunner(Runner):
         fill_placeholders(cfg)
         resolve_loader_defaults(cfg)
         return super().from_cfg(cfg)
+
+    @staticmethod
+    def build_dataloader(dataloader, seed=None, diff_rank_seed=False):
+        """MMEngine's :meth:`~mmengine.runner.Runner.build_dataloader` (its
+        worker seeding unchanged), whose workers first ignore SIGTERM.
+
+        Args:
+            dataloader (DataLoader | dict): The loader or its config.
+            seed (int, optional): The random seed. Defaults to None.
+            diff_rank_seed (bool): Whether ranks get different seeds.
+                Defaults to False.
+
+        Returns:
+            DataLoader: The loader.
+        """
+        loader = Runner.build_dataloader(
+            dataloader, seed=seed, diff_rank_seed=diff_rank_seed)
+        workers_ignore_sigterm(loader)
+        return loader

@@ -176,7 +176,11 @@ def train_in_process(config: str, work_dir: str, resume: bool = False,
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        runner = Runner.from_cfg(cfg)
+        if 'runner_type' in cfg:  # the shipped configs' IDCRunner
+            from mmidc.registry import RUNNERS
+            runner = RUNNERS.build(cfg)
+        else:
+            runner = Runner.from_cfg(cfg)
         runner.train()
     finally:
         torch.set_num_threads(threads)

@@ -40,48 +40,72 @@ def test_a_pointer_with_nothing_to_resume_is_an_error(tmp_path):
         find_resume_checkpoint(str(tmp_path))
 
 
-def test_loader_workers_block_sigterm_from_their_start_and_die_at_exit():
-    """Workers forked while the hook lives (before any hook runs: an
-    iteration-based loop starts them when it is built) survive a SIGTERM;
-    at exit they are killed, not waited on for ever."""
+def test_loader_workers_built_by_idc_runner_ignore_sigterm_and_die_at_exit():
+    """Workers of a loader IDCRunner built (an iteration-based loop starts
+    them when it is built, before any hook runs) survive a SIGTERM; at exit
+    they are killed, not waited on for ever. MMEngine's seeding still runs."""
     import os
     import signal
     import time
 
-    from torch.utils.data import DataLoader
-
-    from mmidc.engine import SafeCheckpointHook
-    from mmidc.engine.checkpoint_hook import _kill_workers_blocking_sigterm
+    from mmidc.engine.worker_sigterm import (WorkerIgnoresSigterm,
+                                             kill_workers_ignoring_sigterm)
+    from mmidc.runtime.idc_runner import IDCRunner
     sigchld = signal.getsignal(signal.SIGCHLD)
-    hook = SafeCheckpointHook(interval=1)
-    iterator = iter(DataLoader(range(4), num_workers=1,
-                               multiprocessing_context='fork'))
+    loader = IDCRunner.build_dataloader(dict(
+        dataset=list(range(4)), batch_size=1, num_workers=1,
+        sampler=dict(type='DefaultSampler', shuffle=False)), seed=0)
+    assert isinstance(loader.worker_init_fn, WorkerIgnoresSigterm)
+    assert loader.worker_init_fn.init_fn is not None  # MMEngine's
+    iterator = iter(loader)
     try:
         next(iterator)
         worker = iterator._workers[0]
         os.kill(worker.pid, signal.SIGTERM)
         time.sleep(0.2)
         assert worker.is_alive()
-        _kill_workers_blocking_sigterm()
+        kill_workers_ignoring_sigterm()
         worker.join(timeout=5)
         assert worker.exitcode == -signal.SIGKILL
     finally:
         signal.signal(signal.SIGCHLD, sigchld)  # PyTorch's, reset at exit
-        hook._restore_handler()  # workers forked from now on are left alone
         iterator._shutdown_workers()
+    no_workers = IDCRunner.build_dataloader(dict(
+        dataset=list(range(4)), batch_size=1,
+        sampler=dict(type='DefaultSampler', shuffle=False)), seed=0)
+    assert not isinstance(no_workers.worker_init_fn, WorkerIgnoresSigterm)
 
 
-def test_loader_workers_not_forked_are_a_warning(monkeypatch):
+def test_iteration_based_loop_of_a_plain_runner_is_a_warning(monkeypatch):
+    """A plain Runner's iteration-based loop started its first workers
+    before before_run: a warning naming IDCRunner; an IDCRunner's, none."""
+    from types import SimpleNamespace
+
+    from mmengine.runner import EpochBasedTrainLoop, IterBasedTrainLoop
     from torch.utils.data import DataLoader
 
-    from mmidc.engine import checkpoint_hook
+    from mmidc.engine import SafeCheckpointHook, checkpoint_hook
+    from mmidc.engine.worker_sigterm import workers_ignore_sigterm
     logged = []
     monkeypatch.setattr(checkpoint_hook, 'print_log',
                         lambda msg, **kwargs: logged.append(msg))
-    for context in ('fork', 'spawn'):
-        checkpoint_hook._warn_unless_forked(DataLoader(
-            range(4), num_workers=1, multiprocessing_context=context))
-    checkpoint_hook._warn_unless_forked(DataLoader(range(4)))  # no workers
+    monkeypatch.setattr(checkpoint_hook.CheckpointHook, 'before_run',
+                        lambda self, runner: None)
+
+    def before_run(loop_type, wrapped=False):
+        loop = loop_type.__new__(loop_type)
+        loop.dataloader = DataLoader(range(4), num_workers=1)
+        if wrapped:
+            workers_ignore_sigterm(loop.dataloader)
+        hook = SafeCheckpointHook(interval=1)
+        try:
+            hook.before_run(SimpleNamespace(_train_loop=loop, _val_loop=None))
+        finally:
+            hook._restore_handler()
+        assert workers_ignore_sigterm(loop.dataloader) is False  # wrapped
+    before_run(IterBasedTrainLoop, wrapped=True)
+    before_run(EpochBasedTrainLoop)
+    assert logged == []
+    before_run(IterBasedTrainLoop)
     assert len(logged) == 1
-    assert "start by 'spawn', not 'fork'" in logged[0]
-    assert 'mp_start_method' in logged[0]
+    assert "runner_type='mmidc.runtime.idc_runner.IDCRunner'" in logged[0]
