@@ -1,6 +1,7 @@
 """Fixtures for every test (helpers to import: :mod:`tests.helpers`)."""
 import copy
 import os
+import signal
 
 import pytest
 import torch
@@ -24,6 +25,18 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(autouse=True)
 def _seed():
     torch.manual_seed(0)
+
+
+@pytest.fixture(autouse=True)
+def _sigterm_handler_given_back():
+    """A test (a run ending in an exception too) leaves SIGTERM's handler as
+    it found it: a process forked later would otherwise inherit the run's."""
+    before = signal.getsignal(signal.SIGTERM)
+    yield
+    after = signal.getsignal(signal.SIGTERM)
+    if after != before:
+        signal.signal(signal.SIGTERM, before)
+        pytest.fail(f'the test left SIGTERM handled by {after!r}')
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from .atomic_backend import AtomicLocalBackend, remove_stale_temp_files
 from .loader_shutdown_hook import shutdown_workers
 from .mid_epoch_resume import batches_done_in_epoch, raise_mid_epoch
 from .resume_check import check_resume_config, checkpoint_meta
-from .worker_sigterm import workers_ignore_sigterm
+from .worker_sigterm import is_loader_worker, workers_ignore_sigterm
 
 _OWN_OPTIONS = frozenset(
     inspect.signature(CheckpointHook.__init__).parameters) - {'self', 'kwargs'}
@@ -101,6 +101,7 @@ class SafeCheckpointHook(CheckpointHook):
         self.save_on_sigterm = save_on_sigterm
         self._sigterm = False
         self._old_handler = None
+        self._pid = None
         unknown = sorted(set(kwargs) - _OWN_OPTIONS)
         if unknown:
             close = difflib.get_close_matches(unknown[0], sorted(_OWN_OPTIONS),
@@ -192,8 +193,15 @@ class SafeCheckpointHook(CheckpointHook):
 
     # --- SIGTERM: save at the next iteration boundary, then stop ------------
     def _on_sigterm(self, signum, frame) -> None:
+        if os.getpid() != self._pid:
+            # A process forked while the handler was set (a Pool worker of
+            # the user's code): SIGTERM does there what it did before the run.
+            if not is_loader_worker():  # those ignore it from their start
+                signal.signal(signal.SIGTERM, self._old_handler)
+                os.kill(os.getpid(), signal.SIGTERM)
+            return
         if self._sigterm:  # a second SIGTERM: what it would have done
-            self._restore_handler()
+            self.restore_sigterm_handler()
             os.kill(os.getpid(), signal.SIGTERM)
             return
         self._sigterm = True  # acted on at the end of the iteration
@@ -203,6 +211,7 @@ class SafeCheckpointHook(CheckpointHook):
         if (self.save_on_sigterm and isinstance(runner._train_loop, BaseLoop)
                 and threading.current_thread() is threading.main_thread()):
             self._sigterm = False
+            self._pid = os.getpid()
             old = signal.signal(signal.SIGTERM, self._on_sigterm)
             owner = getattr(old, '__self__', None)
             if isinstance(owner, SafeCheckpointHook) and owner is not self:
@@ -218,13 +227,15 @@ class SafeCheckpointHook(CheckpointHook):
             # None: a handler not set from Python; the default stands for it
             self._old_handler = signal.SIG_DFL if old is None else old
 
-    def _restore_handler(self) -> None:
+    def restore_sigterm_handler(self) -> None:
+        """Give SIGTERM back to the handler it had before the run (after
+        training, and by ``IDCRunner`` when a run ends in an exception)."""
         if self._old_handler is not None:
             signal.signal(signal.SIGTERM, self._old_handler)
             self._old_handler = None
 
     def after_train(self, runner) -> None:
-        self._restore_handler()
+        self.restore_sigterm_handler()
         super().after_train(runner)
 
     def _stop_requested(self) -> bool:
@@ -259,7 +270,7 @@ class SafeCheckpointHook(CheckpointHook):
             f'{path} (iteration {iters}); nothing '
             'trained is lost. Requeue the job with --resume to go on at the '
             'next batch.')
-        self._restore_handler()
+        self.restore_sigterm_handler()
         _stop_loader_workers(runner)
         if get_world_size() > 1:
             barrier()  # rank 0's file is complete before any rank leaves

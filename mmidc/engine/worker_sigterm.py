@@ -27,6 +27,13 @@ class WorkerIgnoresSigterm:
             self.init_fn(worker_id)
 
 
+def is_loader_worker() -> bool:
+    """Whether this process is a PyTorch loader worker (told by the target
+    its ``multiprocessing`` process runs, known from its start)."""
+    target = getattr(multiprocessing.current_process(), '_target', None)
+    return getattr(target, '__module__', '') == 'torch.utils.data._utils.worker'
+
+
 def _sigterm_ignored(pid: int) -> bool:
     try:
         with open(f'/proc/{pid}/status') as f:

@@ -5,6 +5,7 @@ import copy
 
 from mmengine.runner import Runner
 
+from mmidc.engine.checkpoint_hook import SafeCheckpointHook
 from mmidc.engine.worker_sigterm import workers_ignore_sigterm
 from mmidc.registry import RUNNERS
 from mmidc.utils.config_placeholders import fill_placeholders
@@ -47,6 +48,20 @@ class IDCRunner(Runner):
         fill_placeholders(cfg)
         resolve_loader_defaults(cfg)
         return super().from_cfg(cfg)
+
+    def train(self):
+        """:meth:`Runner.train`; a run that ends in an exception gives SIGTERM
+        back to the handler it had before (as one that ends well does).
+
+        Returns:
+            nn.Module: The trained model.
+        """
+        try:
+            return super().train()
+        finally:
+            for hook in self._hooks:
+                if isinstance(hook, SafeCheckpointHook):
+                    hook.restore_sigterm_handler()
 
     @staticmethod
     def build_dataloader(dataloader, seed=None, diff_rank_seed=False):

@@ -249,6 +249,8 @@ def generate_dataset(out_dir: str,
                                               chunksize=4):
                 results[result[0]] = result
                 bar.update()
+            pool.close()  # workers end by themselves, not by SIGTERM
+            pool.join()
     bar.close()
 
     names = {i: f'CLEVR_default_{i:06d}.png' for i in range(num_scenes)}

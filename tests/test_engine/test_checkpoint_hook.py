@@ -101,7 +101,7 @@ def test_iteration_based_loop_of_a_plain_runner_is_a_warning(monkeypatch):
         try:
             hook.before_run(SimpleNamespace(_train_loop=loop, _val_loop=None))
         finally:
-            hook._restore_handler()
+            hook.restore_sigterm_handler()
         assert workers_ignore_sigterm(loop.dataloader) is False  # wrapped
     before_run(IterBasedTrainLoop, wrapped=True)
     before_run(EpochBasedTrainLoop)
@@ -109,3 +109,72 @@ def test_iteration_based_loop_of_a_plain_runner_is_a_warning(monkeypatch):
     before_run(IterBasedTrainLoop)
     assert len(logged) == 1
     assert "runner_type='mmidc.runtime.idc_runner.IDCRunner'" in logged[0]
+
+
+def _hook_with_its_handler_set(monkeypatch):
+    from types import SimpleNamespace
+
+    from mmengine.runner import EpochBasedTrainLoop
+
+    from mmidc.engine import SafeCheckpointHook, checkpoint_hook
+    monkeypatch.setattr(checkpoint_hook.CheckpointHook, 'before_run',
+                        lambda self, runner: None)
+    loop = EpochBasedTrainLoop.__new__(EpochBasedTrainLoop)
+    loop.dataloader = None
+    hook = SafeCheckpointHook(interval=1)
+    hook.before_run(SimpleNamespace(_train_loop=loop, _val_loop=None))
+    return hook
+
+
+def _start_then_sleep(started):
+    import time
+    started.set()
+    time.sleep(30)
+
+
+def test_a_process_forked_while_the_handler_is_set_ends_at_sigterm(monkeypatch):
+    """A process the user's code forks during a run (or after a run that ended
+    in an exception), e.g. a multiprocessing Pool's worker, ends at the
+    SIGTERM with which Pool.terminate stops it; the run's flag stays unset."""
+    import multiprocessing
+    import signal
+    import time
+    hook = _hook_with_its_handler_set(monkeypatch)
+    context = multiprocessing.get_context('fork')
+    started = context.Event()
+    try:
+        child = context.Process(target=_start_then_sleep, args=(started, ))
+        child.start()
+        # (a signal that reaches a child before CPython's after-fork reset
+        # is dropped there, with any Python handler in place)
+        assert started.wait(timeout=10)
+        child.terminate()
+        child.join(timeout=10)
+        assert child.exitcode == -signal.SIGTERM
+        assert hook._sigterm is False
+    finally:
+        hook.restore_sigterm_handler()
+        if child.is_alive():
+            child.kill()
+
+
+def test_a_run_ending_in_an_exception_gives_sigterm_back(monkeypatch):
+    """IDCRunner.train restores the handler SIGTERM had before the run when
+    the run raises (after_train, which restores it otherwise, never runs)."""
+    import signal
+
+    from mmengine.runner import Runner
+
+    from mmidc.runtime.idc_runner import IDCRunner
+    before = signal.getsignal(signal.SIGTERM)
+    hook = _hook_with_its_handler_set(monkeypatch)
+    assert signal.getsignal(signal.SIGTERM) == hook._on_sigterm
+
+    def fails(self):
+        raise RuntimeError('a bad batch')
+    monkeypatch.setattr(Runner, 'train', fails)
+    runner = IDCRunner.__new__(IDCRunner)
+    runner._hooks = [hook]
+    with pytest.raises(RuntimeError, match='a bad batch'):
+        runner.train()
+    assert signal.getsignal(signal.SIGTERM) == before

@@ -422,6 +422,8 @@ def build_pair_image_cache(image_paths: Sequence[str],
             with multiprocessing.Pool(workers) as pool:
                 for done in pool.imap_unordered(_fill_rows, tasks):
                     progress.update(done)
+                pool.close()  # workers end by themselves, not by SIGTERM
+                pool.join()
         else:
             for task in tasks:
                 progress.update(_fill_rows(task))
