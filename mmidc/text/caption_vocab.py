@@ -134,6 +134,17 @@ class CaptionVocab(nn.Module):
         """Read a vocabulary file (a ``.json`` id list, or a dict whose
         ``clip_ids`` are the list) or the vocab buffer of a checkpoint."""
         if not osp.isfile(path):
+            folder = osp.dirname(path) or '.'
+            if not osp.isdir(folder):
+                # A wrong data_root: writing the file is not the fix.
+                raise FileNotFoundError(
+                    f'caption vocabulary file not found: {path}: its folder '
+                    f'{folder} does not exist (a relative path is read from '
+                    f'{osp.abspath(".")}). Check data_root in your config (or '
+                    '--cfg-options data_root=...): the file is '
+                    "'{data_root}/caption_vocab_train.json' unless the config "
+                    f'sets vocab_file; then write it with python {VOCAB_TOOL} '
+                    'CONFIG.')
             if path.endswith('.json'):
                 raise FileNotFoundError(
                     f'caption vocabulary file not found: {path}. Write it from '

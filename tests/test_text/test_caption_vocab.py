@@ -78,6 +78,19 @@ def test_a_missing_file_names_itself_and_the_tool(tmp_path):
         CaptionVocab.from_file(str(tmp_path / 'missing.pth'))
 
 
+def test_a_file_in_a_missing_folder_names_the_folder_and_data_root(tmp_path):
+    # a wrong data_root: the folder of the vocabulary file does not exist, so
+    # writing the file (build_vocab.py) is not the fix
+    missing = str(tmp_path / 'my_pair' / 'caption_vocab_train.json')
+    with pytest.raises(FileNotFoundError) as error:
+        build_vocab_from_cfg(missing)
+    message = str(error.value)
+    assert missing in message
+    assert f'{tmp_path / "my_pair"} does not exist' in message
+    assert 'data_root' in message and 'vocab_file' in message
+    assert 'build_vocab.py CONFIG\n' not in message
+
+
 def test_a_data_set_option_points_to_the_vocabulary_file():
     with pytest.raises(TypeError, match='build_vocab.py CONFIG'):
         build_vocab_from_cfg(dict(captions_from=dict(type='CLEVRChangeDataset')))
