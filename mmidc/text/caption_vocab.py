@@ -157,6 +157,15 @@ class CaptionVocab(nn.Module):
         from mmidc.utils.checkpoint_io import read_checkpoint
         state, _ = read_checkpoint(path)
         keys = [k for k in state if k.endswith('vocab.clip_ids')]
+        if not keys:
+            raise ValueError(
+                f'{path} holds no caption vocabulary (no "*vocab.clip_ids" '
+                f'entry among its {len(state)} weights): it is not the '
+                'checkpoint of a captioning run. An adaptation-stage '
+                '(retrieval) checkpoint, such as best_rsum_*.pth, goes with '
+                'its adaptation config and IDCRetrievalInferencer; to caption, '
+                'give the checkpoint that training the captioning config wrote '
+                '(best_CIDEr_*.pth).')
         if len(keys) != 1:
             raise KeyError(f'{path}: expected one "*vocab.clip_ids" entry in the '
                            f'state dict, found {keys}')

@@ -91,6 +91,18 @@ def test_a_file_in_a_missing_folder_names_the_folder_and_data_root(tmp_path):
     assert 'build_vocab.py CONFIG\n' not in message
 
 
+def test_a_checkpoint_without_a_vocabulary_says_it_is_not_a_captioner(tmp_path):
+    # an adaptation-stage (retriever) checkpoint given to a captioning config
+    ckpt = str(tmp_path / 'best_rsum_epoch_1.pth')
+    torch.save({'meta': {}, 'state_dict': {'backbone.proj': torch.zeros(2)}}, ckpt)
+    with pytest.raises(ValueError) as error:
+        build_vocab_from_cfg(ckpt)
+    message = str(error.value)
+    assert ckpt in message
+    assert 'not the checkpoint of a captioning run' in message
+    assert 'IDCRetrievalInferencer' in message
+
+
 def test_a_data_set_option_points_to_the_vocabulary_file():
     with pytest.raises(TypeError, match='build_vocab.py CONFIG'):
         build_vocab_from_cfg(dict(captions_from=dict(type='CLEVRChangeDataset')))
