@@ -63,6 +63,34 @@ def _prefixes(keys, most: int = 8) -> str:
     return ', '.join(shown[:most]) + (', ...' if len(shown) > most else '')
 
 
+def _misfit(model: torch.nn.Module, state: dict,
+            checkpoint: Union[str, os.PathLike]) -> Optional[str]:
+    """What differs between ``model`` and a checkpoint's ``state`` (keys and
+    shapes), as the start of an error message naming the file; None when
+    they fit."""
+    own = model.state_dict()
+    missing = own.keys() - state.keys()
+    unexpected = state.keys() - own.keys()
+    reshaped = [k for k in own.keys() & state.keys()
+                if tuple(own[k].shape) != tuple(state[k].shape)]
+    if not (missing or unexpected or reshaped):
+        return None
+    parts = []
+    if missing:
+        parts.append(f'{len(missing)} weight(s) of the model missing from it '
+                     f'(prefixes: {_prefixes(missing)})')
+    if unexpected:
+        parts.append(f'{len(unexpected)} unexpected weight(s) (prefixes: '
+                     f'{_prefixes(unexpected)})')
+    if reshaped:
+        parts.append(f'{len(reshaped)} weight(s) of another shape (e.g. '
+                     f'{reshaped[0]}: {tuple(state[reshaped[0]].shape)} in '
+                     f'the file, {tuple(own[reshaped[0]].shape)} in the '
+                     'model)')
+    return (f'checkpoint {os.fspath(checkpoint)!r} does not fit the '
+            f'{type(model).__name__} of the config: ' + '; '.join(parts))
+
+
 def check_checkpoint_fits(model: torch.nn.Module,
                           checkpoint: Union[str, os.PathLike],
                           partial: bool = False) -> None:
@@ -85,27 +113,9 @@ def check_checkpoint_fits(model: torch.nn.Module,
     """
     model = getattr(model, 'module', model)
     state, _ = read_checkpoint(checkpoint)
-    own = model.state_dict()
-    missing = own.keys() - state.keys()
-    unexpected = state.keys() - own.keys()
-    reshaped = [k for k in own.keys() & state.keys()
-                if tuple(own[k].shape) != tuple(state[k].shape)]
-    if not (missing or unexpected or reshaped):
+    message = _misfit(model, state, checkpoint)
+    if message is None:
         return
-    parts = []
-    if missing:
-        parts.append(f'{len(missing)} weight(s) of the model missing from it '
-                     f'(prefixes: {_prefixes(missing)})')
-    if unexpected:
-        parts.append(f'{len(unexpected)} unexpected weight(s) (prefixes: '
-                     f'{_prefixes(unexpected)})')
-    if reshaped:
-        parts.append(f'{len(reshaped)} weight(s) of another shape (e.g. '
-                     f'{reshaped[0]}: {tuple(state[reshaped[0]].shape)} in '
-                     f'the file, {tuple(own[reshaped[0]].shape)} in the '
-                     'model)')
-    message = (f'checkpoint {os.fspath(checkpoint)!r} does not fit the '
-               f'{type(model).__name__} of the config: ' + '; '.join(parts))
     if not partial:
         raise ValueError(message + '. Is it a checkpoint of this config? '
                          'Pass --partial-load to load the weights that fit.')
@@ -158,6 +168,11 @@ def init_model(config: ConfigType,
 
     Returns:
         BaseModel: the model in eval mode, config in ``model.cfg``.
+
+    Raises:
+        ValueError: ``checkpoint`` does not fit the model (a checkpoint of
+            the other stage): the message names the file, the model and the
+            weights that differ.
     """
     import mmidc  # noqa: F401  (registers every component)
     from mmidc.registry import MODELS
@@ -169,7 +184,17 @@ def init_model(config: ConfigType,
         prepare_model_cfg_for_checkpoint(model_cfg, checkpoint)
     model = MODELS.build(model_cfg)
     if checkpoint is not None:
-        load_state_dict(model, state, strict=True, logger='current')
+        try:
+            load_state_dict(model, state, strict=True, logger='current')
+        except RuntimeError as error:  # MMEngine's list of every key
+            message = _misfit(model, state, checkpoint)
+            if message is None:
+                raise
+            raise ValueError(
+                message + '. Is it a checkpoint of this config? A captioning '
+                "run's checkpoint goes with its captioning config "
+                "(IDCInferencer), an adaptation run's with its adaptation "
+                'config (IDCRetrievalInferencer).') from error
         model.checkpoint_meta = meta
         print_log(f'loaded {checkpoint}', logger='current')
     if device is None:

@@ -53,3 +53,17 @@ def test_training_inputs_are_dropped_for_a_trained_checkpoint():
     assert cfg['init_backbone_from'] is None and cfg['backbone']['pretrained'] is None
     assert cfg['backbone']['layers'][0]['pretrained'] is None
     assert cfg['head']['vocab'] == 'epoch_3.pth' and cfg['other']['vocab'] is None
+
+
+def test_init_model_names_a_checkpoint_of_another_stage(retriever_files,
+                                                        captioner_files):
+    # the captioning run's checkpoint given to the adaptation config
+    from mmidc.apis.model_loading import init_model
+    config, _ = retriever_files
+    _, checkpoint = captioner_files
+    with pytest.raises(ValueError) as error:
+        init_model(config, checkpoint, device='cpu')
+    message = str(error.value)
+    assert repr(checkpoint) in message and 'does not fit the CLIP4IDCRetriever' in message
+    assert 'unexpected weight(s)' in message and 'IDCInferencer' in message
+    assert '--partial-load' not in message
