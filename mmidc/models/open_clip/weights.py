@@ -40,7 +40,7 @@ import torch
 from mmengine.logging import print_log
 from torch import nn
 
-from mmidc.utils.checkpoint_io import read_checkpoint, unwrap_state_dict
+from mmidc.utils.checkpoint_io import CONVERTER, read_checkpoint, unwrap_state_dict
 
 __all__ = [
     'load_clip_state_dict', 'vision_state_dict', 'text_state_dict',
@@ -116,6 +116,15 @@ def load_clip_state_dict(pretrained: Union[str, dict],
     if isinstance(pretrained, dict):
         return _unwrap_checkpoint(pretrained, '<state dict>')
     path = resolve_pretrained(str(pretrained), arch)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(
+            f'CLIP weights not found: {path} (a `pretrained` path of the '
+            "config's model; a relative path is read from "
+            f'{os.path.abspath(".")}). Convert OpenAI\'s ViT-B-32.pt (or '
+            f'ViT-B-16.pt) once with `python {CONVERTER} ViT-B-32.pt`, which '
+            'writes checkpoints/clip/ViT-B-32.safetensors, or set `pretrained` '
+            'to your file; to train without CLIP weights, see '
+            'docs/from_scratch.md.')
     print_log(f'Loading CLIP weights from {path}', logger='current')
     return _unwrap_checkpoint(read_checkpoint(path)[0], path)
 

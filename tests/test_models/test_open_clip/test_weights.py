@@ -24,3 +24,20 @@ def test_pos_embed_resize_matches_a_hand_computation():
     half = interpolate_pos_embed(pos.half(), (4, 6), (7, 5))  # fp32 inside
     assert half.dtype == torch.float16
     assert torch.equal(half[1:], by_hand(pos.half()).half())
+
+
+def test_missing_clip_weights_name_the_file_and_how_to_get_them(tmp_path):
+    """The configs' default CLIP file not written yet: the error names it and
+    the converter that writes it, and the recipe without CLIP weights."""
+    import os.path as osp
+
+    import pytest
+
+    from mmidc.models.open_clip.weights import load_clip_state_dict
+    missing = osp.join(str(tmp_path), 'checkpoints', 'clip', 'ViT-B-32.safetensors')
+    with pytest.raises(FileNotFoundError) as error:
+        load_clip_state_dict(missing, 'ViT-B-32')
+    message = str(error.value)
+    assert missing in message and 'pretrained' in message
+    assert 'tools/model_converters/openai_clip_to_safetensors.py' in message
+    assert 'docs/from_scratch.md' in message
