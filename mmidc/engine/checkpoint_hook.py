@@ -76,7 +76,9 @@ class SafeCheckpointHook(CheckpointHook):
       records no validation of its epoch or iteration) or when the best
       checkpoint it names is missing; in the latter case the resumed model
       becomes the best one. Best checkpoints of earlier steps that a kill
-      left behind are removed;
+      left behind are removed. A run resumed from another work dir's
+      checkpoint keeps that run's best score to beat but never removes its
+      best checkpoint;
     * on SIGTERM (what ``scancel`` and Slurm's preemption send), the run
       writes ``iter_<n>.pth`` (all the state a resume needs; rank 0,
       atomically with the ``atomic_local`` backend) at the end of the
@@ -362,6 +364,17 @@ class SafeCheckpointHook(CheckpointHook):
             if path != here and osp.exists(here):  # the work dir was moved
                 self._set_best_paths({key: here})
                 hub.update_info(self._best_info_keys(key)[1], here)
+            elif osp.exists(path) and not _is_inside(path, str(self.out_dir)):
+                # Resumed from another work dir's checkpoint: its best file
+                # is that run's; this run keeps its score to beat and writes
+                # its own best checkpoint, never removing the other's.
+                self._set_best_paths({key: None})
+                hub.runtime_info.pop(self._best_info_keys(key)[1], None)
+                runner.logger.info(
+                    f'The best checkpoint {path} named by the resumed '
+                    f'checkpoint is in another folder: it is left as it is; '
+                    f'this run writes its own best checkpoint to '
+                    f'{self.out_dir} when it beats that score.')
             elif not osp.exists(path):
                 score_key, _ = self._best_info_keys(key)
                 runner.logger.warning(
@@ -390,6 +403,12 @@ class SafeCheckpointHook(CheckpointHook):
                     runner.logger.info(
                         f'removed {stale}, a best checkpoint superseded by '
                         f'{path} (left by an interrupted run)')
+
+
+def _is_inside(path: str, folder: str) -> bool:
+    """Whether ``path`` lies in ``folder`` (links resolved)."""
+    folder = osp.realpath(folder)
+    return osp.commonpath([osp.realpath(path), folder]) == folder
 
 
 def _valid_checkpoint(path: str) -> bool:

@@ -302,3 +302,22 @@ def test_a_copied_work_dir_resumes_from_its_own_checkpoint(finished, tmp_path):
     with open(osp.join(copy, 'last_checkpoint'), 'w') as f:
         f.write('epoch_1.pth')  # a relative name: in the work dir
     assert find_resume_checkpoint(copy) == osp.join(copy, 'epoch_1.pth')
+
+
+def test_a_run_resumed_into_another_work_dir_leaves_the_original_best(
+        config, tmp_path):
+    """``--resume OTHER/epoch_1.pth --work-dir NEW``: the new run writes its
+    own best checkpoint and never removes the one in the other work dir."""
+    original = str(tmp_path / 'original')
+    kill = dict(custom_hooks=[dict(type='EpochReseedHook'),
+                              dict(type='KillAtIterHook', iteration=5)])
+    with pytest.raises(Killed):
+        train_in_process(config, original, cfg_options=kill)
+    assert best_files(original) == ['best_score_epoch_1.pth']
+    work_dir = str(tmp_path / 'work')
+    runner = train_in_process(config, work_dir, resume=True, cfg_options={
+        'load_from': osp.join(original, 'epoch_1.pth')})
+    assert runner.iter == 8
+    assert best_files(work_dir) == ['best_score_epoch_2.pth']
+    assert best_files(original) == ['best_score_epoch_1.pth']  # untouched
+    load(osp.join(original, 'best_score_epoch_1.pth'))
