@@ -14,6 +14,8 @@ config sets ``resume_allow_changes=True`` (``tools/train.py
 --resume-allow-changes``).
 """
 import logging
+import os
+import tempfile
 from typing import Any, Dict, List, Optional, Tuple
 
 from mmengine.config import Config
@@ -85,6 +87,17 @@ def config_differences(saved: dict, current: dict) -> List[Tuple[str, Any,
     return out
 
 
+def _read_saved_config(text: str) -> dict:
+    """A checkpoint's config text as a dict, without importing its
+    ``custom_imports`` (a module this process may not have: the settings
+    are compared all the same)."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, 'checkpoint_config.py')
+        with open(path, 'w', encoding='utf-8') as f:
+            f.write(text)
+        return Config.fromfile(path, import_custom_modules=False).to_dict()
+
+
 def check_resume_config(runner, checkpoint: dict) -> None:
     """Log every setting of ``runner.cfg`` that differs from the resumed
     checkpoint's config, with the value the run uses; refuse schedule
@@ -101,14 +114,16 @@ def check_resume_config(runner, checkpoint: dict) -> None:
     meta = checkpoint.get('meta') or {}
     if not meta.get('cfg'):
         return
+    diffs = []
     try:
-        saved = Config.fromstring(meta['cfg'], file_format='.py').to_dict()
+        saved = _read_saved_config(meta['cfg'])
     except Exception as err:  # a config that does not read back
         print_log(f'resume: the checkpoint\'s config does not read back '
-                  f'({type(err).__name__}: {err}); the settings are not '
-                  'compared', logger='current', level=logging.WARNING)
-        return
-    diffs = config_differences(saved, runner.cfg.to_dict())
+                  f'({type(err).__name__}: {err}); its settings are not '
+                  'compared (the training set\'s size and the number of '
+                  'processes are)', logger='current', level=logging.WARNING)
+    else:
+        diffs = config_differences(saved, runner.cfg.to_dict())
     loader = runner.train_dataloader
     for key, now in (('train_set_size', len(loader.dataset)),
                      ('world_size', runner.world_size)):

@@ -321,3 +321,28 @@ def test_a_run_resumed_into_another_work_dir_leaves_the_original_best(
     assert best_files(work_dir) == ['best_score_epoch_2.pth']
     assert best_files(original) == ['best_score_epoch_1.pth']  # untouched
     load(osp.join(original, 'best_score_epoch_1.pth'))
+
+
+def test_resume_compares_a_config_whose_custom_imports_are_gone(finished):
+    """The checkpoint's config imports a module this process cannot (a
+    hook removed since, another PYTHONPATH): its settings are still compared,
+    and a schedule change is still refused."""
+    from mmidc.engine.resume_check import ResumeRefusedError, check_resume_config
+    ckpt = load(osp.join(finished, 'epoch_2.pth'))
+    runner = checkpoint_runner(ckpt, {'train_dataloader.batch_size': 2})
+    ckpt['meta']['cfg'] += (
+        "\ncustom_imports = dict(imports=['no_such_module_of_mine'], "
+        'allow_failed_imports=False)\n')
+    with pytest.raises(ResumeRefusedError, match=r'train_dataloader.batch_size'
+                       r': checkpoint 4, config 2'):
+        check_resume_config(runner, ckpt)
+
+
+def test_resume_compares_the_training_set_of_an_unreadable_config(finished):
+    from mmidc.engine.resume_check import check_resume_config
+    ckpt = load(osp.join(finished, 'epoch_2.pth'))
+    runner = checkpoint_runner(ckpt, train_set_size=12)
+    ckpt['meta']['cfg'] = 'this is not python ('
+    with pytest.raises(RuntimeError, match=r'train_set_size: checkpoint 16, '
+                       r"config 12 -> the run uses the config's 12 \[breaks"):
+        check_resume_config(runner, ckpt)
