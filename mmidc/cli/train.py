@@ -24,6 +24,7 @@ import argparse
 
 import torch.distributed as dist
 from mmengine.config import Config
+from mmengine.logging import print_log
 from mmengine.runner import Runner
 
 import mmidc  # noqa: F401  (registers components, safe checkpoint loading)
@@ -100,8 +101,14 @@ def merge_args(cfg: Config, args) -> Config:
         # last_checkpoint, or the newest complete checkpoint when it is
         # empty or names a missing file (None: MMEngine starts afresh).
         from mmidc.engine import find_resume_checkpoint
-        cfg.resume = True
         cfg.load_from = find_resume_checkpoint(cfg.work_dir)
+        # Nothing to resume: a fresh run, said as such.
+        cfg.resume = cfg.load_from is not None
+        if not cfg.resume:
+            print_log(f'--resume: {cfg.work_dir} holds no checkpoint to '
+                      'resume from (no last_checkpoint, no epoch_*.pth or '
+                      'iter_*.pth): the run starts from scratch',
+                      logger='current')
     elif args.resume is not None:
         cfg.resume = True
         cfg.load_from = args.resume

@@ -215,6 +215,25 @@ def test_resume_with_an_empty_pointer_and_no_checkpoint_names_the_pointer(
     assert find_resume_checkpoint(str(tmp_path)) is None  # a fresh start
 
 
+def test_resume_in_a_fresh_work_dir_says_it_starts_from_scratch(
+        tmp_path, monkeypatch):
+    """``--resume`` with nothing to resume: a fresh run, said as such (not
+    MMEngine's 'Auto resumed from the latest checkpoint None')."""
+    from mmengine.config import Config
+
+    import mmidc.cli.train as train_cli
+    lines = []
+    monkeypatch.setattr(train_cli, 'print_log',
+                        lambda msg, **kwargs: lines.append(msg))
+    work_dir = str(tmp_path / 'fresh')
+    cfg = load_tool('tools/train.py').merge_args(
+        Config(dict(work_dir=work_dir)), resume_args(work_dir))
+    assert cfg.resume is False and cfg.load_from is None
+    assert lines == [f'--resume: {work_dir} holds no checkpoint to resume '
+                     'from (no last_checkpoint, no epoch_*.pth or '
+                     'iter_*.pth): the run starts from scratch']
+
+
 def test_pointer_of_a_finished_run_is_followed(finished):
     from mmidc.engine import find_resume_checkpoint
     assert find_resume_checkpoint(finished) == osp.join(finished,
