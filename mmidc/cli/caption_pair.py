@@ -180,7 +180,32 @@ def main(argv=None):
           f'{seconds:.2f} s ({len(pairs) / seconds:.1f} pairs/s) -> {args.out}')
     if failed:
         print(f'{failed} pair(s) failed: see their "error" in {args.out}', file=sys.stderr)
+        hint = data_root_hint(args, pairs)
+        if hint:
+            print(hint, file=sys.stderr)
     return 1 if failed else 0
+
+
+def data_root_hint(args, pairs) -> str:
+    """Without ``--data-root``, the relative image paths of ``--pairs-file``
+    are read from the working directory; when some of them are missing
+    there but are in the pairs file's own folder (ImagePairDataset's
+    ``train.jsonl`` / ``test.jsonl`` are written relative to it), the
+    ``--data-root`` that finds them, else ``''``."""
+    import os.path as osp
+    if not args.pairs_file or args.data_root:
+        return ''
+    folder = osp.dirname(osp.abspath(args.pairs_file))
+    if folder == osp.abspath('.'):
+        return ''
+    paths = [p for pair in pairs for p in (pair.img1, pair.img2)
+             if not osp.isabs(p) and not osp.exists(p)]
+    if not paths or not any(osp.exists(osp.join(folder, p)) for p in paths):
+        return ''
+    return (f'the image paths of {args.pairs_file} are relative: without '
+            f'--data-root they are read from the working directory '
+            f'{osp.abspath(".")}, and {len(paths)} of them are not there; the '
+            f"file's own folder holds them: --data-root {folder}")
 
 
 if __name__ == '__main__':

@@ -104,3 +104,24 @@ def test_value_range_option(cli, capsys):
     with pytest.raises(SystemExit):
         cli.parse_args(['c.py', 'w.pth', 'a.png', 'b.png', '--value-range', '0-4095'])
     assert "value range must be one of" in capsys.readouterr().err
+
+
+def test_pairs_file_without_data_root_points_to_its_folder(
+        cli, captioner_files, tmp_path, capsys, monkeypatch):
+    # ImagePairDataset's own test.jsonl: paths relative to its folder, not to
+    # the working directory, which is where they are read without --data-root
+    data = tmp_path / 'my_pairs'
+    data.mkdir()
+    _write_pair(data, 'a', scheme='before/after')
+    pairs_file = data / 'test.jsonl'
+    pairs_file.write_text(json.dumps(dict(img1='before/a.png', img2='after/a.png')))
+    elsewhere = tmp_path / 'elsewhere'
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    out = tmp_path / 'results.jsonl'
+    code = cli.main([*captioner_files, '--pairs-file', str(pairs_file),
+                     '--out', str(out), '--device', 'cpu', '--workers', '0'])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert f'--data-root {data}' in err, err
+    assert str(elsewhere) in err
