@@ -108,7 +108,15 @@ class CLIP4IDCCaptioner(BaseCaptioner, BaseModel):
         the newest match is loaded, and no match is a ``FileNotFoundError``
         naming the pattern (:func:`mmidc.utils.resolve_checkpoint`).
         """
-        path = resolve_checkpoint(path)
+        try:
+            path = resolve_checkpoint(path)
+        except FileNotFoundError as error:
+            raise FileNotFoundError(
+                f'init_backbone_from: {error}. The shipped captioning configs '
+                "read '{adapt_work_dir}/best_rsum_*.pth': set adapt_work_dir in "
+                'your config to the work dir of your adaptation run, or '
+                'model.init_backbone_from=None to caption without adaptation.'
+            ) from None
         state = vision_state_dict(load_clip_state_dict(path))  # backbone.X -> X
         if not state:
             raise KeyError(f'init_backbone_from={path!r}: no backbone.* keys '

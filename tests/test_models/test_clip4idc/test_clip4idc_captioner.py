@@ -119,6 +119,16 @@ def test_init_backbone_from_adaptation_checkpoint(tiny_arch, tmp_path):
         tiny_captioner(tiny_arch, init_backbone_from=str(path))
 
 
+def test_init_backbone_from_without_a_match_names_the_settings(tiny_arch, tmp_path):
+    # stage 1 not run, or adapt_work_dir not set to where it wrote its checkpoints
+    pattern = str(tmp_path / 'work_dirs' / 'adapt' / 'best_rsum_*.pth')
+    with pytest.raises(FileNotFoundError) as error:
+        tiny_captioner(tiny_arch, init_backbone_from=pattern)
+    message = str(error.value)
+    assert pattern in message
+    assert 'init_backbone_from' in message and 'adapt_work_dir' in message
+
+
 def test_runs_under_bf16_autocast(tiny_arch):
     model = tiny_captioner(tiny_arch, decode_cfg=dict(strategy='beam', beam_size=2))
     data = model.data_preprocessor(batch(), True)
