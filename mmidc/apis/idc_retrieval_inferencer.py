@@ -62,7 +62,11 @@ class IDCRetrievalInferencer(BasePairInferencer):
         return {'embedding': data_sample.pair_embedding}
 
     def encode_pairs(self, pairs: Sequence[Pair], batch_size: int = 8) -> Tensor:
-        """L2-normalised pair embeddings ``[P, D]`` (on CPU)."""
+        """L2-normalised pair embeddings ``[P, D]`` (on CPU); ``ValueError``
+        for an empty list."""
+        pairs = list(pairs)
+        if not pairs:
+            raise ValueError('give a non-empty list of (before, after) pairs')
         results = self._results(pairs, batch_size, workers=0)
         return torch.stack([r['embedding'] for r in results])
 

@@ -44,6 +44,10 @@ def test_bad_inputs(ranker, tmp_path):
     before, after, _ = square_pair()
     with pytest.raises(ValueError, match='non-empty'):
         ranker.rank_captions(before, after, [])
+    with pytest.raises(ValueError, match='non-empty list of'):
+        ranker.rank_pairs('a square turned blue', [])
+    with pytest.raises(ValueError, match='non-empty list of'):
+        ranker.encode_pairs([])
     with pytest.raises(ImageInputError, match='missing.png: no such image'):
         ranker.rank_captions(str(tmp_path / 'missing.png'), after, ['x'])
     wide = np.zeros((32, 96, 3), np.uint8)  # another shape: ranked all the same
