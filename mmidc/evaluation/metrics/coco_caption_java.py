@@ -9,6 +9,7 @@ Java process dies or stops answering.
 import atexit
 import os
 import re
+import signal
 import subprocess
 import tempfile
 import threading
@@ -57,6 +58,18 @@ class _Watchdog:
     def __exit__(self, *exc) -> None:
         self._stop.set()
         self._thread.join()
+
+
+def _ignore_sigterm() -> None:
+    """Run in a JVM's child process before ``exec``: SIGTERM ignored.
+
+    ``scancel`` and Slurm's preemption signal every process of the job: a
+    JVM that died of it would fail the validation that a training run is
+    finishing before it saves and stops (``SafeCheckpointHook``). The JVMs
+    end with their work instead: the tokenizer with its file, METEOR when
+    its input closes (its owner closes or exits).
+    """
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def one_line(text: str) -> str:
@@ -130,7 +143,8 @@ class JavaPTBTokenizer(PTBTokenizer):
             ]
             try:
                 proc = subprocess.run(cmd, capture_output=True,
-                                      timeout=self.timeout)
+                                      timeout=self.timeout,
+                                      preexec_fn=_ignore_sigterm)
             except subprocess.TimeoutExpired:
                 raise RuntimeError(
                     f'PTB tokenizer ({self.java}) did not finish within '
@@ -179,7 +193,8 @@ class JavaMeteor(Meteor):
             cwd=_METEOR_DIR,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=self._stderr)
+            stderr=self._stderr,
+            preexec_fn=_ignore_sigterm)
 
     # -- protocol --------------------------------------------------------
     @staticmethod

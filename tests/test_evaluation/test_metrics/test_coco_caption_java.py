@@ -1,5 +1,6 @@
 """JavaMeteor fails with a clear error instead of hanging (fake JVMs)."""
 import os
+import time
 
 import pytest
 
@@ -49,3 +50,34 @@ def test_one_shared_meteor_jvm_per_process(tmp_path):
     finally:
         close_shared_meteors()
     assert second.meteor_p is None
+
+
+def sigterm_ignored(status_file) -> bool:
+    """Whether the process whose /proc status was copied to ``status_file``
+    ignored SIGTERM."""
+    line = next(l for l in status_file.read_text().splitlines()
+                if l.startswith('SigIgn:'))
+    return bool(int(line.split()[1], 16) & (1 << (15 - 1)))
+
+
+@pytest.mark.skipif(not os.path.isdir('/proc/self'), reason='needs /proc')
+def test_the_jvms_ignore_sigterm(tmp_path):
+    """``scancel`` and Slurm's preemption signal every process of the job:
+    the JVMs scoring a validation ignore SIGTERM (the training run saves and
+    stops at the end of the validation), and end with the scoring."""
+    from mmidc.evaluation.metrics.coco_caption_java import JavaPTBTokenizer
+    status = tmp_path / 'status'
+    java = fake_java(tmp_path, f'cat /proc/$$/status > {status}\n'
+                     'exec sleep 600')
+    with JavaMeteor(java, timeout=5) as meteor:
+        for _ in range(100):
+            if status.exists() and 'SigIgn' in status.read_text():
+                break
+            time.sleep(0.05)
+        assert sigterm_ignored(status)
+    status.unlink()
+    java = fake_java(tmp_path, f'cat /proc/$$/status > {status}\n'
+                     'printf "a cube"')
+    tokens = JavaPTBTokenizer(java).tokenize({0: [{'caption': 'a cube'}]})
+    assert tokens == {0: ['a cube']}
+    assert sigterm_ignored(status)
