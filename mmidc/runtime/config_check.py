@@ -10,7 +10,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 from mmengine.config import Config
 from mmengine.runner import Runner
 
-from .data_root import LOADERS, config_tree
+from .data_root import LOADERS, check_root_key_typos, config_tree
 
 # Top-level names a Runner config may hold besides Runner's own arguments.
 _CONVENTIONAL_KEYS = {'_base_', 'runner_type', 'launcher', 'work_dir'}
@@ -47,6 +47,7 @@ def check_config(cfg: Config) -> None:
         if close:
             raise KeyError(f'config key {key!r} is not a Runner setting; '
                            f'did you mean {close[0]!r}?')
+    check_root_key_typos(cfg)
     check_components(cfg)
     check_custom_imports(cfg)
     _check_training_sampler(cfg)

@@ -35,6 +35,7 @@ Building a config with ``Runner.from_cfg`` yourself: call
 reach the data sets, which refuse them naming this function).
 """
 import ast
+import difflib
 import os.path as osp
 from typing import (Callable, Dict, Iterable, Iterator, List, Optional,
                     Tuple, Union)
@@ -373,6 +374,36 @@ def resolve_paths(cfg, source: Optional[str] = None,
     return changes
 
 
+def check_root_key_typos(cfg, source: Optional[str] = None) -> None:
+    """A top-level name of the config file close to a root setting
+    (``data_root``, ``vocab_file``, ``adapt_work_dir``) that the file does
+    not set itself (``data_rot = ...``) is a ``KeyError`` naming the file,
+    the name and the setting: the base's value would be used without a word.
+    Names ending in ``_root`` (a second folder on purpose) are not checked.
+
+    Args:
+        cfg (Config): The config.
+        source (str, optional): The config file; defaults to
+            ``cfg.filename``.
+    """
+    source = source or getattr(cfg, 'filename', None)
+    tree = config_tree(source) if source else None
+    if tree is None:
+        return
+    written = {target.id for node in tree.body if isinstance(node, ast.Assign)
+               for target in node.targets if isinstance(target, ast.Name)}
+    for key in sorted(written - set(ROOT_KEYS)):
+        if key.endswith('_root'):
+            continue
+        close = difflib.get_close_matches(key, ROOT_KEYS, n=1, cutoff=0.85)
+        if close and close[0] not in written:
+            raise KeyError(
+                f'{source}: config key {key!r} is not a setting mmidc reads; '
+                f'did you mean {close[0]!r}? This file does not set '
+                f'{close[0]}, so its base\'s value {cfg.get(close[0])!r} is '
+                'used (docs/new_dataset.md).')
+
+
 def apply_data_root(cfg, source: Optional[str] = None,
                     cfg_options: Union[None, dict, Iterable[str]] = None
                     ) -> List[Tuple[str, str, str]]:
@@ -391,7 +422,13 @@ def apply_data_root(cfg, source: Optional[str] = None,
     Returns:
         list[tuple]: ``(setting, old value, new value)`` of each changed
         setting.
+
+    Raises:
+        KeyError: a misspelt root setting (:func:`check_root_key_typos`).
+        ValueError: a data set that reads another folder
+            (:func:`check_data_roots`).
     """
+    check_root_key_typos(cfg, source)
     changes = resolve_paths(cfg, source, cfg_options)
     check_data_roots(cfg, source, cfg_options)
     from .loader_setup import resolve_loader_defaults

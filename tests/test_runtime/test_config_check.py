@@ -100,3 +100,27 @@ def test_child_with_more_epochs_is_quiet(tmp_path, warnings_seen, name):
                     "train_cfg = dict(max_epochs=20, val_interval=20)\n")
     check_config(Config.fromfile(str(path)))
     assert not any('param_scheduler' in str(m) for m in warnings_seen)
+
+
+@pytest.mark.parametrize('typo,meant', [('data_rot', 'data_root'),
+                                        ('adapt_work_dirs', 'adapt_work_dir'),
+                                        ('vocab_files', 'vocab_file')])
+def test_misspelt_root_setting_of_a_child_names_it(tmp_path, typo, meant):
+    # the child of the documented own-pairs config: a misspelt data_root
+    # would leave the base's 'data/my_pairs' in place without a word
+    path = tmp_path / 'my_child.py'
+    path.write_text(
+        f"_base_ = [{str(FROM_SCRATCH / 'clip4idc-caption_tiny_my-pairs.py')!r}]\n"
+        f"{typo} = 'data/elsewhere'\n")
+    with pytest.raises(KeyError) as error:
+        check_config(Config.fromfile(str(path)))
+    message = str(error.value)
+    assert str(path) in message and f'{typo!r}' in message and f'{meant!r}' in message
+
+
+def test_a_second_root_or_a_set_root_is_no_typo(tmp_path):
+    path = tmp_path / 'my_child.py'
+    path.write_text(
+        f"_base_ = [{str(FROM_SCRATCH / 'clip4idc-caption_tiny_my-pairs.py')!r}]\n"
+        "data_root = 'data/a'\ndata_roots = 'data/b'\ndat_root = 'data/c'\n")
+    check_config(Config.fromfile(str(path)))

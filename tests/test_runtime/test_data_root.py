@@ -442,3 +442,14 @@ def test_build_vocab_reads_and_writes_under_the_childs_data_root(tmp_path):
                        match='train_dataloader.dataset.data_root'):
         build_vocab([grandchild])
     assert not osp.exists(old / 'caption_vocab_train.json')
+
+
+def test_a_misspelt_data_root_stops_every_tool(tmp_path):
+    # apply_data_root: what train.py, test.py, check_dataset.py and
+    # build_vocab.py read a config through
+    path = tmp_path / 'my_child.py'
+    base = osp.join(REPO, 'projects/from_scratch/configs/clip4idc-adapt_tiny_my-pairs.py')
+    path.write_text(f"_base_ = [{base!r}]\ndata_rot = 'data/elsewhere'\n")
+    cfg = Config.fromfile(str(path))
+    with pytest.raises(KeyError, match=r"'data_rot'.*did you mean 'data_root'.*'data/my_pairs'"):
+        apply_data_root(cfg, str(path))
