@@ -178,6 +178,15 @@ def read_predictions(path: str, fmt: str = 'auto'
     return predictions, None, fmt
 
 
+#: What an annotation file of :class:`~mmidc.datasets.ImagePairDataset`
+#: (your own pairs) given as references is told.
+OWN_PAIRS_REFERENCES = (
+    'records of {"img1", "img2", "captions"} are an annotation file of your own '
+    'pairs, whose references are read through the config that reads it: '
+    '--config CONFIG --split test (with --cfg-options data_root=... if needed), '
+    'in place of --references')
+
+
 def detect_reference_format(data, path: str) -> str:
     """The format of loaded reference data (see the module)."""
     if isinstance(data, dict) and isinstance(data.get('annotations'), list):
@@ -189,6 +198,9 @@ def detect_reference_format(data, path: str) -> str:
             return 'spot_the_diff'
         if {'pair_id', 'references'} <= set(data[0]):
             return 'mmidc'
+    if isinstance(data, list) and data and isinstance(data[0], dict) and \
+            {'img1', 'img2', 'captions'} <= set(data[0]):
+        raise ValueError(f'{path}: {OWN_PAIRS_REFERENCES}')
     raise ValueError(
         f'{path}: the references format is not recognised; read are '
         'coco-caption {"annotations": [{"image_id", "caption"}]}, Karpathy '
@@ -213,6 +225,9 @@ def read_references(path: str, fmt: str = 'auto', split: str = 'test',
             ``'change'``. None: ``'unknown'``.
     """
     from mmidc.text.no_change import no_change_set, normalize_sentence
+    if path.endswith('.jsonl'):
+        raise ValueError(f'{path}: a JSON Lines file, which no references format is; '
+                         f'{OWN_PAIRS_REFERENCES}')
     data = load_json(path)
     if fmt == 'auto':
         fmt = detect_reference_format(data, path)

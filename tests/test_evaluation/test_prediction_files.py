@@ -105,6 +105,21 @@ def test_formats_are_detected_and_ids_matched(tmp_path, capsys):
     assert extra == ['1x1'] and len(records) == 4
 
 
+@pytest.mark.parametrize('name', ['test.jsonl', 'test.json'])
+def test_an_own_pairs_annotation_file_as_references_points_to_config(tmp_path, name):
+    # the user's own test split (ImagePairDataset's format) given as --references
+    records = [dict(img1='before/1.png', img2='after/1.png', captions=['a car left']),
+               dict(img1='before/2.png', img2='after/2.png', captions=['no change'])]
+    path = tmp_path / name
+    path.write_text('\n'.join(json.dumps(r) for r in records) if name.endswith('l')
+                    else json.dumps(records))
+    with pytest.raises(ValueError) as error:
+        read_references(str(path))
+    message = str(error.value)
+    assert str(path) in message and '--config CONFIG --split test' in message
+    assert 'not valid JSON' not in message
+
+
 def test_references_from_a_config_need_no_images(tmp_path):
     """--config CONFIG --split test: the reader's references; rs_ids counts
     the captions of every split of the config."""
