@@ -122,6 +122,12 @@ class ImagePairDataset(BaseDataset):
 
     def parse_annotations(self) -> List[dict]:
         """Read the "bring your own pairs" JSON / JSONL file."""
+        if not self.ann_file:
+            raise ValueError(
+                f'{type(self).__name__} (data_root {self.data_root!r}): no '
+                "ann_file given; name the split's annotation file, relative "
+                "to data_root: ann_file='train.jsonl' (the data tools: "
+                '--dataset-options ann_file=train.jsonl)')
         records = read_pair_records(self.ann_file)
         img_dir = self.data_prefix.get('img_path', '')
         data_list = []

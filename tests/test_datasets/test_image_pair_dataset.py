@@ -95,6 +95,16 @@ def test_missing_annotation_file(tmp_path):
         ImagePairDataset('nothing.json', str(tmp_path))
 
 
+def test_no_annotation_file_given_names_the_option(tmp_path):
+    # build_vocab.py --dataset-type ImagePairDataset --data-root DIR without
+    # --dataset-options ann_file=...: the error used to name an empty path
+    with pytest.raises(ValueError) as error:
+        ImagePairDataset(data_root=str(tmp_path))
+    message = str(error.value)
+    assert 'ann_file' in message and str(tmp_path) in message
+    assert "ann_file='train.jsonl'" in message
+
+
 def test_missing_image_folder_named(tmp_path):
     make_generic_tree(str(tmp_path))
     with pytest.raises(FileNotFoundError, match='image folder not found.*'
