@@ -78,7 +78,8 @@ class SafeCheckpointHook(CheckpointHook):
       becomes the best one. Best checkpoints of earlier steps that a kill
       left behind are removed. A run resumed from another work dir's
       checkpoint keeps that run's best score to beat but never removes its
-      best checkpoint;
+      best checkpoint. A run resumed at its end logs that nothing is left
+      to train;
     * on SIGTERM (what ``scancel`` and Slurm's preemption send), the run
       writes ``iter_<n>.pth`` (all the state a resume needs; rank 0,
       atomically with the ``atomic_local`` backend) at the end of the
@@ -312,8 +313,26 @@ class SafeCheckpointHook(CheckpointHook):
             for folder in {str(self.out_dir), runner.work_dir}:
                 if osp.isdir(folder):
                     remove_stale_temp_files(folder)
+        finished = self._run_end(runner) if runner.iter > 0 else None
+        if finished:
+            runner.logger.info(f'resumed at the end of the run ({finished}): '
+                               'nothing is left to train')
         if runner.iter > 0 and self.save_best:
-            self._check_best_after_resume(runner)
+            self._check_best_after_resume(runner, finished=bool(finished))
+
+    @staticmethod
+    def _run_end(runner) -> Optional[str]:
+        """Where the run ends, when the resumed step is its end, else None."""
+        loop = runner.train_loop
+        if (isinstance(loop, EpochBasedTrainLoop)
+                and runner.epoch >= loop.max_epochs):
+            return (f'epoch {runner.epoch} of train_cfg.max_epochs='
+                    f'{loop.max_epochs}')
+        if (isinstance(loop, IterBasedTrainLoop)
+                and runner.iter >= loop.max_iters):
+            return (f'iteration {runner.iter} of train_cfg.max_iters='
+                    f'{loop.max_iters}')
+        return None
 
     def after_val_epoch(self, runner, metrics) -> None:
         # Saved with the checkpoint when the best one changes: a resumed run
@@ -352,7 +371,7 @@ class SafeCheckpointHook(CheckpointHook):
                         match.group(1))
         return found
 
-    def _check_best_after_resume(self, runner) -> None:
+    def _check_best_after_resume(self, runner, finished: bool = False) -> None:
         hub = runner.message_hub
         step = self._step(runner)
         revalidate = (self._validation_due(runner)
@@ -385,8 +404,8 @@ class SafeCheckpointHook(CheckpointHook):
                 revalidate = runner.val_loop is not None
         if revalidate:
             unit = 'epoch' if self.by_epoch else 'iter'
-            runner.logger.info(f'Validating the resumed model ({unit} {step}) '
-                               'before training on.')
+            runner.logger.info(f'Validating the resumed model ({unit} {step})'
+                               + ('.' if finished else ' before training on.'))
             # The stock hook re-saves the step's checkpoint when the best one
             # changes, once it knows the checkpoint of this run.
             self.last_ckpt = hub.runtime_info.get('last_ckpt')

@@ -9,6 +9,7 @@ would die (the files are left as a kill leaves them); the kill in the middle
 of a write is a real ``os._exit`` in a ``tools/train.py`` subprocess.
 """
 import errno
+import glob
 import os
 import os.path as osp
 import shutil
@@ -365,3 +366,20 @@ def test_resume_compares_the_training_set_of_an_unreadable_config(finished):
     with pytest.raises(RuntimeError, match=r'train_set_size: checkpoint 16, '
                        r"config 12 -> the run uses the config's 12 \[breaks"):
         check_resume_config(runner, ckpt)
+
+
+def run_log(work_dir) -> str:
+    """The text log of the newest run in ``work_dir``."""
+    return open(sorted(glob.glob(osp.join(work_dir, '*', '*.log')))[-1]).read()
+
+
+def test_a_finished_run_resumed_says_nothing_is_left_to_train(
+        config, finished, tmp_path):
+    work_dir = str(tmp_path / 'work')
+    shutil.copytree(finished, work_dir)
+    runner = train_in_process(config, work_dir, resume=True)
+    assert runner.iter == 8
+    log = run_log(work_dir)
+    assert 'resumed at the end of the run (epoch 2 of train_cfg.max_epochs=2)' \
+        ': nothing is left to train' in log
+    assert 'before training on' not in log
