@@ -22,6 +22,11 @@ __all__ = ['CHANGE_TYPES', 'ImagePairDataset', 'read_pair_records',
 #: ``none`` marks no-change pairs, ``unknown`` a pair whose change is not
 #: labelled (scored in the total only).
 CHANGE_TYPES = ('color', 'material', 'add', 'drop', 'move', 'none', 'unknown')
+#: Change types that look like a no-change mark but are not ``'none'``
+#: (lower-cased, letters and digits only): read as change types, so a
+#: warning names them.
+NO_CHANGE_LOOK_ALIKES = ('none', 'nochange', 'nochanges', 'unchanged',
+                         'nodifference', 'same', 'distractor')
 
 
 @DATASETS.register_module()
@@ -179,6 +184,7 @@ class ImagePairDataset(BaseDataset):
                     "than 'total' (any name: 'color', 'change', 'building'; "
                     "'none' for a no-change pair, 'unknown' when not "
                     'labelled)')
+        warn_no_change_look_alikes(data_list, source)
         paths = [e[key] for e in data_list for key in ('img1_path',
                                                        'img2_path')]
         check_images_exist(paths, source)
@@ -206,6 +212,25 @@ class ImagePairDataset(BaseDataset):
         info = super().get_data_info(idx)
         info['data_root'] = self.data_root
         return info
+
+
+def warn_no_change_look_alikes(data_list: List[dict], source: str) -> None:
+    """Log a warning for each change type that looks like a no-change mark
+    (``'no_change'``, ``'None'``, ``'unchanged'``...) but is not
+    ``'none'``: its pairs are scored as change pairs."""
+    counts = defaultdict(int)
+    for entry in data_list:
+        change_type = entry['change_type']
+        if change_type != 'none' and isinstance(change_type, str) and \
+                ''.join(c for c in change_type.lower() if c.isalnum()) \
+                in NO_CHANGE_LOOK_ALIKES:
+            counts[change_type] += 1
+    for change_type, count in counts.items():
+        print_log(
+            f'{source}: change_type {change_type!r} ({count} pair(s)) is read '
+            "as a change type, so its pairs are scored among the change pairs; "
+            "a pair without change has change_type 'none'", logger='current',
+            level=30)
 
 
 def read_pair_records(ann_file: str) -> List[Tuple[str, object]]:

@@ -37,6 +37,28 @@ def test_any_change_type_is_read(tmp_path):
         'change', 'move', 'new building']
 
 
+@pytest.mark.parametrize('name', ['no_change', 'None', 'unchanged', 'distractor'])
+def test_a_no_change_look_alike_type_is_a_warning(tmp_path, monkeypatch, name):
+    """'none' marks a no-change pair; 'no_change' (the name of the scores'
+    subset) is read as a change type and scored among the change pairs."""
+    from mmengine.logging import MMLogger
+    seen = []
+    logger = MMLogger.get_current_instance()
+    original = logger.log
+    monkeypatch.setattr(logger, 'log', lambda level, msg, *a, **k: (
+        seen.append(msg), original(level, msg, *a, **k)))
+
+    def types(records):
+        records[0]['change_type'] = name
+        records[2]['change_type'] = name
+    dataset = ImagePairDataset(**_write_bad(tmp_path, types))
+    assert dataset.get_data_info(0)['change_type'] == name  # read as it is
+    warned = [m for m in seen if f"change_type {name!r}" in m]
+    assert len(warned) == 1, seen
+    assert 'pairs.json' in warned[0] and '2 pair(s)' in warned[0]
+    assert "'none'" in warned[0]
+
+
 def test_lazy_init_defers_reading(tmp_path):
     make_generic_tree(str(tmp_path))
     dataset = ImagePairDataset('pairs.json', str(tmp_path),
