@@ -452,6 +452,20 @@ def _inside_work_dir(named: str, work_dir: str) -> str:
     return here
 
 
+def _trained_iters(path: str) -> int:
+    """The iterations a complete checkpoint was saved after (its
+    ``meta['iter']``): ``epoch_<n>.pth`` counts epochs and ``iter_<n>.pth``
+    iterations, so their names do not order them. The file is mapped, not
+    read: only its small pickled part is."""
+    try:
+        ckpt = torch.load(path, map_location='cpu', mmap=True,
+                          weights_only=True)
+        meta = ckpt.get('meta')
+        return int(meta.get('iter', -1)) if isinstance(meta, dict) else -1
+    except Exception:  # noqa: BLE001  (unreadable: never the newest)
+        return -1
+
+
 def find_resume_checkpoint(work_dir: str) -> Optional[str]:
     """The checkpoint ``--resume`` (without a path) continues from.
 
@@ -459,8 +473,8 @@ def find_resume_checkpoint(work_dir: str) -> Optional[str]:
     the pointer names a file outside it (a copied or moved work dir: the
     file of the same name in ``work_dir``, with a warning); when that file
     is empty, or names a missing or incomplete checkpoint, the newest
-    complete ``epoch_*.pth`` / ``iter_*.pth`` in ``work_dir`` (with a
-    warning).
+    complete ``epoch_*.pth`` / ``iter_*.pth`` in ``work_dir``, the one saved
+    after the most training iterations (with a warning).
 
     Args:
         work_dir (str): The run's work dir.
@@ -488,7 +502,9 @@ def find_resume_checkpoint(work_dir: str) -> Optional[str]:
             match = re.fullmatch(r'(epoch|iter)_(\d+)\.pth', name)
             path = osp.join(work_dir, name)
             if match and _valid_checkpoint(path):
-                candidates.append((int(match.group(2)), path))
+                # meta's iterations first; a tie (no meta): the name's number
+                candidates.append(
+                    (_trained_iters(path), int(match.group(2)), path))
     if named is None and not candidates:
         return None
     problem = (f'{pointer} names {named!r}, which is missing or incomplete'
@@ -499,7 +515,7 @@ def find_resume_checkpoint(work_dir: str) -> Optional[str]:
             f'cannot resume: {problem}, and {work_dir} holds no complete '
             'epoch_*.pth or iter_*.pth checkpoint. Pass the checkpoint with '
             '--resume PATH, or start again without --resume.')
-    newest = max(candidates)[1]
+    newest = max(candidates)[-1]
     print_log(f'{problem}: resuming from the newest complete checkpoint '
               f'{newest}', logger='current', level=30)
     return newest

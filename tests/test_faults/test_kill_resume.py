@@ -205,6 +205,27 @@ def test_resume_with_a_bad_pointer_takes_the_newest_complete_checkpoint(
     assert cfg.load_from == osp.join(work_dir, newest)
 
 
+def test_resume_with_a_bad_pointer_takes_the_latest_of_iter_and_epoch_files(
+        finished, tmp_path):
+    """An ``iter_<n>.pth`` of a SIGTERM (n counts iterations) is older than a
+    later ``epoch_<m>.pth`` (m counts epochs) even when n > m: the newest is
+    the one furthest in training."""
+    from mmidc.engine import find_resume_checkpoint
+    work_dir = str(tmp_path / 'work')
+    shutil.copytree(finished, work_dir)
+    # the SIGTERM checkpoint at the end of epoch 1 (iteration 4 of 8)
+    shutil.copy(osp.join(work_dir, 'epoch_1.pth'),
+                osp.join(work_dir, 'iter_4.pth'))
+    with open(osp.join(work_dir, 'last_checkpoint'), 'w') as f:
+        f.write('')
+    assert find_resume_checkpoint(work_dir) == osp.join(work_dir,
+                                                        'epoch_2.pth')
+    os.remove(osp.join(work_dir, 'epoch_2.pth'))
+    # the same training step: the SIGTERM file (it has the later state)
+    assert find_resume_checkpoint(work_dir) in (
+        osp.join(work_dir, 'iter_4.pth'), osp.join(work_dir, 'epoch_1.pth'))
+
+
 def test_resume_with_an_empty_pointer_and_no_checkpoint_names_the_pointer(
         tmp_path):
     from mmidc.engine import find_resume_checkpoint
