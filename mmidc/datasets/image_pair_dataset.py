@@ -233,6 +233,22 @@ def warn_no_change_look_alikes(data_list: List[dict], source: str) -> None:
             level=30)
 
 
+def _refuse_json_list(ann_file: str, text: str) -> None:
+    """Raise a ``ValueError`` naming the fix when the text of the ``.jsonl``
+    file ``ann_file`` is one JSON list (``json.dump`` of the records)."""
+    try:
+        loaded = json.loads(text)
+    except json.JSONDecodeError:
+        return
+    if isinstance(loaded, list):
+        name = osp.splitext(osp.basename(ann_file))[0] + '.json'
+        raise ValueError(
+            f'{ann_file}: the file holds one JSON list, but a .jsonl file is '
+            'read as one object a line: write one record a line, or give the '
+            f"file a name ending in .json (ann_file='{name}'), which is read "
+            'as one JSON list')
+
+
 def read_pair_records(ann_file: str) -> List[Tuple[str, object]]:
     """Read the records of a "bring your own pairs" file: a JSON list, or
     JSONL (one object a line; blank lines skipped) when the name ends with
@@ -257,8 +273,11 @@ def read_pair_records(ann_file: str) -> List[Tuple[str, object]]:
             try:
                 records.append((f'line {line_no}', json.loads(line)))
             except json.JSONDecodeError as e:
+                _refuse_json_list(ann_file, text)
                 raise ValueError(f'{ann_file}: line {line_no} is not '
                                  f'valid JSON ({e.msg})') from e
+        if len(records) == 1 and isinstance(records[0][1], list):
+            _refuse_json_list(ann_file, text)
         return records
     try:
         loaded = json.loads(text)

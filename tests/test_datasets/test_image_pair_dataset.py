@@ -112,6 +112,19 @@ def test_bad_jsonl_line_named(tmp_path):
                          data_prefix=dict(img_path='imgs'))
 
 
+@pytest.mark.parametrize('indent', [1, None])
+def test_a_json_list_in_a_jsonl_file_names_the_fix(tmp_path, indent):
+    # json.dump(records, open('train.jsonl', 'w')): one JSON list, pretty
+    # printed over many lines or on one line
+    records = make_generic_tree(str(tmp_path), 'pairs.json')
+    (tmp_path / 'pairs.jsonl').write_text(json.dumps(records, indent=indent))
+    with pytest.raises(ValueError) as error:
+        ImagePairDataset('pairs.jsonl', str(tmp_path), data_prefix=dict(img_path='imgs'))
+    message = str(error.value)
+    assert 'pairs.jsonl' in message and 'one JSON list' in message
+    assert '.json' in message and 'one object a line' in message
+
+
 def test_missing_annotation_file(tmp_path):
     with pytest.raises(FileNotFoundError, match='nothing.json'):
         ImagePairDataset('nothing.json', str(tmp_path))
