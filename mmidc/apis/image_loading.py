@@ -164,14 +164,25 @@ def load_rgb_image(image: ImageInput,
     return rgb
 
 
+def _megapixels(pixels: int, other: int) -> str:
+    """``pixels`` in megapixels, with the fewest decimals (one to six) that
+    tell it apart from ``other``: ``40.000001`` beside ``40.000000``."""
+    for digits in range(1, 7):
+        text = f'{pixels / 1e6:.{digits}f}'
+        if text != f'{other / 1e6:.{digits}f}':
+            return text
+    return text
+
+
 def _check_budget(rgb: np.ndarray, max_pixels: Optional[int],
                   label: str) -> np.ndarray:
     """Refuse a fully decoded image over ``max_pixels``."""
     height, width = rgb.shape[:2]
     if max_pixels is not None and height * width > max_pixels:
         raise ImageTooLargeError(
-            f'{label}: refused, {width}x{height} = {height * width / 1e6:.1f} '
-            f'megapixels is above the limit of {max_pixels / 1e6:.1f}; '
+            f'{label}: refused, {width}x{height} = '
+            f'{_megapixels(height * width, max_pixels)} megapixels is above '
+            f'the limit of {_megapixels(max_pixels, height * width)}; '
             f'downscale it first or raise max_pixels.')
     return rgb
 
@@ -242,8 +253,9 @@ def _open_file(source: Union[Path, io.BytesIO], max_pixels: Optional[int],
     if pil.format != 'JPEG':
         raise ImageTooLargeError(
             f'{label}: refused, {pil.size[0]}x{pil.size[1]} = '
-            f'{_area(pil.size) / 1e6:.1f} megapixels is above the limit of '
-            f'{max_pixels / 1e6:.1f} and {pil.format} images cannot be '
+            f'{_megapixels(_area(pil.size), max_pixels)} megapixels is above '
+            f'the limit of {_megapixels(max_pixels, _area(pil.size))} and '
+            f'{pil.format} images cannot be '
             f'decoded at reduced size; downscale it first or raise '
             f'max_pixels.')
     try:

@@ -56,6 +56,18 @@ def test_bad_arrays():
         load_rgb_image(42)
 
 
+def test_a_refusal_just_over_the_limit_tells_the_sizes_apart(tmp_path):
+    # 800x600 = 480,000 pixels over a limit of 479,999: both are 0.5
+    # megapixels at one decimal, which read as "0.5 is above the limit of 0.5"
+    png = _save(tmp_path / 'edge.png', size=(800, 600))
+    with pytest.raises(ImageInputError) as error:
+        load_rgb_image(png, max_pixels=479_999)
+    assert '0.480000 megapixels is above the limit of 0.479999' in str(error.value)
+    with pytest.raises(ImageInputError) as error:
+        load_rgb_image(png, max_pixels=100_000)
+    assert '0.5 megapixels is above the limit of 0.1' in str(error.value)
+
+
 def test_large_jpeg_is_downscaled_large_png_refused(tmp_path):
     jpg = _save(tmp_path / 'big.jpg', size=(800, 600))
     small = load_rgb_image(jpg, max_pixels=20_000)
