@@ -32,6 +32,17 @@ def test_rescores_a_predictions_file(tmp_path, capsys):
     assert '\ndrop ' not in table
 
 
+def test_out_in_a_new_folder_is_written(tmp_path):
+    # the scores were computed, then lost to a FileNotFoundError
+    metric = IDCMetric(metrics=('Bleu', ), output_dir=str(tmp_path))
+    metric.process(None, data_samples())
+    metric.compute_metrics(metric.results)
+    (pred_file, ) = tmp_path.glob('predictions_*.json')
+    out = tmp_path / 'scores' / 'run1' / 'scores.json'
+    scores = load_tool().main([str(pred_file), '--metrics', 'Bleu', '--out', str(out)])
+    assert json.loads(out.read_text()) == scores
+
+
 def test_bad_file(tmp_path):
     tool = load_tool()
     with pytest.raises(SystemExit, match='no such file'):

@@ -31,6 +31,7 @@ Example:
 import argparse
 import json
 import logging
+import os
 import os.path as osp
 import sys
 
@@ -273,6 +274,7 @@ def main(argv=None) -> dict:
     print(format_score_table(scores, subset_counts(
         records, per_type, scorer.names_for(records))))
     if args.out:
+        os.makedirs(osp.dirname(osp.abspath(args.out)), exist_ok=True)
         with open(args.out, 'w') as f:
             json.dump(scores, f, indent=1)
         print(f'scores written to {args.out}')
