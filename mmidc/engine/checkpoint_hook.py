@@ -19,7 +19,8 @@ from mmidc.registry import HOOKS
 from .atomic_backend import AtomicLocalBackend, remove_stale_temp_files
 from .loader_shutdown_hook import shutdown_workers
 from .mid_epoch_resume import batches_done_in_epoch, raise_mid_epoch
-from .resume_check import check_resume_config, checkpoint_meta
+from .resume_check import (check_resume_config, check_resume_weights,
+                           checkpoint_meta)
 from .worker_sigterm import is_loader_worker, workers_ignore_sigterm
 
 _OWN_OPTIONS = frozenset(
@@ -300,6 +301,7 @@ class SafeCheckpointHook(CheckpointHook):
     def after_load_checkpoint(self, runner, checkpoint: dict) -> None:
         if getattr(runner, '_resume', False):
             check_resume_config(runner, checkpoint)
+            check_resume_weights(runner, checkpoint)
 
     def before_train(self, runner) -> None:
         done = batches_done_in_epoch(runner)

@@ -155,6 +155,81 @@ def check_resume_config(runner, checkpoint: dict) -> None:
         'config:\n' + text, logger='current', level=logging.WARNING)
 
 
+def _prefixes(keys, depth: int = 2, most: int = 4) -> str:
+    """``keys`` counted by their first ``depth`` dotted parts."""
+    counts: Dict[str, int] = {}
+    for key in sorted(keys):
+        prefix = '.'.join(key.split('.')[:depth])
+        counts[prefix] = counts.get(prefix, 0) + 1
+    shown = [f'{p} ({n})' for p, n in counts.items()]
+    return ', '.join(shown[:most]) + (', ...' if len(shown) > most else '')
+
+
+def check_resume_weights(runner, checkpoint: dict) -> None:
+    """Refuse a resume whose checkpoint's weights do not fit the model.
+
+    MMEngine resumes non-strictly: a weight of another shape, or one the
+    checkpoint lacks, would stay at its random start while the run goes on
+    with the checkpoint's optimizer state, which is no continuation of the
+    checkpoint's run (``resume_allow_changes`` does not allow it either).
+
+    Args:
+        runner (Runner): The runner that resumes (its model built).
+        checkpoint (dict): The loaded checkpoint.
+
+    Raises:
+        ResumeRefusedError: Missing, unexpected or differently shaped
+            weights, with their key prefixes and counts; the message names
+            the checkpoint and how to start from its weights instead.
+    """
+    from mmengine.model import is_model_wrapper
+    from mmengine.runner.checkpoint import get_state_dict
+    state = checkpoint.get('state_dict')
+    if not isinstance(state, dict):
+        return
+    model = runner.model.module if is_model_wrapper(
+        runner.model) else runner.model
+    own = get_state_dict(model)
+    missing = own.keys() - state.keys()
+    unexpected = state.keys() - own.keys()
+    reshaped = sorted(k for k in own.keys() & state.keys()
+                      if hasattr(own[k], 'shape') and hasattr(state[k], 'shape')
+                      and tuple(own[k].shape) != tuple(state[k].shape))
+    if not (missing or unexpected or reshaped):
+        return
+    parts = []
+    if missing:
+        parts.append(f'{len(missing)} weight(s) of the model missing from it '
+                     f'(prefixes: {_prefixes(missing)})')
+    if unexpected:
+        parts.append(f'{len(unexpected)} unexpected weight(s) (prefixes: '
+                     f'{_prefixes(unexpected)})')
+    if reshaped:
+        parts.append(f'{len(reshaped)} weight(s) of another shape (e.g. '
+                     f'{reshaped[0]}: {tuple(state[reshaped[0]].shape)} in '
+                     f'the checkpoint, {tuple(own[reshaped[0]].shape)} in '
+                     'the model)')
+    source = runner.cfg.get('load_from') or _pointed_checkpoint(
+        runner.work_dir)
+    raise ResumeRefusedError(
+        f'cannot resume from {source}: its weights do not fit the '
+        f'{type(model).__name__} of the config: ' + '; '.join(parts) +
+        ". A resume continues the checkpoint's model: resume with the "
+        "checkpoint's model settings, or start a new run (another work "
+        'dir) from its weights with load_from (or the model\'s '
+        'init_backbone_from).')
+
+
+def _pointed_checkpoint(work_dir: str) -> str:
+    """The checkpoint ``work_dir/last_checkpoint`` names, or the pointer."""
+    pointer = os.path.join(work_dir, 'last_checkpoint')
+    try:
+        with open(pointer) as f:
+            return f.read().strip() or pointer
+    except OSError:
+        return pointer
+
+
 def checkpoint_meta(runner) -> Dict[str, Optional[int]]:
     """What :func:`check_resume_config` compares beyond the config: the
     training set's size and the number of processes.

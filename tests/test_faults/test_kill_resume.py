@@ -404,3 +404,23 @@ def test_a_finished_run_resumed_says_nothing_is_left_to_train(
     assert 'resumed at the end of the run (epoch 2 of train_cfg.max_epochs=2)' \
         ': nothing is left to train' in log
     assert 'before training on' not in log
+
+
+def test_resume_with_another_model_shape_is_refused(config, finished,
+                                                    tmp_path):
+    """A resume continues the checkpoint's model: weights of another shape
+    (or missing ones) would be left at random and the optimizer state would
+    not fit them, so the resume is refused, naming them."""
+    from mmidc.engine.resume_check import ResumeRefusedError
+    work_dir = str(tmp_path / 'work')
+    shutil.copytree(finished, work_dir)
+    for options in ({'model.backbone.arch.vision_cfg.width': 64},
+                    {'model.backbone.arch.vision_cfg.width': 64,
+                     'resume_allow_changes': True}):
+        with pytest.raises(ResumeRefusedError) as err:
+            train_in_process(config, work_dir, resume=True,
+                             cfg_options=options)
+        message = str(err.value)
+        assert 'epoch_2.pth' in message
+        assert 'weight(s) of another shape' in message
+        assert 'backbone.' in message and 'load_from' in message
