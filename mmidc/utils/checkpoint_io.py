@@ -68,6 +68,22 @@ def read_checkpoint(
     return unwrap_state_dict(ckpt, path)
 
 
+def _pointer_target(path: str):
+    """The path a small one-line text file names (MMEngine's
+    ``last_checkpoint``), else None."""
+    try:
+        if os.path.getsize(path) > 4096 or zipfile.is_zipfile(path):
+            return None
+        with open(path, 'rb') as f:
+            text = f.read().decode('utf-8').strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not text or '\n' in text or not text.endswith(
+            ('.pth', '.pt', '.bin', '.safetensors')):
+        return None
+    return text
+
+
 def load_checkpoint_file(path: str, map_location='cpu', hint: str = ''):
     """A ``.safetensors`` file's state dict, or a ``torch.save`` file's
     content read with ``weights_only=True``; a ``ValueError`` naming
@@ -79,6 +95,12 @@ def load_checkpoint_file(path: str, map_location='cpu', hint: str = ''):
         except Exception as err:  # SafetensorError: corrupt or truncated
             raise ValueError(f'could not read the safetensors file {path!r}: '
                              f'{err}') from err
+    named = _pointer_target(path)
+    if named is not None:
+        raise ValueError(
+            f'{path!r} is not a checkpoint but a pointer to one (a work '
+            f"dir's last_checkpoint file): it names {named!r}; pass that "
+            'file instead.')
     try:
         return torch.load(path, map_location=map_location, weights_only=True)
     except Exception as err:  # UnpicklingError, corrupt file, ...

@@ -54,3 +54,19 @@ def test_refuses_torchscript_archives_naming_the_converter(tmp_path):
     with pytest.raises(ValueError, match='TorchScript.*openai_clip_to_'
                        'safetensors.py'):
         read_checkpoint(tmp_path / 'ViT-B-32.pt')
+
+
+def test_the_last_checkpoint_pointer_is_named_as_such(tmp_path):
+    """``tools/test.py CONFIG work_dir/last_checkpoint`` (or ``--resume``
+    with it): the error names the checkpoint the pointer holds."""
+    from mmidc.utils.checkpoint_io import load_checkpoint_file, read_checkpoint
+    pointer = tmp_path / 'last_checkpoint'
+    target = str(tmp_path / 'epoch_3.pth')
+    pointer.write_text(target)
+    for read in (read_checkpoint, load_checkpoint_file):
+        with pytest.raises(ValueError) as err:
+            read(str(pointer))
+        message = str(err.value)
+        assert 'last_checkpoint' in message and target in message
+        assert 'pass that file' in message
+        assert 'weights_only' not in message  # not torch's advice
