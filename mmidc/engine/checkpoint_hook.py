@@ -194,6 +194,24 @@ class SafeCheckpointHook(CheckpointHook):
             AtomicLocalBackend().put_text(
                 str(self.last_ckpt), osp.join(runner.work_dir,
                                               'last_checkpoint'))
+        self._remove_sigterm_checkpoints(runner)
+
+    def _remove_sigterm_checkpoints(self, runner) -> None:
+        """With ``max_keep_ckpts``, remove the ``iter_<n>.pth`` files that
+        SIGTERMs wrote (by name, in this run's folder: a copied work dir's
+        too), now that a newer checkpoint is saved."""
+        stops = runner.message_hub.get_info('sigterm_ckpts', [])
+        if self.max_keep_ckpts <= 0 or not stops:
+            return
+        for name in stops:
+            path = self.file_backend.join_path(self.out_dir, name)
+            if path != self.last_ckpt and is_main_process() and \
+                    self.file_backend.isfile(path):
+                self._remove(path)
+                runner.logger.info(
+                    f'{path}, written at a SIGTERM, is removed: {self.last_ckpt}'
+                    f' is newer (max_keep_ckpts={self.max_keep_ckpts})')
+        runner.message_hub.update_info('sigterm_ckpts', [])
 
     # --- SIGTERM: save at the next iteration boundary, then stop ------------
     def _on_sigterm(self, signum, frame) -> None:
@@ -259,6 +277,10 @@ class SafeCheckpointHook(CheckpointHook):
         saved = self.last_ckpt is not None and osp.basename(
             str(self.last_ckpt)) == name and osp.isfile(path)
         if not saved:
+            # named in the checkpoint: the resumed run removes it once it has
+            # saved a newer one (max_keep_ckpts), as it does its own
+            runner.message_hub.update_info('sigterm_ckpts', list(
+                runner.message_hub.get_info('sigterm_ckpts', [])) + [name])
             runner.save_checkpoint(
                 self.out_dir, name, save_optimizer=True,
                 save_param_scheduler=True,

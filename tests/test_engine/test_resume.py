@@ -437,6 +437,26 @@ def test_a_run_stopped_by_sigterm_resumes_at_the_next_batch(
     resumed, seen = resume_mid_epoch(config, work_dir)
     assert seen == [(1, b, ADAPT_ITERS + b) for b in range(5, ADAPT_ITERS)]
     assert_same_weights(resumed, full)
+    # max_keep_ckpts=-1 (keep them all): the SIGTERM's file stays too
+    assert resumed.cfg.default_hooks.checkpoint.max_keep_ckpts == -1
+    assert osp.isfile(osp.join(work_dir, 'iter_13.pth'))
+
+
+def test_the_sigterm_checkpoint_goes_with_max_keep_ckpts(
+        adapt_full, killed_mid_epoch, tmp_path):
+    """With max_keep_ckpts, the iter_<n>.pth a SIGTERM wrote is removed once
+    the resumed run has saved a newer checkpoint (else every preemption
+    would leave one for good)."""
+    config, _ = adapt_full
+    work_dir = str(tmp_path / 'work')
+    shutil.copytree(killed_mid_epoch, work_dir)
+    train_in_process(config, work_dir, resume=True, cfg_options=dict(
+        WORKERS, **BY_ITER, **{'default_hooks.checkpoint.max_keep_ckpts': 2},
+        custom_hooks=[dict(type='EpochReseedHook')]))
+    names = os.listdir(work_dir)
+    assert 'iter_13.pth' not in names
+    # the killed run kept all (-1): its own files are not the resumed run's
+    assert {'iter_15.pth', 'iter_16.pth', 'iter_10.pth'} <= set(names)
 
 
 def test_mid_epoch_resume_without_the_reseed_hook_is_refused(
