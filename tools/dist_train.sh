@@ -12,6 +12,10 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 PY=${PYTHON:-"$ROOT/.venv/bin/python"}
 [ -x "$PY" ] || PY=python
 
+# A SIGTERM (scancel, preemption) reaches the ranks, which save iter_<n>.pth and
+# exit with 143; torchrun itself then ends with an error. Exit with 143 too, so
+# that a requeue script sees the stop (bash runs the trap when torchrun ends).
+trap 'STOPPED=1' TERM
 PYTHONPATH="$ROOT:$PYTHONPATH" \
 "$PY" -m torch.distributed.run \
     --nnodes="$NNODES" \
@@ -20,3 +24,6 @@ PYTHONPATH="$ROOT:$PYTHONPATH" \
     --nproc_per_node="$NPROC" \
     --master_port="$PORT" \
     "$ROOT/tools/train.py" "$CONFIG" --launcher pytorch "${@:3}"
+RC=$?
+if [ -n "${STOPPED:-}" ] && [ "$RC" -ne 0 ]; then exit 143; fi
+exit "$RC"

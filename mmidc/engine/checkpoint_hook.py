@@ -6,6 +6,7 @@ import os.path as osp
 import re
 import signal
 import threading
+import time
 import zipfile
 from typing import Dict, Optional
 
@@ -22,6 +23,11 @@ from .mid_epoch_resume import batches_done_in_epoch, raise_mid_epoch
 from .resume_check import (check_resume_config, check_resume_weights,
                            checkpoint_meta)
 from .worker_sigterm import is_loader_worker, workers_ignore_sigterm
+
+# A SIGTERM this soon after the first is the same stop: scancel signals every
+# process of the job, and torchrun (tools/dist_train.sh) or srun passes its own
+# on to the ranks too.
+SIGTERM_REPEAT_WINDOW = 5.0  # seconds
 
 _OWN_OPTIONS = frozenset(
     inspect.signature(CheckpointHook.__init__).parameters) - {'self', 'kwargs'}
@@ -87,7 +93,8 @@ class SafeCheckpointHook(CheckpointHook):
       iteration in progress (or of the validation iteration in progress),
       points ``last_checkpoint`` at it, logs what it saved and exits with
       status 143; ``--resume`` goes on at the next batch, as if the run
-      had not stopped; a second SIGTERM ends the process at once. In a
+      had not stopped; a second SIGTERM (5 s or more after the first: one
+      sooner is the same stop) ends the process at once. In a
       multi-process run the ranks agree on the stop through one small
       all-reduce each iteration. The loader workers, which ``scancel``
       signals too, ignore it (the main process stops them): from their
@@ -104,6 +111,7 @@ class SafeCheckpointHook(CheckpointHook):
     def __init__(self, save_on_sigterm: bool = True, **kwargs) -> None:
         self.save_on_sigterm = save_on_sigterm
         self._sigterm = False
+        self._sigterm_at = 0.0
         self._old_handler = None
         self._pid = None
         unknown = sorted(set(kwargs) - _OWN_OPTIONS)
@@ -222,11 +230,15 @@ class SafeCheckpointHook(CheckpointHook):
                 signal.signal(signal.SIGTERM, self._old_handler)
                 os.kill(os.getpid(), signal.SIGTERM)
             return
-        if self._sigterm:  # a second SIGTERM: what it would have done
+        if self._sigterm:
+            if time.monotonic() - self._sigterm_at < SIGTERM_REPEAT_WINDOW:
+                return  # the same stop twice: scancel, and torchrun or srun
+            # a second SIGTERM: what it would have done
             self.restore_sigterm_handler()
             os.kill(os.getpid(), signal.SIGTERM)
             return
         self._sigterm = True  # acted on at the end of the iteration
+        self._sigterm_at = time.monotonic()
 
     def before_run(self, runner) -> None:
         super().before_run(runner)

@@ -178,3 +178,31 @@ def test_a_run_ending_in_an_exception_gives_sigterm_back(monkeypatch):
     with pytest.raises(RuntimeError, match='a bad batch'):
         runner.train()
     assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_a_sigterm_soon_after_the_first_is_the_same_stop(monkeypatch):
+    """scancel signals the ranks, and torchrun (or srun) passes its own
+    SIGTERM on: within the window it is the same stop (the run still saves);
+    a later one ends the process at once, as the default would."""
+    import os
+    import signal
+
+    from mmidc.engine import checkpoint_hook
+    killed = []
+    monkeypatch.setattr(checkpoint_hook.os, 'kill',
+                        lambda pid, sig: killed.append((pid, sig)))
+    now = [1000.0]
+    monkeypatch.setattr(checkpoint_hook.time, 'monotonic', lambda: now[0])
+    hook = _hook_with_its_handler_set(monkeypatch)
+    try:
+        hook._on_sigterm(signal.SIGTERM, None)
+        now[0] += 0.2  # torchrun's, just after scancel's
+        hook._on_sigterm(signal.SIGTERM, None)
+        assert hook._sigterm and killed == []
+        assert signal.getsignal(signal.SIGTERM) == hook._on_sigterm
+        now[0] += checkpoint_hook.SIGTERM_REPEAT_WINDOW  # the user's second
+        hook._on_sigterm(signal.SIGTERM, None)
+        assert killed == [(os.getpid(), signal.SIGTERM)]
+        assert signal.getsignal(signal.SIGTERM) != hook._on_sigterm
+    finally:
+        hook.restore_sigterm_handler()

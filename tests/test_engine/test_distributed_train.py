@@ -66,3 +66,39 @@ def test_one_gpu_process_with_nccl_writes_a_checkpoint(tmp_path):
     assert "'backend': 'nccl'" in output
     # 16 training pairs, one rank, batch 4: 4 iterations
     check_checkpoint(work_dir, 2 * len(SPLITS['train']) // BATCH_PER_RANK)
+
+
+def test_a_sigterm_to_the_job_saves_and_exits_143(tmp_path):
+    """scancel: SIGTERM to every process of the job (the script, torchrun and
+    the ranks, which torchrun signals again): the ranks save iter_<n>.pth,
+    and the script exits with 143, a requeue script's cue."""
+    import os
+    import signal
+    config = write_tiny_config(str(tmp_path), max_epochs=500)
+    work_dir = tmp_path / 'work'
+    env = tool_env()
+    env.update(PORT=str(free_port()), PYTHON=sys.executable)
+    cmd = ['bash', str(REPO / 'tools' / 'dist_train.sh'), config, '2',
+           '--work-dir', str(work_dir), '--cfg-options',
+           'default_hooks.checkpoint.save_best=None',
+           'default_hooks.logger.interval=1']
+    proc = subprocess.Popen(cmd, cwd=str(REPO), env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    try:
+        output = []
+        for line in proc.stdout:
+            output.append(line)
+            if 'Epoch(train)' in line:  # training under way
+                os.killpg(proc.pid, signal.SIGTERM)
+                break
+        output.append(proc.communicate(timeout=120)[0])
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    output = ''.join(output)
+    assert proc.returncode == 143, output[-4000:]
+    assert 'SIGTERM received' in output
+    saved = list(work_dir.rglob('iter_*.pth'))
+    assert len(saved) == 1, output[-4000:]
+    assert (work_dir / 'last_checkpoint').read_text().strip() == str(saved[0])
