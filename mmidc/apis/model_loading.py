@@ -172,8 +172,12 @@ def init_model(config: ConfigType,
     Raises:
         ValueError: ``checkpoint`` does not fit the model (a checkpoint of
             the other stage): the message names the file, the model and the
-            weights that differ.
+            weights that differ; or ``device`` is a GPU that torch does not
+            see.
     """
+    if str(device).startswith('cuda') and not torch.cuda.is_available():
+        raise ValueError(f'device={device!r}, but torch sees no CUDA GPU here: '
+                         "use device='cpu' (--device cpu) or leave it unset")
     import mmidc  # noqa: F401  (registers every component)
     from mmidc.registry import MODELS
     cfg = load_config(config, cfg_options)
@@ -199,8 +203,6 @@ def init_model(config: ConfigType,
         print_log(f'loaded {checkpoint}', logger='current')
     if device is None:
         device = 'cuda' if torch.cuda.is_available() else 'cpu'
-    if str(device).startswith('cuda') and not torch.cuda.is_available():
-        raise RuntimeError(f'device={device!r} but CUDA is not available')
     model.cfg = cfg
     model._config = cfg  # what MMPretrain's inferencers read
     return model.to(device).eval()

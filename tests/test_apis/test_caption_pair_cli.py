@@ -125,3 +125,16 @@ def test_pairs_file_without_data_root_points_to_its_folder(
     assert code == 1
     assert f'--data-root {data}' in err, err
     assert str(elsewhere) in err
+
+
+@pytest.mark.skipif(__import__('torch').cuda.is_available(),
+                    reason='a machine whose torch sees no CUDA GPU')
+def test_a_gpu_torch_does_not_see_is_one_error_line(
+        cli, captioner_files, pair_files, capsys):
+    """--device cuda where torch sees no GPU: one line naming the option and
+    the fix (exit 2), no traceback, before the checkpoint is read."""
+    code = cli.main([*captioner_files, *pair_files, '--device', 'cuda'])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "device='cuda', but torch sees no CUDA GPU here" in err
+    assert '--device cpu' in err and 'Traceback' not in err
