@@ -290,6 +290,21 @@ def read_pair_records(ann_file: str) -> List[Tuple[str, object]]:
     return [(f'record {i}', r) for i, r in enumerate(loaded)]
 
 
+def _repeated_folder_hint(folder: str) -> str:
+    """A hint when ``folder`` names the same folders twice in a row
+    (``data/x/data/x/before``): image paths written with the data root in
+    front, which the data set puts in front again."""
+    parts = [p for p in folder.replace('\\', '/').split('/') if p]
+    for size in range(len(parts) // 2, 0, -1):
+        for i in range(len(parts) - 2 * size + 1):
+            if parts[i:i + size] == parts[i + size:i + 2 * size]:
+                return ('. The path repeats ' + '/'.join(parts[i:i + size]) +
+                        ': image paths in the annotation file are relative '
+                        "to data_root (with data_prefix['img_path']); write "
+                        'them without it')
+    return ''
+
+
 def check_images_exist(paths: Sequence[str], source: str) -> None:
     """Raise ``FileNotFoundError`` naming the first missing image.
 
@@ -306,7 +321,8 @@ def check_images_exist(paths: Sequence[str], source: str) -> None:
         except FileNotFoundError:
             raise FileNotFoundError(
                 f'image folder not found: {folder} (images of {source}, '
-                f'e.g. {osp.join(folder, sorted(names)[0])})') from None
+                f'e.g. {osp.join(folder, sorted(names)[0])})'
+                f'{_repeated_folder_hint(folder)}') from None
         missing = sorted(names - present)
         if missing:
             raise FileNotFoundError(

@@ -148,6 +148,25 @@ def test_missing_image_folder_named(tmp_path):
                          data_prefix=dict(img_path='wrong'))
 
 
+def test_image_paths_written_with_the_data_root_get_a_hint(tmp_path, monkeypatch):
+    """img1 = 'data/mine/imgs/before/0.png' with data_root 'data/mine': the
+    missing folder repeats data/mine, and the error says what to write."""
+    monkeypatch.chdir(tmp_path)
+    root = tmp_path / 'data' / 'mine'
+    root.mkdir(parents=True)
+    records = make_generic_tree(str(root), 'pairs.json')
+    for record in records:
+        for key in ('img1', 'img2'):
+            record[key] = f'data/mine/imgs/{record[key]}'
+    (root / 'pairs.json').write_text(json.dumps(records))
+    with pytest.raises(FileNotFoundError) as error:
+        ImagePairDataset('pairs.json', 'data/mine')
+    message = str(error.value)
+    assert 'image folder not found: data/mine/data/mine/imgs/' in message
+    assert 'The path repeats data/mine:' in message
+    assert 'relative to data_root' in message
+
+
 def test_corrupt_image_found_by_verify_images(tmp_path):
     cfg = _write_bad(tmp_path, lambda r: None)
     path = tmp_path / 'imgs/after/1.png'
