@@ -11,7 +11,7 @@ from mmengine.model import BaseModel
 from mmengine.registry import init_default_scope
 from mmengine.runner import load_state_dict
 
-from mmidc.utils.checkpoint_io import read_checkpoint
+from mmidc.utils.checkpoint_io import read_checkpoint, state_dict_misfit
 from mmidc.utils.config_placeholders import fill_placeholders
 
 ConfigType = Union[str, os.PathLike, Config, dict]
@@ -48,47 +48,16 @@ def load_weights(model: torch.nn.Module, checkpoint: Union[str, os.PathLike],
     return meta
 
 
-def _prefixes(keys, most: int = 8) -> str:
-    """``'backbone.visual (12), head.decoder (3)'``: keys grouped by their
-    first two dotted parts (by the first one when that makes more than
-    ``most`` groups), with counts."""
-    for depth in (2, 1):
-        counts = {}
-        for key in sorted(keys):
-            prefix = '.'.join(key.split('.')[:depth])
-            counts[prefix] = counts.get(prefix, 0) + 1
-        if len(counts) <= most:
-            break
-    shown = [f'{p} ({n})' for p, n in counts.items()]
-    return ', '.join(shown[:most]) + (', ...' if len(shown) > most else '')
-
-
 def _misfit(model: torch.nn.Module, state: dict,
             checkpoint: Union[str, os.PathLike]) -> Optional[str]:
     """What differs between ``model`` and a checkpoint's ``state`` (keys and
     shapes), as the start of an error message naming the file; None when
     they fit."""
-    own = model.state_dict()
-    missing = own.keys() - state.keys()
-    unexpected = state.keys() - own.keys()
-    reshaped = [k for k in own.keys() & state.keys()
-                if tuple(own[k].shape) != tuple(state[k].shape)]
-    if not (missing or unexpected or reshaped):
+    differences = state_dict_misfit(model.state_dict(), state)
+    if differences is None:
         return None
-    parts = []
-    if missing:
-        parts.append(f'{len(missing)} weight(s) of the model missing from it '
-                     f'(prefixes: {_prefixes(missing)})')
-    if unexpected:
-        parts.append(f'{len(unexpected)} unexpected weight(s) (prefixes: '
-                     f'{_prefixes(unexpected)})')
-    if reshaped:
-        parts.append(f'{len(reshaped)} weight(s) of another shape (e.g. '
-                     f'{reshaped[0]}: {tuple(state[reshaped[0]].shape)} in '
-                     f'the file, {tuple(own[reshaped[0]].shape)} in the '
-                     'model)')
     return (f'checkpoint {os.fspath(checkpoint)!r} does not fit the '
-            f'{type(model).__name__} of the config: ' + '; '.join(parts))
+            f'{type(model).__name__} of the config: {differences}')
 
 
 def check_checkpoint_fits(model: torch.nn.Module,

@@ -21,6 +21,9 @@ from typing import Any, Dict, List, Optional, Tuple
 from mmengine.config import Config
 from mmengine.logging import print_log
 
+from mmidc.utils.checkpoint_io import state_dict_misfit
+
+
 class ResumeRefusedError(RuntimeError):
     """A resume that would not continue the checkpoint's run (the commands
     print its message without a traceback)."""
@@ -155,16 +158,6 @@ def check_resume_config(runner, checkpoint: dict) -> None:
         'config:\n' + text, logger='current', level=logging.WARNING)
 
 
-def _prefixes(keys, depth: int = 2, most: int = 4) -> str:
-    """``keys`` counted by their first ``depth`` dotted parts."""
-    counts: Dict[str, int] = {}
-    for key in sorted(keys):
-        prefix = '.'.join(key.split('.')[:depth])
-        counts[prefix] = counts.get(prefix, 0) + 1
-    shown = [f'{p} ({n})' for p, n in counts.items()]
-    return ', '.join(shown[:most]) + (', ...' if len(shown) > most else '')
-
-
 def check_resume_weights(runner, checkpoint: dict) -> None:
     """Refuse a resume whose checkpoint's weights do not fit the model.
 
@@ -189,31 +182,14 @@ def check_resume_weights(runner, checkpoint: dict) -> None:
         return
     model = runner.model.module if is_model_wrapper(
         runner.model) else runner.model
-    own = get_state_dict(model)
-    missing = own.keys() - state.keys()
-    unexpected = state.keys() - own.keys()
-    reshaped = sorted(k for k in own.keys() & state.keys()
-                      if hasattr(own[k], 'shape') and hasattr(state[k], 'shape')
-                      and tuple(own[k].shape) != tuple(state[k].shape))
-    if not (missing or unexpected or reshaped):
+    differences = state_dict_misfit(get_state_dict(model), state)
+    if differences is None:
         return
-    parts = []
-    if missing:
-        parts.append(f'{len(missing)} weight(s) of the model missing from it '
-                     f'(prefixes: {_prefixes(missing)})')
-    if unexpected:
-        parts.append(f'{len(unexpected)} unexpected weight(s) (prefixes: '
-                     f'{_prefixes(unexpected)})')
-    if reshaped:
-        parts.append(f'{len(reshaped)} weight(s) of another shape (e.g. '
-                     f'{reshaped[0]}: {tuple(state[reshaped[0]].shape)} in '
-                     f'the checkpoint, {tuple(own[reshaped[0]].shape)} in '
-                     'the model)')
     source = runner.cfg.get('load_from') or _pointed_checkpoint(
         runner.work_dir)
     raise ResumeRefusedError(
         f'cannot resume from {source}: its weights do not fit the '
-        f'{type(model).__name__} of the config: ' + '; '.join(parts) +
+        f'{type(model).__name__} of the config: {differences}' +
         ". A resume continues the checkpoint's model: resume with the "
         "checkpoint's model settings, or start a new run (another work "
         'dir) from its weights with load_from (or the model\'s '

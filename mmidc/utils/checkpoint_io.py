@@ -17,7 +17,7 @@ unwrapped and a leading ``module.`` (DDP) stripped from every key.
 """
 import os
 import zipfile
-from typing import Dict, Tuple, Union
+from typing import Dict, Mapping, Optional, Tuple, Union
 
 import torch
 
@@ -128,3 +128,50 @@ def unwrap_state_dict(ckpt, path: str) -> Tuple[Dict[str, torch.Tensor], dict]:
     state = {k[len('module.'):] if k.startswith('module.') else k: v
              for k, v in state.items()}
     return state, meta
+
+
+def _key_prefixes(keys, most: int = 8) -> str:
+    """``'backbone.visual (12), head.decoder (3)'``: keys grouped by their
+    first two dotted parts (by the first one when that makes more than
+    ``most`` groups), with counts."""
+    for depth in (2, 1):
+        counts: Dict[str, int] = {}
+        for key in sorted(keys):
+            prefix = '.'.join(key.split('.')[:depth])
+            counts[prefix] = counts.get(prefix, 0) + 1
+        if len(counts) <= most:
+            break
+    shown = [f'{p} ({n})' for p, n in counts.items()]
+    return ', '.join(shown[:most]) + (', ...' if len(shown) > most else '')
+
+
+def state_dict_misfit(own: Mapping, state: Mapping) -> Optional[str]:
+    """What differs between a model's state dict ``own`` and a checkpoint's
+    ``state``: missing, unexpected and differently shaped weights, counted
+    by key prefix, for an error message; None when they fit.
+
+    Args:
+        own (Mapping): The model's state dict.
+        state (Mapping): The checkpoint's.
+
+    Returns:
+        str | None: The differences, ``'; '``-joined.
+    """
+    missing = own.keys() - state.keys()
+    unexpected = state.keys() - own.keys()
+    reshaped = sorted(k for k in own.keys() & state.keys()
+                      if hasattr(own[k], 'shape') and hasattr(state[k], 'shape')
+                      and tuple(own[k].shape) != tuple(state[k].shape))
+    parts = []
+    if missing:
+        parts.append(f'{len(missing)} weight(s) of the model missing from it '
+                     f'(prefixes: {_key_prefixes(missing)})')
+    if unexpected:
+        parts.append(f'{len(unexpected)} unexpected weight(s) (prefixes: '
+                     f'{_key_prefixes(unexpected)})')
+    if reshaped:
+        parts.append(f'{len(reshaped)} weight(s) of another shape (e.g. '
+                     f'{reshaped[0]}: {tuple(state[reshaped[0]].shape)} in '
+                     f'the checkpoint, {tuple(own[reshaped[0]].shape)} in '
+                     'the model)')
+    return '; '.join(parts) or None
