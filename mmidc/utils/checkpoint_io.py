@@ -72,7 +72,7 @@ def _pointer_target(path: str):
     """The path a small one-line text file names (MMEngine's
     ``last_checkpoint``), else None."""
     try:
-        if os.path.getsize(path) > 4096 or zipfile.is_zipfile(path):
+        if os.path.getsize(path) > 4096:
             return None
         with open(path, 'rb') as f:
             text = f.read().decode('utf-8').strip()
@@ -95,15 +95,15 @@ def load_checkpoint_file(path: str, map_location='cpu', hint: str = ''):
         except Exception as err:  # SafetensorError: corrupt or truncated
             raise ValueError(f'could not read the safetensors file {path!r}: '
                              f'{err}') from err
-    named = _pointer_target(path)
-    if named is not None:
-        raise ValueError(
-            f'{path!r} is not a checkpoint but a pointer to one (a work '
-            f"dir's last_checkpoint file): it names {named!r}; pass that "
-            'file instead.')
     try:
         return torch.load(path, map_location=map_location, weights_only=True)
     except Exception as err:  # UnpicklingError, corrupt file, ...
+        named = _pointer_target(path)
+        if named is not None:
+            raise ValueError(
+                f'{path!r} is not a checkpoint but a pointer to one (a work '
+                f"dir's last_checkpoint file): it names {named!r}; pass that "
+                'file instead.') from None
         raise ValueError(
             f'could not read {path!r} with torch.load(weights_only=True): '
             f'{err}{hint}') from err
