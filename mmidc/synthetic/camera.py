@@ -34,24 +34,18 @@ class Camera:
         return np.array([self.target[0], self.target[1], 0.0]) + offset
 
     def basis(self):
-        """Unit ``forward``, ``right``, ``up`` vectors in world space."""
-        if getattr(self, '_basis_key', None) != self._key():
-            self._basis = self._compute_basis()
-            self._basis_key = self._key()
+        """Unit ``forward``, ``right``, ``up`` vectors in world space
+        (computed again only when the camera's fields change)."""
+        key = (self.azimuth, self.elevation, self.distance, tuple(self.target))
+        if getattr(self, '_basis_key', None) != key:
+            target = np.array([self.target[0], self.target[1], 0.0])
+            forward = target - self.position
+            forward /= np.linalg.norm(forward)
+            right = np.cross(forward, [0.0, 0.0, 1.0])
+            right /= np.linalg.norm(right)
+            self._basis = forward, right, np.cross(right, forward)
+            self._basis_key = key
         return self._basis
-
-    def _key(self):
-        return (self.azimuth, self.elevation, self.distance,
-                tuple(self.target))
-
-    def _compute_basis(self):
-        target = np.array([self.target[0], self.target[1], 0.0])
-        forward = target - self.position
-        forward /= np.linalg.norm(forward)
-        right = np.cross(forward, [0.0, 0.0, 1.0])
-        right /= np.linalg.norm(right)
-        up = np.cross(right, forward)
-        return forward, right, up
 
     def ground_directions(self) -> dict:
         """CLEVR's relation directions: unit vectors on the floor.

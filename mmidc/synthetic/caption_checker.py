@@ -121,11 +121,6 @@ def _objects(scene: dict, image: str) -> List[SceneObject]:
     return [SceneObject.from_dict(o) for o in scene['images'][image]['objects']]
 
 
-def _directions(scene: dict) -> dict:
-    camera = Camera.from_dict(scene['images']['default']['camera'])
-    return camera.ground_directions()
-
-
 @dataclass
 class CaptionVerdict:
     """What one caption gets right about its pair.
@@ -194,8 +189,9 @@ def judge_change_caption(caption: str, scene: dict) -> CaptionVerdict:
     if changed is not None:
         verdict.named_attributes = _named_attributes(ref, changed)
     verdict.right_object = False
+    camera = Camera.from_dict(scene['images']['default']['camera'])
     try:
-        referred = resolve_reference(ref, objects, _directions(scene))
+        referred = resolve_reference(ref, objects, camera.ground_directions())
         if referred.id != change['object_id']:
             problems.append(f'{caption!r}: refers to object {referred.id},'
                             f' the changed object is {change["object_id"]}')
@@ -242,19 +238,18 @@ def check_scene_graph(scene: dict) -> List[str]:
             expected[obj_id] = after[obj_id]
     elif kind == 'drop':
         expected.pop(obj_id, None)
-    elif kind in ('color', 'material', 'move') and obj_id in before:
-        if kind == 'move':
-            old, new = before[obj_id], after.get(obj_id)
-            if new is None or ((old.x - new.x)**2 + (old.y - new.y)**2) < 1:
-                problems.append('moved object did not move clearly')
-            else:
-                expected[obj_id] = new
+    elif kind == 'move' and obj_id in before:
+        old, new = before[obj_id], after.get(obj_id)
+        if new is None or ((old.x - new.x)**2 + (old.y - new.y)**2) < 1:
+            problems.append('moved object did not move clearly')
         else:
-            old_value = getattr(before[obj_id], kind)
-            if change['from'] != old_value or change['to'] == old_value:
-                problems.append(f'{kind} change does not match before scene')
-            expected[obj_id] = SceneObject(**{
-                **vars(before[obj_id]), kind: change['to']})
+            expected[obj_id] = new
+    elif kind in ('color', 'material') and obj_id in before:
+        old_value = getattr(before[obj_id], kind)
+        if change['from'] != old_value or change['to'] == old_value:
+            problems.append(f'{kind} change does not match before scene')
+        expected[obj_id] = SceneObject(**{
+            **vars(before[obj_id]), kind: change['to']})
     else:
         problems.append(f'unknown change {change!r}')
     if after != expected:

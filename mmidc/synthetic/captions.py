@@ -12,9 +12,8 @@ from typing import List
 
 import numpy as np
 
-from .properties import (CHANGE_TEMPLATES, COLOR_WORDS, GENERIC_NOUNS,
-                         MATERIAL_WORDS, NO_CHANGE_SENTENCES, RELATION_PHRASES,
-                         SHAPE_WORDS, SIZE_WORDS)
+from .properties import (ADJECTIVE_WORDS, CHANGE_TEMPLATES, GENERIC_NOUNS,
+                         NO_CHANGE_SENTENCES, RELATION_PHRASES, SHAPE_WORDS)
 from .scene import SceneObject
 
 ATTRIBUTES = ('size', 'color', 'material', 'shape')
@@ -45,13 +44,8 @@ def _choice(rng, options):
 
 def attribute_phrase(rng, obj: SceneObject, subset) -> str:
     """E.g. "big red metal ball" or "tiny thing" from attributes in subset."""
-    words = []
-    if 'size' in subset:
-        words.append(_choice(rng, SIZE_WORDS[obj.size]))
-    if 'color' in subset:
-        words.append(_choice(rng, COLOR_WORDS[obj.color]))
-    if 'material' in subset:
-        words.append(_choice(rng, MATERIAL_WORDS[obj.material]))
+    words = [_choice(rng, words_of[getattr(obj, attribute)])
+             for attribute, words_of in ADJECTIVE_WORDS if attribute in subset]
     nouns = SHAPE_WORDS[obj.shape] if 'shape' in subset else GENERIC_NOUNS
     words.append(_choice(rng, nouns))
     return ' '.join(words)
@@ -149,10 +143,8 @@ def change_captions(rng, before: List[SceneObject],
         ref = refs.sample(rng)
         template = _choice(rng, CHANGE_TEMPLATES[change_type])
         value = ''
-        if change_type == 'color':
-            value = _choice(rng, COLOR_WORDS[change['to']])
-        elif change_type == 'material':
-            value = _choice(rng, MATERIAL_WORDS[change['to']])
+        if change_type in ('color', 'material'):  # the new value's word
+            value = _choice(rng, dict(ADJECTIVE_WORDS)[change_type][change['to']])
         caption = template.format(ref=ref, value=value,
                                   article=_article(rng, ref))
         if caption not in captions:

@@ -34,6 +34,9 @@ MATERIAL_WORDS = {
 }
 SIZE_WORDS = {'large': ('large', 'big'), 'small': ('small', 'tiny')}
 COLOR_WORDS = {color: (color, ) for color in COLORS}
+# The adjectives of a referring expression, in their order before the noun.
+ADJECTIVE_WORDS = (('size', SIZE_WORDS), ('color', COLOR_WORDS),
+                   ('material', MATERIAL_WORDS))
 
 # Spatial relations as seen from the camera of the before image.
 RELATION_PHRASES = {

@@ -252,16 +252,15 @@ def sample_change(rng, objects: List[SceneObject], change_type: str,
     target = objects[rng.integers(len(objects))]
     others = [o for o in objects if o.id != target.id]
     change = {'type': change_type, 'object_id': target.id}
-    if change_type == 'color':
-        new_colors = [c for c in COLORS if c != target.color]
-        new = new_colors[rng.integers(len(new_colors))]
-        change.update({'from': target.color, 'to': new})
-        after = [replace(o, color=new) if o.id == target.id else o
-                 for o in objects]
-    elif change_type == 'material':
-        new = 'metal' if target.material == 'rubber' else 'rubber'
-        change.update({'from': target.material, 'to': new})
-        after = [replace(o, material=new) if o.id == target.id else o
+    if change_type in ('color', 'material'):
+        old = getattr(target, change_type)
+        if change_type == 'color':
+            others = [c for c in COLORS if c != old]
+            new = others[rng.integers(len(others))]
+        else:
+            new = 'metal' if old == 'rubber' else 'rubber'
+        change.update({'from': old, 'to': new})
+        after = [replace(o, **{change_type: new}) if o.id == target.id else o
                  for o in objects]
     elif change_type == 'drop':
         after = others
