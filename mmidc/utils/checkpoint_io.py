@@ -2,18 +2,9 @@
 
 Every weight file mmidc opens (CLIP weights, an adaptation-stage checkpoint,
 a trained model, the vocabulary buffer of a checkpoint) goes through
-:func:`read_checkpoint`:
-
-* ``.safetensors``: read with safetensors (no pickle at all);
-* anything else (``.pth``, ``.pt``, ``.bin``): ``torch.load(weights_only=True)``.
-  MMEngine checkpoints pass thanks to the allow-list that this package
-  installs when imported (:mod:`mmidc.utils.checkpoint_safety`); arbitrary
-  pickles fail;
-* TorchScript archives (OpenAI's own CLIP downloads) are refused with a
-  message naming the converter.
-
-A ``state_dict`` entry (MMEngine, open_clip training checkpoints) is
-unwrapped and a leading ``module.`` (DDP) stripped from every key.
+:func:`read_checkpoint`: ``.safetensors`` without pickle, anything else with
+``torch.load(weights_only=True)`` (MMEngine checkpoints pass thanks to the
+allow-list of :mod:`mmidc.utils.checkpoint_safety`; arbitrary pickles fail).
 """
 import os
 import zipfile
@@ -120,13 +111,12 @@ def unwrap_state_dict(ckpt, path: str) -> Tuple[Dict[str, torch.Tensor], dict]:
     if isinstance(ckpt.get('state_dict'), dict):
         meta = ckpt.get('meta') or {}
         ckpt = ckpt['state_dict']
-    state = ckpt
-    bad = [k for k, v in state.items() if not isinstance(v, torch.Tensor)]
+    bad = [k for k, v in ckpt.items() if not isinstance(v, torch.Tensor)]
     if bad:
         raise ValueError(f'{path!r} is not a state dict of tensors: keys '
                          f'{bad[:5]} hold other objects')
     state = {k[len('module.'):] if k.startswith('module.') else k: v
-             for k, v in state.items()}
+             for k, v in ckpt.items()}
     return state, meta
 
 

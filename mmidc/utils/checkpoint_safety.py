@@ -21,7 +21,6 @@ registered loader with one that passes ``weights_only=True`` (which the
 variable cannot override); local ``.safetensors`` files load without pickle.
 """
 import builtins
-import contextlib
 import functools
 import os.path as osp
 
@@ -101,28 +100,22 @@ def load_from_local(filename: str, map_location=None) -> dict:
 load_from_local.forces_weights_only = True
 
 
-@contextlib.contextmanager
-def _torch_load_weights_only():
-    """``torch.load`` with ``weights_only=True`` forced, within the block."""
-    original = torch.load
-
-    @functools.wraps(original)
-    def load(*args, **kwargs):
-        kwargs['weights_only'] = True
-        return original(*args, **kwargs)
-
-    torch.load = load
-    try:
-        yield
-    finally:
-        torch.load = original
-
-
 def _forcing_weights_only(loader):
+    """``loader`` run with ``torch.load`` forced to ``weights_only=True``."""
     @functools.wraps(loader)
     def load(filename, map_location=None):
-        with _torch_load_weights_only():
+        original = torch.load
+
+        @functools.wraps(original)
+        def forced(*args, **kwargs):
+            kwargs['weights_only'] = True
+            return original(*args, **kwargs)
+
+        torch.load = forced
+        try:
             return loader(filename, map_location)
+        finally:
+            torch.load = original
 
     load.forces_weights_only = True
     return load
