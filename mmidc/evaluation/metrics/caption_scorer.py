@@ -22,7 +22,7 @@ from mmidc.evaluation.protocols.base_protocol import \
     check_no_change_sentences
 from mmidc.evaluation.protocols.rs_vocab import RSWordVocab
 from mmidc.text.no_change import no_change_set, normalize_sentence
-from .coco_caption_java import JavaMeteor, shared_meteor
+from .coco_caption_java import shared_meteor
 from .java import find_java, require_java
 
 METRIC_GROUPS = ('Bleu', 'METEOR', 'ROUGE_L', 'CIDEr')
@@ -39,15 +39,10 @@ S_M_METRICS = ('Bleu_4', 'METEOR', 'ROUGE_L', 'CIDEr')
 KNOWN_CHANGE_TYPES = ('color', 'material', 'add', 'drop', 'move')
 NO_CHANGE_TYPE = 'none'
 UNKNOWN_TYPE = 'unknown'
-#: Fewer pairs than this in a subset flags its CIDEr-D as noise. CIDEr-D's
-#: idf comes from the scored subset's own references, so on a few pairs a
-#: word that happens to be rare in them weighs a lot, and the score swings
-#: with which pairs are in the subset. Measured on a generated synthetic set
-#: (600 scenes; one reference of each change pair scored against its other
-#: references; 30 random subsets per size): CIDEr-D 136 +- 44 on 5 pairs,
-#: 143 +- 26 on 10, +- 15 on 30, +- 11 on 50, +- 7 on 100, and a fixed wrong
-#: caption scores twice as high on 5 pairs (28) as on 400 (14)
-#: (docs/evaluation.md). From 50 pairs on the spread is about 10 points.
+#: Fewer pairs than this in a subset flags its CIDEr-D as noise: its idf
+#: comes from the subset's own references, so on a few pairs the score swings
+#: with which pairs are in it (measured in docs/evaluation.md, "Small
+#: subsets": from 50 pairs on the spread is about 10 points).
 MIN_CIDER_PAIRS = 50
 
 
@@ -193,16 +188,11 @@ class CaptionScorer:
         tokenizer_timeout (float): Seconds the PTB tokenizer may run before
             it is killed and an error raised. Defaults to 600.
 
-    A reference that is empty after tokenisation (``""`` or punctuation
-    only) stays a reference, as in coco-caption: it matches nothing, and a
-    pair whose every reference is empty (7 Spot-the-Diff test pairs) scores
-    0 and still counts in the corpus (BLEU's lengths, CIDEr-D's document
-    frequencies), so the official numbers come out (counted in a warning).
-    An empty list of records is a ``ValueError`` naming the source.
-
-    Java is looked for only when it is needed: by METEOR (always) and by the
-    PTB tokenizer. ``java=False`` (or ``metrics=JAVA_FREE_METRICS`` where no
-    Java is found) scores without any Java runtime.
+    A reference empty after tokenisation stays a reference, as in
+    coco-caption (:func:`warn_empty_references`; 7 Spot-the-Diff test pairs
+    have only such references). An empty list of records is a
+    ``ValueError`` naming the source. Java is looked for only where METEOR
+    or the PTB tokenizer needs it.
     """
 
     def __init__(self,
@@ -224,10 +214,6 @@ class CaptionScorer:
                     or not value > 0):
                 raise ValueError(f'{name} must be a positive number of '
                                  f'seconds, got {value!r}')
-        if isinstance(tokenizer, str) and tokenizer not in TOKENIZERS:
-            raise ValueError(f'tokenizer={tokenizer!r}: choose from '
-                             f'{TOKENIZERS}, or give a protocol (dict(type='
-                             "'RSIdsProtocol', ...)).")
         if tokenizer == 'rs_ids' and vocab is not None:
             tokenizer = dict(type='RSIdsProtocol', vocab=vocab)
         if tokenizer != 'auto':
@@ -313,7 +299,9 @@ class CaptionScorer:
               source: str = 'records') -> 'OrderedDict[str, float]':
         """Score ``records``; keys ``Bleu_1`` .. ``CIDEr`` for all pairs,
         then ``<subset>/<metric>`` for each subset of
-        :func:`change_type_subsets` when ``per_type``."""
+        :func:`change_type_subsets` when ``per_type``; with no-change
+        sentences, ``decision_acc`` (and per aggregate subset with
+        ``per_type``; :func:`no_change_decisions`)."""
         check_records(records, source)
         if not records:
             raise ValueError(f'{source}: no predictions to score (an empty '
@@ -331,8 +319,12 @@ class CaptionScorer:
         gts, res = self.tokenize(records)
         warn_empty_references(gts, source)
         times['tokenize'] = time.time()
-        # Per-pair scores do not depend on the rest of a subset.
-        meteor_stats = self._meteor_stats(meteor, gts, res)
+        # Per-pair scores do not depend on the rest of a subset: METEOR's
+        # sufficient statistics of every pair are reused by every subset.
+        meteor_stats = {}
+        if meteor is not None:
+            meteor_stats = dict(zip(gts, meteor.segment_stats(
+                [res[pid][0] for pid in gts], list(gts.values()))))
         times['METEOR (start + statistics)'] = time.time()
         rouge = Rouge()
         rouge_scores = ({pid: rouge.calc_score(res[pid], gts[pid])
@@ -368,8 +360,13 @@ class CaptionScorer:
             if all(f'{prefix}{m}' in results for m in S_M_METRICS):
                 results[f'{prefix}S_m'] = float(np.mean(
                     [results[f'{prefix}{m}'] for m in S_M_METRICS]))
-        if self.no_change_sentences is not None:
-            self._add_decisions(results, records, names, per_type)
+        shares = (None if self.no_change_sentences is None else
+                  no_change_decisions(records, self.no_change_sentences))
+        if shares is not None:
+            results['decision_acc'] = shares['total']
+            for key in ('change', 'no_change'):
+                if per_type and key in shares:
+                    results[f'{names[key]}/decision_acc'] = shares[key]
         times['BLEU, METEOR, CIDEr per subset'] = time.time()
         steps = list(times.items())
         detail = ', '.join(f'{name} {t - steps[i][1]:.1f}s'
@@ -386,40 +383,12 @@ class CaptionScorer:
         return dict(self.subset_names or subset_names(
             [r.get('change_type') or UNKNOWN_TYPE for r in records]))
 
-    def _add_decisions(self, results: Dict[str, float],
-                       records: Sequence[dict], names: Dict[str, str],
-                       per_type: bool) -> None:
-        """``decision_acc`` (all typed pairs) and, with ``per_type``,
-        ``<change subset>/decision_acc`` and ``<no-change
-        subset>/decision_acc``: how often a no-change sentence is predicted
-        exactly on the no-change pairs."""
-        shares = no_change_decisions(records, self.no_change_sentences)
-        if shares is None:
-            return
-        results['decision_acc'] = shares['total']
-        if per_type:
-            for key in ('change', 'no_change'):
-                if key in shares:
-                    results[f'{names[key]}/decision_acc'] = shares[key]
-
     def tokenize(self, records: Sequence[dict]):
         """Tokenised ``(references, predictions)`` dicts keyed by pair id,
         in coco-caption's ``{id: [sentence, ...]}`` layout: the protocol's
         words (:mod:`mmidc.evaluation.protocols`)."""
         return self.protocol.tokenize(records, self.java,
                                       self.tokenizer_timeout)
-
-    @staticmethod
-    def _meteor_stats(meteor: Optional[JavaMeteor], gts: Dict,
-                      res: Dict) -> Dict:
-        """METEOR sufficient statistics of every pair, reused by every
-        subset's corpus score."""
-        if meteor is None:
-            return {}
-        pair_ids = list(gts)
-        stats = meteor.segment_stats([res[pid][0] for pid in pair_ids],
-                                     [gts[pid] for pid in pair_ids])
-        return dict(zip(pair_ids, stats))
 
 
 def no_change_decisions(records: Sequence[dict], no_change: Sequence[str]

@@ -5,21 +5,16 @@ from mmidc.registry import SCORING_PROTOCOLS
 from .base_protocol import ScoringProtocol, Tokens
 
 
-def coco_captions(records: Sequence[dict]) -> dict:
-    """``records`` in the ``{key: [{'caption': str}, ...]}`` form of
-    coco-caption's tokenizers (keys ``('gt', pair_id)``, ``('res',
-    pair_id)``)."""
+def coco_tokenize(records: Sequence[dict], tokenizer) -> Tuple[Tokens, Tokens]:
+    """``(references, predictions)`` of ``records`` through a coco-caption
+    tokenizer, which takes ``{key: [{'caption': str}, ...]}`` (keys
+    ``('gt', pair_id)``, ``('res', pair_id)``)."""
     captions = {}
     for rec in records:
         pid = rec['pair_id']
         captions[('gt', pid)] = [{'caption': c} for c in rec['references']]
         captions[('res', pid)] = [{'caption': rec['prediction']}]
-    return captions
-
-
-def split_tokens(records: Sequence[dict], tokens: dict
-                 ) -> Tuple[Tokens, Tokens]:
-    """The tokenizer's output back as ``(references, predictions)``."""
+    tokens = tokenizer.tokenize(captions)
     gts = {r['pair_id']: tokens[('gt', r['pair_id'])] for r in records}
     res = {r['pair_id']: tokens[('res', r['pair_id'])] for r in records}
     return gts, res
@@ -47,6 +42,4 @@ class PTBProtocol(ScoringProtocol):
             JavaPTBTokenizer
         if java is None:
             raise ValueError("the 'ptb' protocol needs a java binary")
-        tokens = JavaPTBTokenizer(java, timeout).tokenize(
-            coco_captions(records))
-        return split_tokens(records, tokens)
+        return coco_tokenize(records, JavaPTBTokenizer(java, timeout))

@@ -4,7 +4,7 @@ from typing import Optional, Sequence, Tuple
 from mmidc.registry import SCORING_PROTOCOLS
 from mmidc.text.ptb_tokenizer import PythonPTBTokenizer
 from .base_protocol import ScoringProtocol, Tokens
-from .ptb_protocol import coco_captions, split_tokens
+from .ptb_protocol import coco_tokenize
 
 
 @SCORING_PROTOCOLS.register_module()
@@ -23,5 +23,4 @@ class PythonProtocol(ScoringProtocol):
 
     def tokenize(self, records: Sequence[dict], java: Optional[str] = None,
                  timeout: float = 600.) -> Tuple[Tokens, Tokens]:
-        tokens = PythonPTBTokenizer().tokenize(coco_captions(records))
-        return split_tokens(records, tokens)
+        return coco_tokenize(records, PythonPTBTokenizer())
