@@ -1,14 +1,8 @@
 """Caption truth on the synthetic CLEVR-Change-style set: the shares and
-their tables.
-
-Shared by :class:`CaptionTruthMetric` (during validation / test) and
-``tools/analysis_tools/check_synthetic_captions.py`` (a predictions file).
-The verdicts are the synthetic package's
-(:func:`mmidc.synthetic.caption_grading.grade_records`: each record graded
-against the scene graph of its pair): entirely true, and the partial checks
-right change type, right object (change pairs) and right new value (colour
-and material changes); a verdict is read by its attributes (``true``,
-``right_type``, ``right_object``, ``right_value``).
+their tables, for :class:`CaptionTruthMetric` and
+``tools/analysis_tools/check_synthetic_captions.py``. The verdicts are
+:func:`mmidc.synthetic.caption_grading.grade_records`'s, read by their
+attributes ``true``, ``right_type``, ``right_object``, ``right_value``.
 """
 from collections import OrderedDict
 from typing import Dict, Optional, Sequence
@@ -22,15 +16,11 @@ PARTIAL_CHECKS = (('type', 'right_type'), ('object', 'right_object'),
 
 def truth_scores(records: Sequence[dict],
                  verdicts: Sequence) -> 'OrderedDict':
-    """Shares (x100) of entirely true captions and of each partial check.
-
-    Keys: ``total`` and each subset of :func:`change_type_subsets` (each
-    change type, ``semantic``, ``distractor``) for the entirely true share;
-    ``type/<subset>``, ``object/<subset>``, ``value/<subset>`` for the
-    partial checks, for the subsets where the check exists for every pair
-    (type: all; object: the change types and ``semantic``; value: ``color``
-    and ``material``).
-    """
+    """Shares (x100) of entirely true captions and of each partial check:
+    the keys of :class:`CaptionTruthMetric` without its prefix (``total``
+    and each subset of :func:`change_type_subsets`; ``type/<subset>``,
+    ``object/<subset>``, ``value/<subset>`` where the check exists for
+    every pair of the subset)."""
     by_id = {r['pair_id']: v for r, v in zip(records, verdicts)}
     subsets = OrderedDict(total=[r['pair_id'] for r in records])
     subsets.update(change_type_subsets(records))

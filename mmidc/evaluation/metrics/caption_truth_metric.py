@@ -5,12 +5,12 @@ from typing import List, Optional, Sequence
 
 from mmengine.evaluator import BaseMetric
 from mmengine.logging import print_log
-from mmengine.structures import BaseDataElement
 
 from mmidc.registry import METRICS
 from mmidc.synthetic.caption_grading import grade_records
 from .caption_scorer import subset_counts
 from .caption_truth import format_truth_table, truth_scores
+from .idc_metric import sample_dicts
 
 
 @METRICS.register_module()
@@ -72,13 +72,8 @@ class CaptionTruthMetric(BaseMetric):
 
     def process(self, data_batch, data_samples: Sequence[dict]) -> None:
         """Keep pair id, prediction and change type."""
-        for sample in data_samples:
-            if isinstance(sample, BaseDataElement):
-                sample = sample.to_dict()
-            for key in ('pred_caption', 'pair_id', 'change_type'):
-                if key not in sample:
-                    raise KeyError(f'CaptionTruthMetric: data sample has no '
-                                   f'{key!r} (keys: {sorted(sample)}).')
+        for sample in sample_dicts(data_samples, ('pred_caption', 'pair_id',
+                                                  'change_type'), 'CaptionTruthMetric'):
             self.results.append(
                 dict(pair_id=sample['pair_id'],
                      prediction=sample['pred_caption'],

@@ -4,7 +4,7 @@ import json
 import logging
 import os
 import os.path as osp
-from typing import List, Optional, Sequence, Union
+from typing import Iterator, List, Optional, Sequence, Union
 
 from mmengine.evaluator import BaseMetric
 from mmengine.logging import MMLogger, print_log
@@ -26,36 +26,43 @@ def current_log_dir() -> Optional[str]:
     return osp.dirname(osp.abspath(log_file)) if log_file else None
 
 
+def sample_dicts(data_samples: Sequence, keys: Sequence[str],
+                 metric: str) -> Iterator[dict]:
+    """Each data sample as a dict, or a ``KeyError`` naming ``metric`` and
+    the first of ``keys`` a sample lacks."""
+    for sample in data_samples:
+        if isinstance(sample, BaseDataElement):
+            sample = sample.to_dict()
+        for key in keys:
+            if key not in sample:
+                raise KeyError(f'{metric}: data sample has no {key!r} '
+                               f'(keys: {sorted(sample)}).')
+        yield sample
+
+
 @METRICS.register_module()
 class IDCMetric(BaseMetric):
     """BLEU-1..4, METEOR, ROUGE-L, CIDEr(-D) and S*m of predicted difference
     captions, for all pairs and per change type, under a named scoring
-    protocol.
+    protocol (scored by :class:`CaptionScorer`; docs/evaluation.md).
 
     Reads ``pred_caption``, ``gt_captions``, ``pair_id`` and ``change_type``
-    from each data sample. Scores come from pycocoevalcap (``Bleu(4)``,
-    ``Meteor()``, ``Rouge()``, ``Cider()``, whose CIDEr is the CIDEr-D
-    formula), x100, on the words of the protocol (``tokenizer``): the PTB
-    tokenizer (coco-caption, natural-image IDC) or one of the remote-sensing
-    protocols (:mod:`mmidc.evaluation.protocols`, registered components).
-    Every reference of a pair is a separate reference. Result keys:
-    ``Bleu_1`` ..
-    ``Bleu_4``, ``METEOR``, ``ROUGE_L``, ``CIDEr`` and ``S_m`` (the mean of
-    BLEU-4, METEOR, ROUGE-L and CIDEr, when all four are scored) over all
-    pairs, then with ``per_type`` the same for each change type present
-    (any string: ``color/CIDEr``, ``change/CIDEr``, ...), for all change
-    pairs and for the no-change pairs (type ``'none'``), each subset scored
-    on its own. Those two subsets are ``semantic/...`` and
-    ``distractor/...`` where every type is one of CLEVR-Change's (its
-    evaluation's names), ``change/...`` and ``no_change/...`` otherwise
-    (``subset_names`` sets them). Pairs of type ``unknown`` count in the
-    total only. With no-change sentences (the remote-sensing protocols'
-    default), ``decision_acc``, ``<change subset>/decision_acc`` and
-    ``<no-change subset>/decision_acc``: the share of pairs (x100) on which
-    a no-change sentence is predicted exactly when the pair is a no-change
-    pair. MMEngine's ``BaseMetric.evaluate`` gathers the results of
-    all ranks in data set order and drops the distributed sampler's padding
-    (it keeps the data set's ``size``); scoring runs once on rank 0.
+    from each data sample; every reference of a pair is a separate
+    reference. Result keys (x100): ``Bleu_1`` .. ``Bleu_4``, ``METEOR``,
+    ``ROUGE_L``, ``CIDEr`` (pycocoevalcap's, the CIDEr-D formula) and ``S_m``
+    (the mean of BLEU-4, METEOR, ROUGE-L and CIDEr, when all four are
+    scored) over all pairs, then with ``per_type`` the same for each subset
+    of :func:`change_type_subsets`, each scored on its own: each change type
+    present (any string: ``color/CIDEr``, ...), all change pairs and the
+    no-change pairs (type ``'none'``), ``semantic/`` and ``distractor/`` on
+    CLEVR-Change's types, else ``change/`` and ``no_change/``. Pairs of
+    type ``unknown`` count in the total only. With no-change sentences (the
+    remote-sensing protocols' default), ``decision_acc`` and
+    ``<subset>/decision_acc`` of the two aggregate subsets: the share of
+    pairs on which a no-change sentence is predicted exactly when the pair
+    is a no-change pair. MMEngine's ``BaseMetric.evaluate`` gathers the
+    results of all ranks in data set order and drops the distributed
+    sampler's padding; scoring runs once on rank 0.
 
     Note: MMEngine reads an evaluator config dict that has a ``metrics`` key
     as an ``Evaluator``; to choose the metrics in a config, wrap the metric
@@ -72,19 +79,14 @@ class IDCMetric(BaseMetric):
             ``False``: Java-free scoring (BLEU, ROUGE-L, CIDEr with the
             Python tokenizer), e.g. ``--cfg-options val_evaluator.java=False``.
         tokenizer (str | dict): The scoring protocol (docs/evaluation.md
-            says which papers use which): a registered protocol
+            says which papers use which): a shorthand, ``'auto'`` (default:
+            ``'ptb'`` when Java is found, else ``'python'``), ``'ptb'``
+            (coco-caption, natural-image IDC), ``'python'`` (a Python
+            PTB-like tokenizer), ``'rs_words'`` (CCExpert) or ``'rs_ids'``
+            (RSICC, Chg2Cap; needs ``min_word_freq``, ``word_freq_rule`` and
+            ``vocab_datasets``); or a registered protocol
             (:mod:`mmidc.evaluation.protocols`), e.g.
-            ``dict(type='RSIdsProtocol', min_word_freq=5,
-            word_freq_rule='>', vocab_ann_file=...)``, or a shorthand:
-            ``'auto'`` (default: PTB when Java is
-            found, else a Python PTB-like tokenizer), ``'ptb'`` (coco-caption,
-            natural-image IDC) or ``'python'``; ``'rs_words'`` (lowercase,
-            every "." removed, split on whitespace: CCExpert) or ``'rs_ids'``
-            (words of a vocabulary written as ids, others ``<UNK>``: RSICC,
-            Chg2Cap; needs ``min_word_freq``, ``word_freq_rule`` and
-            ``vocab_datasets``). Without Java, score ``metrics=('Bleu',
-            'ROUGE_L', 'CIDEr')`` (METEOR needs Java): see
-            :class:`CaptionScorer`.
+            ``dict(type='RSIdsProtocol', min_word_freq=5, ...)``.
         protocol (str | dict, optional): The same as ``tokenizer`` (which
             it replaces when given).
         extra_protocols (dict, optional): More protocols to score the same
@@ -128,12 +130,10 @@ class IDCMetric(BaseMetric):
             None: write nothing. Defaults to ``'predictions'``.
         collect_device (str): ``'cpu'`` or ``'gpu'``. Defaults to ``'cpu'``.
         prefix (str, optional): Prefix of the result keys, as
-            ``PREFIX/KEY``. Defaults to none: the keys as listed above
-            (``default_prefix`` is ``''``, so MMEngine does not warn that
-            the prefix is not set).
+            ``PREFIX/KEY``. Defaults to none: the keys as listed above.
     """
 
-    default_prefix = ''
+    default_prefix = ''  # not None: MMEngine would warn that none is set
 
     def __init__(self,
                  metrics: Optional[Sequence[str]] = None,
@@ -184,13 +184,8 @@ class IDCMetric(BaseMetric):
 
     def process(self, data_batch, data_samples: Sequence[dict]) -> None:
         """Keep pair id, prediction, references and change type."""
-        for sample in data_samples:
-            if isinstance(sample, BaseDataElement):
-                sample = sample.to_dict()
-            for key in ('pred_caption', 'gt_captions', 'pair_id'):
-                if key not in sample:
-                    raise KeyError(f'IDCMetric: data sample has no {key!r} '
-                                   f'(keys: {sorted(sample)}).')
+        for sample in sample_dicts(data_samples, ('pred_caption', 'gt_captions',
+                                                  'pair_id'), 'IDCMetric'):
             self.results.append(
                 dict(
                     pair_id=sample['pair_id'],

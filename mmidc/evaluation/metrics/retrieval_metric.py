@@ -5,9 +5,9 @@ import numpy as np
 import torch
 from mmengine.evaluator import BaseMetric
 from mmengine.logging import print_log
-from mmengine.structures import BaseDataElement
 
 from mmidc.registry import METRICS
+from .idc_metric import sample_dicts
 
 
 def build_caption_gallery(
@@ -105,15 +105,12 @@ def retrieval_ranks(pair_emb: torch.Tensor,
     return p2t_ranks, t2p_ranks
 
 
-# R@K here equals MMPretrain's ``RetrievalRecall.calculate`` on the full
-# similarity matrix with a one-hot target wherever no score ties (tested in
-# tests/test_evaluation/test_metrics/test_retrieval_metric.py), but it stays
-# mmidc's own: RetrievalRecall needs the whole [P, C] score matrix and an
-# int64 target of the same shape (8,000 pairs x 24,000 captions: 2.3 GB,
-# against a few hundred MB in chunks here), loops over the queries in Python
-# (2,000 pairs x 6,000 captions, one direction: 0.80 s against 0.47 s for
-# both directions here, 2-core AMD EPYC), gives no median / mean rank, and
-# in mmpretrain 1.2.0 calls ``np.in1d``, which NumPy 2.4 no longer has.
+# R@K here equals MMPretrain's ``RetrievalRecall.calculate`` wherever no
+# score ties (test_retrieval_metric.py), which needs the whole [P, C] score
+# matrix and an int64 target (8,000 x 24,000: 2.3 GB, against a few hundred
+# MB in chunks here), is slower (0.80 s for one direction of 2,000 x 6,000
+# against 0.47 s for both here), gives no median / mean rank, and in
+# mmpretrain 1.2.0 calls ``np.in1d``, which NumPy 2.4 lacks.
 def rank_summary(ranks: torch.Tensor,
                  repeats: Optional[torch.Tensor] = None) -> Dict[str, float]:
     """R@1/5/10 (percent), median rank and mean rank.
@@ -165,12 +162,10 @@ class RetrievalMetric(BaseMetric):
         chunk_size (int): Pairs per similarity chunk. Defaults to 1024.
         collect_device (str): ``'cpu'`` or ``'gpu'``. Defaults to ``'cpu'``.
         prefix (str, optional): Prefix of the result keys, as
-            ``PREFIX/KEY``. Defaults to none: the keys as listed above
-            (``default_prefix`` is ``''``, so MMEngine does not warn that
-            the prefix is not set).
+            ``PREFIX/KEY``. Defaults to none: the keys as listed above.
     """
 
-    default_prefix = ''
+    default_prefix = ''  # not None: MMEngine would warn that none is set
 
     def __init__(self,
                  chunk_size: int = 1024,
@@ -184,22 +179,13 @@ class RetrievalMetric(BaseMetric):
 
     def process(self, data_batch, data_samples: Sequence[dict]) -> None:
         """Keep the embeddings (on CPU, float32) and captions."""
-        for sample in data_samples:
-            if isinstance(sample, BaseDataElement):
-                sample = sample.to_dict()
-            for key in ('pair_embedding', 'text_embeddings', 'gt_captions',
-                        'pair_id'):
-                if key not in sample:
-                    raise KeyError(f'RetrievalMetric: data sample has no '
-                                   f'{key!r} (keys: {sorted(sample)}).')
-            self.results.append(
-                dict(
-                    pair_id=sample['pair_id'],
-                    pair_embedding=sample['pair_embedding'].detach().float()
-                    .cpu(),
-                    text_embeddings=sample['text_embeddings'].detach().float()
-                    .cpu(),
-                    gt_captions=list(sample['gt_captions'])))
+        keys = ('pair_embedding', 'text_embeddings', 'gt_captions', 'pair_id')
+        for sample in sample_dicts(data_samples, keys, 'RetrievalMetric'):
+            self.results.append(dict(
+                pair_id=sample['pair_id'],
+                pair_embedding=sample['pair_embedding'].detach().float().cpu(),
+                text_embeddings=sample['text_embeddings'].detach().float().cpu(),
+                gt_captions=list(sample['gt_captions'])))
 
     def compute_metrics(self, records: List[dict]) -> dict:
         """Rank both directions and summarise."""
@@ -210,12 +196,9 @@ class RetrievalMetric(BaseMetric):
         p2t_ranks, t2p_ranks = retrieval_ranks(pair_emb, gallery,
                                                pair_to_captions,
                                                self.chunk_size)
-        metrics = {}
-        for direction, summary in (
-            ('p2t', rank_summary(p2t_ranks)),
-            ('t2p', rank_summary(t2p_ranks, repeats=occurrences)),
-        ):
-            metrics.update({f'{direction}/{k}': v for k, v in summary.items()})
+        metrics = {f'p2t/{k}': v for k, v in rank_summary(p2t_ranks).items()}
+        metrics.update({f't2p/{k}': v for k, v in
+                        rank_summary(t2p_ranks, repeats=occurrences).items()})
         metrics['rsum'] = sum(metrics[f'{d}/R@{k}'] for d in ('p2t', 't2p')
                               for k in (1, 5, 10))
         print_log(
