@@ -32,16 +32,13 @@ class KarpathyChangeCaptionDataset(ImagePairDataset):
     The annotation file holds ``{"images": [record, ...]}``; a record needs
     ``filename`` (the file name of both images), ``sentences`` (a list of
     ``{"raw": caption, ...}``) and, when the file holds every split, the
-    key ``split_key`` naming the record's split. Other keys (``imgid``,
-    ``sentids``, ``tokens``, ``filepath`` ...) are ignored. A record's
-    ``changeflag`` (0: no change, 1: change), where the file has one, sets
-    the pair's change flag; otherwise a pair is a no-change pair when every
-    one of its captions is one of the data set's ``no_change_sentences``
-    (compared after :func:`mmidc.text.no_change.normalize_sentence`), a
-    change pair when none is, and a *mixed* pair when some are and some
-    are not (its annotators disagree). ``mixed_pairs`` says what a mixed
-    pair is: by default a change pair (at least one annotator described a
-    change in it), its captions kept as they are. The build log counts the
+    key ``split_key`` naming the record's split; other keys are ignored. A
+    record's ``changeflag`` (0: no change, 1: change) sets the pair's change
+    flag; without one a pair is a no-change pair when all its captions are
+    ``no_change_sentences`` (compared after
+    :func:`mmidc.text.no_change.normalize_sentence`), a change pair when
+    none is, and else a *mixed* pair (its annotators disagree), read as
+    ``mixed_pairs`` says (docs/datasets.md). The build log counts the
     no-change, change and mixed pairs and names the first mixed ones.
 
     Every entry follows ``docs/design.md`` (``img1_path``, ``img2_path``,
@@ -163,13 +160,13 @@ class KarpathyChangeCaptionDataset(ImagePairDataset):
     def _join_prefix(self):
         """Also anchor the image and extra folders at ``data_root``."""
         super()._join_prefix()
-        root = self.data_root or ''
-        self.img1_dir, self.img2_dir = (
-            folder if osp.isabs(folder) else osp.join(root, folder)
-            for folder in (self.img1_dir, self.img2_dir))
-        self.extra_dirs = {
-            key: folder if osp.isabs(folder) else osp.join(root, folder)
-            for key, folder in self.extra_dirs.items()}
+
+        def anchor(folder):
+            return folder if osp.isabs(folder) else osp.join(
+                self.data_root or '', folder)
+
+        self.img1_dir, self.img2_dir = map(anchor, (self.img1_dir, self.img2_dir))
+        self.extra_dirs = {k: anchor(f) for k, f in self.extra_dirs.items()}
 
     # ------------------------------------------------------------------
     def annotation_records(self) -> List[Tuple[str, dict]]:
@@ -231,15 +228,13 @@ class KarpathyChangeCaptionDataset(ImagePairDataset):
                 flag = 1
             else:
                 counts['change' if flag else 'no_change'] += 1
-            entry = dict(
+            data_list.append(dict(
                 img1_path=osp.join(self.img1_dir, filename),
                 img2_path=osp.join(self.img2_dir, filename),
                 gt_captions=captions,
                 pair_id=filename,
                 change_flag=flag,
-                change_type=(self.CHANGE_TYPE
-                             if flag else self.NO_CHANGE_TYPE))
-            data_list.append(entry)
+                change_type=self.CHANGE_TYPE if flag else self.NO_CHANGE_TYPE))
         source = self.annotation_source()
         self._log_counts(source, counts, mixed)
         if not self.with_no_change:

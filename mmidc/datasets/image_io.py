@@ -47,6 +47,14 @@ def exif_orientation(img: Image.Image, name: Optional[str] = None) -> int:
     return value if isinstance(value, int) and 1 <= value <= 8 else 1
 
 
+#: The turn of each EXIF orientation other than 1 (:func:`apply_orientation`).
+_ORIENTATIONS = {2: lambda a: a[:, ::-1], 3: lambda a: a[::-1, ::-1],
+                 4: lambda a: a[::-1], 5: lambda a: a.swapaxes(0, 1),
+                 6: lambda a: np.rot90(a, k=-1),
+                 7: lambda a: a.swapaxes(0, 1)[::-1, ::-1],
+                 8: lambda a: np.rot90(a, k=1)}
+
+
 def apply_orientation(array: np.ndarray, orientation: int) -> np.ndarray:
     """Turn an ``[H, W, ...]`` array stored with an EXIF ``orientation`` upright.
 
@@ -55,23 +63,8 @@ def apply_orientation(array: np.ndarray, orientation: int) -> np.ndarray:
     (a phone held upright), 7 transverses, 8 turns counter-clockwise by 90
     degrees; 1 (or any other value) leaves the array as it is.
     """
-    if orientation == 2:
-        array = array[:, ::-1]
-    elif orientation == 3:
-        array = array[::-1, ::-1]
-    elif orientation == 4:
-        array = array[::-1]
-    elif orientation == 5:
-        array = array.swapaxes(0, 1)
-    elif orientation == 6:
-        array = np.rot90(array, k=-1)
-    elif orientation == 7:
-        array = array.swapaxes(0, 1)[::-1, ::-1]
-    elif orientation == 8:
-        array = np.rot90(array, k=1)
-    else:
-        return array
-    return np.ascontiguousarray(array)
+    turn = _ORIENTATIONS.get(orientation)
+    return array if turn is None else np.ascontiguousarray(turn(array))
 
 
 #: What ``value_range`` may be besides a ``(low, high)`` pair of numbers.
@@ -441,11 +434,8 @@ def decode_rgb(data: bytes, name: str,
 
 def read_rgb(path: str, backend_args: Optional[dict] = None,
              value_range: ValueRange = 'full') -> np.ndarray:
-    """Decode an image file into an upright RGB uint8 array ``[H, W, 3]``.
-
-    :func:`image_to_rgb` decodes it (RGBA / LA lose their alpha, palette,
-    grey and CMYK images are converted to RGB, an EXIF orientation is
-    applied, samples wider than 8 bits are mapped by ``value_range``).
+    """Decode an image file into an upright RGB uint8 array ``[H, W, 3]``
+    (:func:`image_to_rgb` says how modes, orientation and bit depths are read).
 
     Args:
         path (str): The image: a local path, or any path or URI that

@@ -54,10 +54,9 @@ class ImagePairDataset(BaseDataset):
     that is empty or has no word (``"!!!"``, ``"🙂"``: no letter or digit,
     :func:`~mmidc.datasets.annotation_checks.has_words`), pair ids unique
     and change types non-empty strings (any name; :data:`CHANGE_TYPES` are
-    CLEVR-Change's); an empty split, a file that
-    is not UTF-8 and a field of the wrong type
-    (:mod:`~mmidc.datasets.annotation_checks`) are errors too. Each error
-    names the file and the key or record index.
+    CLEVR-Change's); an empty split, a file that is not UTF-8 and a field of
+    the wrong type (:mod:`~mmidc.datasets.annotation_checks`) are errors
+    too. Each error names the file and the key or record index.
 
     Args:
         ann_file (str): The JSON or JSONL annotation file, relative to
@@ -185,8 +184,7 @@ class ImagePairDataset(BaseDataset):
                     "'none' for a no-change pair, 'unknown' when not "
                     'labelled)')
         warn_no_change_look_alikes(data_list, source)
-        paths = [e[key] for e in data_list for key in ('img1_path',
-                                                       'img2_path')]
+        paths = [e[k] for e in data_list for k in ('img1_path', 'img2_path')]
         check_images_exist(paths, source)
         if self.verify_images:
             verify_images(paths)

@@ -46,8 +46,5 @@ class LEVIRCCDataset(KarpathyChangeCaptionDataset):
                  split: str = 'train',
                  ann_file: str = 'LevirCCcaptions.json',
                  **kwargs):
-        kwargs.setdefault('img1_dir', 'images/{split}/A')
-        kwargs.setdefault('img2_dir', 'images/{split}/B')
-        kwargs.setdefault('split_key', 'split')
         super().__init__(data_root=data_root, split=split, ann_file=ann_file,
                          **kwargs)

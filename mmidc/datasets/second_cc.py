@@ -42,7 +42,6 @@ class SECONDCCDataset(KarpathyChangeCaptionDataset):
                  **kwargs):
         kwargs.setdefault('img1_dir', '{split}/rgb/A')
         kwargs.setdefault('img2_dir', '{split}/rgb/B')
-        kwargs.setdefault('split_key', 'split')
         kwargs.setdefault('extra_dirs', dict(sem1_path='{split}/sem/A',
                                              sem2_path='{split}/sem/B'))
         super().__init__(data_root=data_root, split=split, ann_file=ann_file,

@@ -39,8 +39,6 @@ class WHUCDCDataset(KarpathyChangeCaptionDataset):
                  split: str = 'train',
                  ann_file: str = 'whuCCcaptions.json',
                  **kwargs):
-        kwargs.setdefault('img1_dir', 'images/{split}/A')
-        kwargs.setdefault('img2_dir', 'images/{split}/B')
         kwargs.setdefault('split_key', 'filepath')
         kwargs.setdefault('extra_dirs', dict(mask_path='images/{split}/label'))
         super().__init__(data_root=data_root, split=split, ann_file=ann_file,

@@ -26,6 +26,7 @@ or of another shape than its index says) is named in a warning and not
 read: its images are decoded from the originals, and a build
 (``build_pair_image_cache``, ``use_image_cache``) rebuilds it.
 """
+import contextlib
 import json
 import multiprocessing
 import os
@@ -404,11 +405,9 @@ def build_pair_image_cache(image_paths: Sequence[str],
     if problem is not None and problem.startswith('damaged'):
         print_log(f'image cache shard {index_path} is {problem}; rebuilding '
                   'it', logger='current', level=30)
-    if osp.exists(index_path):
-        try:
-            os.remove(index_path)  # the old shard is invalid from here on
-        except FileNotFoundError:  # another build removed it first
-            pass
+    # the old shard is invalid from here on (another build may remove it first)
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(index_path)
     try:
         np.lib.format.open_memmap(
             partial_path, mode='w+', dtype=np.uint8,

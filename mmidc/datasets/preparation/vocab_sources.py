@@ -17,8 +17,7 @@ from mmidc.text.caption_vocab import iter_captions
 from mmidc.text.vocab_file import vocab_file_name, write_vocab_file
 
 __all__ = ['default_vocab_file', 'leaf_datasets', 'caption_datasets',
-           'config_vocab_file',
-           'model_vocab_files', 'training_captions',
+           'config_vocab_file', 'model_vocab_files', 'training_captions',
            'write_dataset_vocab_file', 'ensure_vocab_file']
 
 
