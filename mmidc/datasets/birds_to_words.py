@@ -28,7 +28,9 @@ IMAGE_NAME_FIELDS = ('host', 'path', 'basename', 'stem', 'ext', 'parent',
 
 
 def url_fields(url: str) -> Dict[str, str]:
-    """The parts of an image URL that ``image_name`` may use.
+    """The parts of an image URL that ``image_name`` may use: ``host``,
+    ``path`` (without its leading ``/``), ``basename``, ``stem``, ``ext``,
+    ``parent`` (the path component before the basename) and ``flat``.
 
     ``flat`` is the host (with ``_<port>`` when the URL names one) and the
     path, ``/`` replaced by ``_``:
@@ -191,19 +193,12 @@ class BirdsToWordsDataset(ImagePairDataset):
 
     The images are URLs (``img1ImgURL``, ``img2ImgURL``).
     ``tools/dataset_converters/download_birds_to_words.py`` downloads them
-    in this loader's naming. A URL maps to ``images/<host>_<path with / as
-    _>`` by default (``image_name='{flat}'``:
-    ``https://static.inaturalist.org/photos/123/medium.jpg?456`` is
-    ``images/static.inaturalist.org_photos_123_medium.jpg``; the query is
-    dropped), unique for the distributed URLs, many of which end in
-    ``medium.jpg``. ``image_name`` is a ``str.format`` template for other
-    download layouts, with the fields ``flat``, ``host``, ``path`` (the URL
-    path without its leading ``/``), ``basename``, ``stem``, ``ext`` and
-    ``parent`` (the path component before the basename). For example
-    ``'{host}/{path}'`` is the layout of ``wget --force-directories``, and
-    ``'{parent}{ext}'`` names ``.../photos/123/medium.jpg`` ``123.jpg``.
-    Two different images (URLs that differ in more than the query) that map
-    to one file are an error naming both.
+    in this loader's naming: ``images/<host>_<path with / as _>`` by
+    default (``image_name='{flat}'``, :func:`url_fields`). ``image_name`` is
+    a ``str.format`` template of the :func:`url_fields` for other download
+    layouts (``'{host}/{path}'`` for ``wget --force-directories``; more in
+    docs/datasets.md). Two different images (URLs that differ in more than
+    the query) that map to one file are an error naming both.
 
     The rows of one pair (same ``img1ImgURL`` and ``img2ImgURL``, up to five
     annotations ``annN``) become one sample whose ``gt_captions`` are their
@@ -261,8 +256,6 @@ class BirdsToWordsDataset(ImagePairDataset):
 
     def read_rows(self) -> List[Tuple[int, Dict[str, str]]]:
         """``(line number, row)`` of every data row of the TSV."""
-        if not osp.isfile(self.ann_file):
-            raise FileNotFoundError(f'annotation file not found: {self.ann_file}')
         rows = []
         with io.StringIO(read_text(self.ann_file), newline='') as f:
             reader = csv.reader(f, delimiter='\t', quoting=csv.QUOTE_NONE)

@@ -1,35 +1,13 @@
 """Hard negative captions for IDC-PCL's fine-grained difference aligning.
 
-Three kinds, made from a data set's own training captions, offline and for
-any language the captions use (no tagger, no download):
-
-- **retrieve**: the most TF-IDF-similar other captions of the corpus,
-  leaving out the caption's paraphrases (every reference of every pair the
-  caption describes) and captions that only add, drop or swap for a
-  synonym some words (the content words of one a subsequence of the
-  other's: a more or less detailed description of the same change);
-- **replace**: one to ``replace_words`` content words (the nouns and
-  adjectives of a caption: its words that have words of their kind) each
-  swapped for another word *of its kind*. Word kinds come from the slots
-  words fill in the corpus: two words are of one kind when the
-  distributions of their left and right neighbours are alike (cosine
-  similarity of the neighbour counts; on a small corpus a word with no kin
-  at ``min_similarity`` takes those at ``backoff_similarity``), and a swap
-  is made only where every new bigram occurs in the corpus. Words that
-  alternate between the references of the same pairs (``big``/``large``,
-  ``cube``/``block``) and the near-synonym groups given (``light``/``pale``)
-  are synonyms, not negatives, and are never swapped for each other.
-  Content words: those in at most ``max_df`` of the captions;
-- **confuse**: the roles swapped. Configured role words (``animal1`` <->
-  ``animal2``) are exchanged; without them, the first two different words
-  of one kind in the caption trade places (``the red cube changed to
-  blue`` -> ``the blue cube changed to red``, or the object and its
-  landmark).
-
-Replace and confuse change words in place: punctuation, spacing and every
-other word are kept (the negative keeps the caption's form). No negative of
-any kind is a reference of a pair the caption describes. Everything is
-deterministic for a given ``seed``.
+Three kinds (:data:`KINDS`), made offline from a data set's own training
+captions, for any language the captions use (no tagger, no download):
+**retrieve** (the most TF-IDF-similar other captions, paraphrases left
+out), **replace** (content words swapped for words of their kind) and
+**confuse** (roles swapped). docs/idc_pcl.md describes each kind and its
+options. Replace and confuse change words in place; no negative of any kind
+is a reference of a pair the caption describes; everything is deterministic
+for a given ``seed``.
 """
 import json
 import math
@@ -299,8 +277,7 @@ class HardNegativeGenerator:
 
     def replace(self, caption: str, k: int, rng: random.Random) -> List[str]:
         """Up to ``k`` different captions, each with 1 to ``replace_words``
-        content words swapped for words of their kind (see the module
-        docstring)."""
+        content words swapped for words of their kind (docs/idc_pcl.md)."""
         spans = word_spans(caption)
         words = [w for _, _, w in spans]
         seq = [_START] + words + [_END]

@@ -61,13 +61,10 @@ class LoadImagePair(BaseTransform):
             None: the backend follows each path's prefix (local files
             without one). The pre-resized cache is a local file.
         value_range (str | Sequence[float]): How samples wider than 8 bits
-            map to 8 bits (:func:`~mmidc.datasets.image_io.to_uint8`):
-            ``'full'`` (16-bit 0-65535 and float 0-1 to 0-255; the default),
-            ``(low, high)`` (e.g. ``(0, 4095)`` for 12-bit images stored in
-            16 bits), ``'image'`` (each image's min-max) or ``'percentile'``
-            (each band's 2-98 % stretch). 8-bit images are read as stored.
-            Only shards of the image cache built with the same policy are
-            read.
+            map to 8 bits: ``'full'`` (the default), ``(low, high)``,
+            ``'image'`` or ``'percentile'``, each described by
+            :func:`~mmidc.datasets.image_io.to_uint8`. Only shards of the
+            image cache built with the same policy are read.
     """
 
     def __init__(self,

@@ -7,12 +7,10 @@ from mmidc.registry import TRANSFORMS
 from ..image_io import resize_rgb, to_hw
 
 
-# Kept rather than mmcv's TransformBroadcaster over mmcv's Resize (pillow,
-# bicubic), which gives the same pixels (tests/test_datasets/test_transforms/
-# test_resize_pair.py) but resizes an image that is already at the size: on
-# the pre-resized cache's path, where this transform is a no-op (0 us), the
-# broadcaster took 168 us per 96x144 pair (timeit, best of 5 x 200; 2 shared
-# cores, load average 16); for a 480x320 -> 224x224 pair, 6.9 vs 7.0 ms.
+# Not mmcv's TransformBroadcaster over mmcv's Resize (pillow, bicubic): the
+# same pixels (tests/test_datasets/test_transforms/test_resize_pair.py), but
+# it resizes an image already at the size: 168 us per 96x144 pair on the
+# pre-resized cache's path, where this is a no-op (480x320: 7.0 vs 6.9 ms).
 @TRANSFORMS.register_module()
 class ResizePair(BaseTransform):
     """Resize ``img1`` and ``img2`` to the same ``(H, W)`` (bicubic).
