@@ -1,5 +1,5 @@
 """A config's ``data_root`` (and the other roots its paths derive from) means
-what it says.
+what it says (for config writers: docs/new_dataset.md).
 
 The data-set bases write every path under a folder once, with a placeholder
 (``data_root='{data_root}'`` in each loader's data set, ``vocab_file =
@@ -7,32 +7,24 @@ The data-set bases write every path under a folder once, with a placeholder
 ``'{shifted_root}/...'``): :func:`apply_data_root` (``tools/train.py``,
 ``tools/test.py``; the data-preparation tools call :func:`resolve_paths`)
 
-1. takes the loaders moved as a whole: when every loader's data set reads
-   one other folder, each set explicitly (``--cfg-options
-   train_dataloader.dataset.data_root=... val_... test_...``), that folder
-   becomes ``data_root``, and the paths written from ``{data_root}`` follow;
+1. makes ``data_root`` the one other folder that every loader's data set
+   is explicitly set to read (``--cfg-options
+   train_dataloader.dataset.data_root=... val_... test_...``);
 2. fills every placeholder from the top-level values the config ends with
-   (:func:`mmidc.utils.fill_placeholders`; a placeholder with no top-level
-   value is an error naming it);
-3. then checks that every loader's data set (through wrapper data sets) and
-   every evaluator with a ``data_root`` reads ``data_root`` or a folder that
-   another top-level ``*_root`` setting names (a deliberate second folder:
-   ``shifted_root``, ``nabirds_root``), compared as folders (an absolute and
-   a relative spelling, a symbolic link and its target are one folder), and
+   (:func:`mmidc.utils.fill_placeholders`);
+3. checks that every loader's data set (through wrapper data sets) and
+   every evaluator with a ``data_root`` reads ``data_root`` or another
+   top-level ``*_root`` folder (compared as folders: links resolved), and
    that an absolute ``ann_file`` a base wrote lies in its data set's
-   folder; anything else stops the run with a ``ValueError`` naming
-   ``data_root``, each setting that disagrees, and the fix.
+   folder; anything else is a ``ValueError`` naming ``data_root``, each
+   setting that disagrees, and the fix.
 
-Nothing but a placeholder is ever rewritten. An *explicit* value never
-stops the run: one the config file itself writes as a literal
-(``data_root='data/my_pairs'`` in a child's ``ConcatDataset``, not
-``data_root=data_root``) or one ``--cfg-options`` sets (pass them as
-``cfg_options``); one that reads another folder is logged. What a file
-writes itself is read from its text (:func:`own_settings`), never run.
-
-Building a config with ``Runner.from_cfg`` yourself: call
-``apply_data_root(cfg, config_file)`` first (without it the placeholders
-reach the data sets, which refuse them naming this function).
+Nothing but a placeholder is ever rewritten. An *explicit* value, one the
+config file writes itself as a literal (read from its text,
+:func:`own_settings`, never run) or one ``--cfg-options`` sets (pass them
+as ``cfg_options``), never stops the run; one that reads another folder is
+logged. Building a config with ``Runner.from_cfg`` yourself: call
+``apply_data_root(cfg, config_file)`` first.
 """
 import ast
 import difflib
@@ -43,7 +35,8 @@ from typing import (Callable, Dict, Iterable, Iterator, List, Optional,
 from mmengine.logging import print_log
 
 from mmidc.datasets.preparation.vocab_sources import leaf_datasets
-from mmidc.utils.config_placeholders import fill_placeholders, has_placeholder
+from mmidc.utils.config_placeholders import (_where, fill_placeholders,
+                                            has_placeholder)
 
 #: Top-level settings whose derived paths follow them.
 ROOT_KEYS = ('data_root', 'vocab_file', 'adapt_work_dir')
@@ -61,15 +54,6 @@ def _real(path: str) -> str:
     """The folder or file ``path`` names (a relative path from the current
     directory, where the run reads it; links resolved)."""
     return osp.realpath(osp.expanduser(path))
-
-
-def _where(path: Path) -> str:
-    """``('a', 'b', 1, 'c')`` -> ``'a.b[1].c'``."""
-    text = ''
-    for part in path:
-        text += f'[{part}]' if isinstance(part, int) else (
-            f'.{part}' if text else part)
-    return text
 
 
 def _loader_datasets(cfg) -> Iterator[Tuple[Path, dict]]:

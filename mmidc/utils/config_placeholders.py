@@ -1,12 +1,7 @@
-"""``{name}`` placeholders in a config, filled from its top-level settings.
-
-The data-set bases write every path under a folder once, with a placeholder
-(``vocab_file = '{data_root}/caption_vocab_train.json'``, a loader's
-``data_root='{data_root}'``, ``'{adapt_work_dir}/best_rsum_*.pth'``), so a
-child config that sets ``data_root`` moves them all: the placeholders are
-filled from the values the config ends with, in one place
-(:func:`fill_placeholders`; ``tools/train.py``, ``tools/test.py``, the data
-tools and the inferencers call it).
+"""``{name}`` placeholders in a config (``'{data_root}/caption_vocab_train.json'``),
+filled from the top-level settings the config ends with, in one place:
+:func:`fill_placeholders`, which the commands, the data tools and the
+inferencers call (why the data-set bases write them: :mod:`mmidc.runtime.data_root`).
 """
 import re
 from typing import Dict, List, Tuple
@@ -23,6 +18,7 @@ def has_placeholder(value) -> bool:
 
 
 def _where(path: Tuple) -> str:
+    """``('a', 'b', 1, 'c')`` -> ``'a.b[1].c'``."""
     text = ''
     for part in path:
         text += f'[{part}]' if isinstance(part, int) else (
