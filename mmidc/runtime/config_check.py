@@ -10,6 +10,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 from mmengine.config import Config
 from mmengine.runner import Runner
 
+from mmidc.datasets.image_io import to_hw
 from .data_root import LOADERS, check_root_key_typos, config_tree
 
 # Top-level names a Runner config may hold besides Runner's own arguments.
@@ -17,26 +18,20 @@ _CONVENTIONAL_KEYS = {'_base_', 'runner_type', 'launcher', 'work_dir'}
 
 
 def check_config(cfg: Config) -> None:
-    """Fail early on a top-level key that looks like a misspelt Runner key.
+    """Fail early on config mistakes that MMEngine would ignore or report
+    far from their cause.
 
-    Configs may define their own helper variables (``data_root``,
-    ``train_pipeline`` …), so unknown keys alone are fine; a key that is
-    not a Runner argument but is close to one (``train_dataloder``,
-    ``val_evalutor``) is almost certainly a typo that MMEngine would
-    silently ignore, so it raises ``KeyError`` naming the key. An odd
-    training batch size with ``PairedSceneSampler``, and a caption head's
-    ``PairedSceneCrossEntropyLoss`` without that sampler, are a
-    ``ValueError``; so are a non-numeric optimizer setting
-    (``optim_wrapper.optimizer.lr='abc'``), a training length or interval
-    that is not a positive integer (``train_cfg.max_epochs=-3``) and a
-    pipeline image size that differs from the CLIP4IDC backbone's
-    (:func:`check_image_size`). A component that lost its ``type`` or a
-    loader that lost its data set (a misused ``_delete_``,
-    :func:`check_components`) and a child's ``custom_imports`` that drops
-    an import of its base (:func:`check_custom_imports`) are a
-    ``ValueError`` naming the config key or the import. A learning-rate
-    schedule that ends before or after ``train_cfg.max_epochs`` is logged
-    as a warning (:func:`check_schedule_end`).
+    A top-level key that is not a Runner argument but is close to one
+    (``train_dataloder``; helper variables such as ``train_pipeline`` are
+    fine) is a ``KeyError`` naming the key; so is a misspelt root setting
+    (:func:`~.data_root.check_root_key_typos`). Each check below is a
+    ``ValueError`` naming the config key: :func:`check_components`,
+    :func:`check_custom_imports`, a child's sampler merged into its base's
+    ``SampleSeedSampler``, ``PairedSceneSampler`` with an odd batch size or
+    ``PairedSceneCrossEntropyLoss`` without it, a non-numeric optimizer
+    setting (``lr='abc'``), a loop length that is not a positive integer
+    (``train_cfg.max_epochs=-3``), :func:`check_image_size`;
+    :func:`check_schedule_end` warns.
     """
     known = _CONVENTIONAL_KEYS | (
         set(inspect.signature(Runner.__init__).parameters) - {'self'})
@@ -232,7 +227,6 @@ def check_custom_imports(cfg: Config) -> None:
 def _backbone_image_size(backbone: dict) -> Optional[Tuple[int, int]]:
     """``(H, W)`` a CLIP4IDC-style backbone (one with an open_clip ``arch``)
     is built for: its ``img_size``, else its arch's; None for others."""
-    from mmidc.datasets.image_io import to_hw
     if not isinstance(backbone, dict) or 'arch' not in backbone:
         return None
     size = backbone.get('img_size')
@@ -246,7 +240,6 @@ def _backbone_image_size(backbone: dict) -> Optional[Tuple[int, int]]:
 def _pipeline_sizes(cfg: Config) -> Iterator[Tuple[str, Tuple[int, int]]]:
     """``(where, (H, W))`` of each ``ResizePair`` in the loaders' pipelines
     (through wrapper data sets' ``dataset``)."""
-    from mmidc.datasets.image_io import to_hw
     for loader_key in LOADERS:
         loader = cfg.get(loader_key) or {}
         dataset, where = loader.get('dataset'), f'{loader_key}.dataset'

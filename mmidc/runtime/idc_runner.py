@@ -19,13 +19,11 @@ class IDCRunner(Runner):
     and whose ``'auto'`` loader settings are set for this machine
     (:func:`~mmidc.runtime.loader_setup.resolve_loader_defaults`).
 
-    MMPretrain's ``tools/train.py`` and ``tools/test.py`` (what ``mim train
-    mmpretrain`` runs) build a config's ``runner_type`` with
-    ``RUNNERS.build(cfg)``, so they run the shipped configs as they are.
-    ``tools/train.py`` fills the placeholders and checks the config's
-    folders first (:func:`mmidc.runtime.data_root.apply_data_root`); here
-    the folders are not checked (``DataRootCheckHook`` warns about a loader
-    that reads none of them).
+    MMPretrain's tools (what ``mim train mmpretrain`` runs) build a config's
+    ``runner_type``, so they run the shipped configs as they are. The
+    folders are not checked here (``tools/train.py`` checks them:
+    :func:`~mmidc.runtime.data_root.apply_data_root`; ``DataRootCheckHook``
+    warns).
 
     Its loaders' workers ignore SIGTERM from their start
     (:class:`~mmidc.engine.worker_sigterm.WorkerIgnoresSigterm`), so that

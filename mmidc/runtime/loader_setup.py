@@ -1,15 +1,7 @@
-"""The loader settings that depend on the machine, and the image-cache
-switch.
-
-The data-set bases (``configs/_base_/datasets/``) write their loaders with
-``num_workers='auto'`` and ``pin_memory='auto'``;
-:func:`resolve_loader_defaults` (``tools/train.py`` and ``tools/test.py``
-call it) turns them into :func:`auto_num_workers` and
-:func:`auto_pin_memory` for this machine.
-
-``use_image_cache`` (``tools/train.py --image-cache``) switches every loader
-of a config to the pre-resized memmap cache, building the cache first where
-it is missing or stale.
+"""The loader settings that depend on the machine (the data-set bases'
+``num_workers='auto'`` and ``pin_memory='auto'``:
+:func:`resolve_loader_defaults`), and the switch to the pre-resized image
+cache (``tools/train.py --image-cache``: :func:`use_image_cache`).
 """
 import copy
 import os
@@ -62,8 +54,7 @@ def resolve_loader_defaults(cfg) -> None:
     """Replace ``'auto'`` loader settings of ``cfg`` in place.
 
     - ``num_workers='auto'``: :func:`auto_num_workers`.
-    - ``pin_memory='auto'``: True when CUDA is available (pinned batches
-      cross to the GPU asynchronously), False otherwise.
+    - ``pin_memory='auto'``: :func:`auto_pin_memory`.
     - ``persistent_workers`` is switched off for a loader with no workers
       (PyTorch refuses the combination).
     """
@@ -180,8 +171,7 @@ def use_image_cache(cfg,
             else:
                 _wait_for(paths, data_root, folder, size, shard, wait_timeout,
                           value_range)
-        step = pipeline.index(next(s for s in pipeline
-                                   if step_type_name(s) == 'LoadImagePair'))
+        step = [step_type_name(s) for s in pipeline].index('LoadImagePair')
         load = dict(pipeline[step])
         load.update(cache_dir=folder, cache_size=size)
         pipeline[step] = load

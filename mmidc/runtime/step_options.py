@@ -43,10 +43,8 @@ def use_compile(cfg, mode: Optional[str] = None) -> None:
         mode (str, optional): ``torch.compile`` mode (``'default'``,
             ``'reduce-overhead'``, ``'max-autotune'``...).
     """
-    compile_cfg = cfg.get('compile') or {}
-    if compile_cfg is True:
-        compile_cfg = {}
-    compile_cfg = dict(compile_cfg)
+    compile_cfg = cfg.get('compile')
+    compile_cfg = dict(compile_cfg) if isinstance(compile_cfg, dict) else {}
     if mode is not None and mode != 'default':
         compile_cfg['mode'] = mode
     cfg.compile = compile_cfg or True
