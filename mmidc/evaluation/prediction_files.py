@@ -1,31 +1,9 @@
 """Prediction and reference files as the change-captioning field writes them,
 read into the records the caption scorer takes (``pair_id``,
-``prediction``, ``references``, ``change_type``).
-
-Predictions (:data:`PREDICTION_FORMATS`):
-
-- ``'mmidc'``: ``IDCMetric``'s file, a JSON list of ``{"pair_id",
-  "prediction", "references", "change_type"}`` (references included).
-- ``'coco'``: coco-caption results, a JSON list of ``{"image_id",
-  "caption"}`` (other keys, such as ``"id"``, ignored).
-- ``'jsonl'``: JSON Lines, one object a line with an id (``"pair_id"``,
-  ``"filename"`` or ``"image_id"``) and a caption (``"prediction"``,
-  ``"caption"`` or ``"sentence"``); ``caption_pair.py``'s output
-  (``{"pair_id", "img1", "img2", "caption", ...}``; a line with
-  ``"error"`` is a pair that was not captioned).
-- ``'rsicc'``: RSICC / Chg2Cap's ``{"<id>": ["caption"]}`` (a list of one
-  caption, or the caption itself).
-
-References (:data:`REFERENCE_FORMATS`):
-
-- ``'coco'``: coco-caption's ``{"annotations": [{"image_id", "caption"}],
-  "images": ...}``;
-- ``'karpathy'``: the remote-sensing sets' ``{"images": [{"filename",
-  "sentences": [{"raw"}], "split", "changeflag"?}]}`` (one split of it);
-- ``'spot_the_diff'``: Spot-the-Diff's ``[{"img_id", "sentences"}]``;
-- ``'mmidc'``: an ``IDCMetric`` predictions file's references.
-
-Ids match with or without an image extension (``test_000001.png`` is
+``prediction``, ``references``, ``change_type``). The formats
+(:data:`PREDICTION_FORMATS`, :data:`REFERENCE_FORMATS`) and who writes them:
+docs/evaluation.md, "The files it reads"; the detectors' errors list them
+too. Ids match with or without an image extension (``test_000001.png`` is
 ``test_000001``) and as strings (``256`` is ``"256"``).
 """
 import json
@@ -198,9 +176,8 @@ def detect_reference_format(data, path: str) -> str:
             return 'spot_the_diff'
         if {'pair_id', 'references'} <= set(data[0]):
             return 'mmidc'
-    if isinstance(data, list) and data and isinstance(data[0], dict) and \
-            {'img1', 'img2', 'captions'} <= set(data[0]):
-        raise ValueError(f'{path}: {OWN_PAIRS_REFERENCES}')
+        if {'img1', 'img2', 'captions'} <= set(data[0]):
+            raise ValueError(f'{path}: {OWN_PAIRS_REFERENCES}')
     raise ValueError(
         f'{path}: the references format is not recognised; read are '
         'coco-caption {"annotations": [{"image_id", "caption"}]}, Karpathy '

@@ -205,12 +205,8 @@ class JavaMeteor(Meteor):
 
     def _exchange(self, requests: Sequence[str],
                   num_answers: int) -> List[str]:
-        """Send request lines, read ``num_answers`` answer lines.
-
-        A thread writes while this one reads, so many requests cost one
-        pipelined exchange instead of one round trip each (and neither pipe
-        can fill up and block).
-        """
+        """Send request lines, read ``num_answers`` answer lines (pipelined:
+        a thread writes while this one reads, so neither pipe fills up)."""
         proc = self.meteor_p
         if proc is None or proc.poll() is not None:
             raise RuntimeError('METEOR JVM is not running: '

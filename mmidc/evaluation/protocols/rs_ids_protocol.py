@@ -112,22 +112,19 @@ class RSIdsProtocol(ScoringProtocol):
     Chg2Cap's ``tokenize`` splits them (``","`` and ``";"`` are words,
     ``"."`` and ``"?"`` dropped).
 
-    The vocabulary is, in this order of precedence: a paper's own word map
-    (``word_map``); or the words of every caption of ``vocab_ann_file``
-    (the annotation file, every split, read without images, as RSICC's
-    ``create_input_files.py`` and Chg2Cap's ``preprocess_data.py`` count
-    them) or of the data sets ``vocab_datasets`` seen more than (``'>'``,
-    RSICC, Change3D) or at least (``'>='``, Chg2Cap) ``min_word_freq``
-    times. It is read at the first scoring. A vocabulary with no caption
-    word is refused (every word would be ``<UNK>`` and any caption would
-    score 100); more than :data:`MAX_UNKNOWN_SHARE` ``<UNK>`` words among
-    the references gives a warning with the share.
+    The vocabulary, read at the first scoring, is ``word_map`` if given,
+    else the words of the captions of ``vocab_ann_file`` (every split, as
+    RSICC's ``create_input_files.py`` and Chg2Cap's ``preprocess_data.py``
+    count them) and ``vocab_datasets`` kept by ``min_word_freq`` and
+    ``word_freq_rule``. One with no caption word is refused (any caption
+    would score 100); more than :data:`MAX_UNKNOWN_SHARE` ``<UNK>`` words
+    among the references is a warning with the share.
 
     Args:
         min_word_freq (int, optional): The count threshold (5 in RSICC and
             Chg2Cap on LEVIR-CC, 0 in Chg2Cap on Dubai-CC).
-        word_freq_rule (str, optional): ``'>'`` or ``'>='``; no default,
-            the papers differ.
+        word_freq_rule (str, optional): ``'>'`` (RSICC, Change3D) or
+            ``'>='`` (Chg2Cap); no default, the papers differ.
         vocab_ann_file (str | Sequence[str], optional): Annotation file(s)
             whose captions are counted, or folders of Chg2Cap-style token
             files (:func:`annotation_captions`).
