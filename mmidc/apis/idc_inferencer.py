@@ -36,10 +36,6 @@ class IDCInferencer(BasePairInferencer):
         beam_size (int, optional): beams for ``'beam'``; default: config's.
         **kwargs: ``max_pixels``, ``aspect_tolerance``, ``cfg_options``,
             ``value_range`` (keywords): see :class:`BasePairInferencer`.
-
-    ``strategy`` and ``beam_size`` (here, or per call) are decoding options
-    passed to the model's ``predict``; the model's ``decode_cfg`` is not
-    changed.
     """
 
     forward_kwargs = BasePairInferencer.forward_kwargs | {'strategy', 'beam_size', 'captions'}

@@ -2,23 +2,16 @@
 
 Everything that reaches the model goes through :func:`load_rgb_image`, which
 returns an RGB ``uint8`` array ``[H, W, 3]`` and turns every way an input can
-be bad into an :class:`ImageInputError` naming the image.
-
-Huge images never get fully decoded: above ``max_pixels`` a JPEG is decoded
-at reduced scale (``PIL.Image.draft``) and then shrunk with ``thumbnail``;
-formats that cannot be decoded at reduced scale are refused. Images above
-twice PIL's own ``Image.MAX_IMAGE_PIXELS`` are refused by PIL when opened
-(``DecompressionBombError``); that is reported with the same clear message.
-Files, uploads and PIL images are decoded by the function training decodes
-with (:func:`mmidc.datasets.image_io.image_to_rgb`), so a pair gives the model
-equal arrays in both: photos are read upright (an EXIF orientation, a phone
-photo stored sideways, is applied), and 16-bit and float images are mapped
-to 8 bits by the same ``value_range`` policy
-(:func:`mmidc.datasets.image_io.to_uint8`; the inferencers read it from the
-config's ``LoadImagePair``).
-Malformed files (text-chunk bombs, corrupt chunks) are an
-:class:`ImageDecodeError`, images over a budget an :class:`ImageTooLargeError`
-(both :class:`ImageInputError`), so that a server can answer 400 and 413.
+be bad into an :class:`ImageInputError` naming the image: malformed files are
+an :class:`ImageDecodeError`, images over a budget an
+:class:`ImageTooLargeError`, so that a server can answer 400 and 413 (the
+table of checks: docs/inference.md, "Inputs and their checks"). Huge images
+never get fully decoded: above ``max_pixels`` a JPEG is decoded at reduced
+scale (``PIL.Image.draft``), other formats are refused, as is any image PIL
+calls a decompression bomb. Files, uploads and PIL images are decoded by the
+function training decodes with (:func:`mmidc.datasets.image_io.image_to_rgb`:
+EXIF orientation, the config's ``value_range``), so a pair gives the model
+equal arrays in both.
 """
 import struct
 import io

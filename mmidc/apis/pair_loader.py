@@ -65,8 +65,8 @@ class PairDecoder:
         value_range: how 16-bit and float images map to 8 bits.
         aspect_tolerance (float, optional): see :func:`check_pair_sizes`.
         pipeline (callable, optional): the config's image pipeline, run on
-            the decoded pair by :meth:`__call__`; None leaves the arrays to
-            be resized on the model's device.
+            the decoded pair; None leaves the arrays to be resized on the
+            model's device.
     """
 
     def __init__(self, max_pixels: Optional[int], value_range,
@@ -76,32 +76,28 @@ class PairDecoder:
         self.aspect_tolerance = aspect_tolerance
         self.pipeline = pipeline
 
-    def load(self, img1: ImageInput, img2: ImageInput, pair_id=None,
-             names: Optional[Sequence[str]] = None) -> dict:
+    def __call__(self, img1: ImageInput, img2: ImageInput,
+                 pair_id=None) -> dict:
         """The pipeline's input of one pair: ``img1``, ``img2`` (RGB
         ``uint8 [H, W, 3]``), their names as ``img1_path`` / ``img2_path``,
-        ``ori_shape``, ``pair_id`` and empty reference captions.
+        ``ori_shape``, ``pair_id`` and empty reference captions; or, with a
+        ``pipeline``, its output.
 
         Raises:
             ImageInputError: an image is missing, unreadable or too large.
         """
-        names = list(names) if names else [describe_image(img1),
-                                           describe_image(img2)]
+        names = [describe_image(img1), describe_image(img2)]
         before = load_rgb_image(img1, self.max_pixels, names[0],
                                 self.value_range)
         after = load_rgb_image(img2, self.max_pixels, names[1],
                                self.value_range)
         check_pair_sizes(before.shape[1::-1], after.shape[1::-1], names,
                          self.aspect_tolerance)
-        return dict(img1=before, img2=after, img1_path=names[0],
-                    img2_path=names[1],
-                    ori_shape=(before.shape[:2], after.shape[:2]),
-                    pair_id=str(pair_id if pair_id is not None else 0),
-                    change_type='unknown', gt_captions=[])
-
-    def __call__(self, img1: ImageInput, img2: ImageInput,
-                 pair_id=None) -> dict:
-        results = self.load(img1, img2, pair_id)
+        results = dict(img1=before, img2=after, img1_path=names[0],
+                       img2_path=names[1],
+                       ori_shape=(before.shape[:2], after.shape[:2]),
+                       pair_id=str(pair_id if pair_id is not None else 0),
+                       change_type='unknown', gt_captions=[])
         return results if self.pipeline is None else self.pipeline(results)
 
 
