@@ -53,8 +53,7 @@ class PairAttentionVisualizer(Visualizer):
             (e.g. ``vis_backends`` to log figures with :meth:`add_image`).
     """
 
-    KINDS = (('intra', 'intra encoder (last block)'),
-             ('inter', 'inter encoder (last block)'))
+    KINDS = ('intra', 'inter')
 
     def __init__(self,
                  name: str = 'pair_attention',
@@ -100,21 +99,21 @@ class PairAttentionVisualizer(Visualizer):
         Returns:
             np.ndarray: the figure, RGB ``uint8``.
         """
-        kinds = [(key, label) for key, label in self.KINDS
-                 if maps.get(key) is not None]
+        kinds = [key for key in self.KINDS if maps.get(key) is not None]
         if not kinds:
             raise ValueError('no attention maps to draw (intra and inter are None)')
         height = self.panel_size
         width = round(img1.shape[1] * height / img1.shape[0])
         panels = [self._resize(img, (width, height)) for img in (img1, img2)]
         margin, label_h, bar_h, ticks_h = 8, 22, 14, 40
-        title_h = 24 + 18 * self._title_lines(caption, (1 + len(kinds)) * width)
+        title = self._wrap(caption, (1 + len(kinds)) * width)
+        title_h = 24 + 18 * (title.count('\n') + 1)
         bar_top = title_h + 2 * (label_h + height) + margin
         canvas = np.full((bar_top + bar_h + ticks_h, (1 + len(kinds)) *
                           (width + margin) + margin, 3), 255, np.uint8)
         self.layout, self.scales, self.masses = {}, {}, {}
         heats = {key: upsample_map(maps[key].detach().float().cpu(),
-                                   (height, width)) for key, _ in kinds}
+                                   (height, width)) for key in kinds}
         figure_scale = max(float(h.max()) for h in heats.values())
         texts, positions, aligns = [], [], []
 
@@ -127,7 +126,7 @@ class PairAttentionVisualizer(Visualizer):
                 positions.append((left, top - label_h + 3))
                 aligns.append('left')
 
-        for col, (key, label) in enumerate(kinds, start=1):
+        for col, key in enumerate(kinds, start=1):
             heat = heats[key]  # [2, H, W]
             scale = max(figure_scale if self.scale == 'figure'
                         else float(heat.max()), 1e-12)
@@ -157,8 +156,8 @@ class PairAttentionVisualizer(Visualizer):
         self.set_image(canvas)
         self.draw_texts(texts, np.array(positions), font_sizes=10,
                         colors='black', horizontal_alignments=aligns)
-        self.draw_texts(self._wrap(caption, (1 + len(kinds)) * width),
-                        np.array([[margin, 6]]), font_sizes=12, colors='black')
+        self.draw_texts(title, np.array([[margin, 6]]), font_sizes=12,
+                        colors='black')
         figure = self.get_image()
         if out_file is not None:
             Path(out_file).parent.mkdir(parents=True, exist_ok=True)
@@ -181,6 +180,3 @@ class PairAttentionVisualizer(Visualizer):
     @staticmethod
     def _wrap(caption: str, width: int) -> str:
         return '\n'.join(textwrap.wrap(caption, max(20, 2 * width // 8))) or ' '
-
-    def _title_lines(self, caption: str, width: int) -> int:
-        return max(1, self._wrap(caption, width).count('\n') + 1)
