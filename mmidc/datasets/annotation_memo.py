@@ -1,23 +1,14 @@
 """Each split's annotations read once while several steps of a run's
-start-up build its data set.
+start-up build its data set (``tools/train.py``: for the image cache, the
+vocabulary check and the runner's loader; docs/design.md).
 
-``tools/train.py`` builds a split's data set up to three times before the
-first step: for the image cache (its image paths), for the vocabulary
-check (its captions) and in the runner's loader. Inside
-:func:`read_annotations_once` the first build reads, parses and checks the
-annotations (:meth:`~mmidc.datasets.ImagePairDataset.load_data_list`); a
-build of the same data set later in the block gets a copy of those entries.
-
-The same data set means the same class, the same value of every attribute
-the reader has when it loads (its arguments: ``ann_file``, ``data_root``,
-``data_prefix``, ``split`` and the rest; not its pipeline) and the same
-annotation file (``ann_file``'s size and modification time): anything else
-is read again. Nothing outlives the block.
-
-The entries are copied when a build first reuses them, not before (a split
-that one build reads costs no copy): code in the block that changes a built
-data set's ``data_list`` entries in place would change what later builds
-get (MMEngine's and mmidc's data sets do not).
+Inside :func:`read_annotations_once` a later build of the same data set
+(the same class, every attribute but the pipeline, and ``ann_file``'s size
+and modification time) gets a copy of the entries the first build read and
+checked; nothing outlives the block. The copy is made at the first reuse:
+code in the block that changes a built data set's ``data_list`` entries in
+place would change what later builds get (MMEngine's and mmidc's data sets
+do not).
 """
 import contextlib
 import os

@@ -27,30 +27,23 @@ class SpotTheDiffDataset(ImagePairDataset):
         resized_images/<img_id>.png     before
         resized_images/<img_id>_2.png   after
 
-    The files hold one record per annotator: an ``img_id`` may come in
-    several records (test: 1,404 records of 1,270 pairs). Each ``img_id`` is
-    **one pair**, in the order of its first record, whose references
-    (``gt_captions``) are the sentences of all its records in file order, as
-    in the official references (``code/predictions/ddla_rerun_gtfile.json``
-    of the data set's repository: 2,107 sentences of 1,270 test pairs) and in
-    CLIP4IDC's ``reformat_*.json``. ``pair_id`` is the ``img_id`` (a
-    string); ``change_type`` is ``unknown``. The merge is logged (records,
-    pairs, ``img_id`` values merged).
+    The files hold one record per annotator. Each ``img_id`` is **one
+    pair**, in the order of its first record, whose references
+    (``gt_captions``) are the sentences of all its records in file order,
+    as the official test references are built (docs/datasets.md).
+    ``pair_id`` is the ``img_id`` (a string); ``change_type`` is
+    ``unknown``. The merge is logged (records, pairs, ``img_id`` values
+    merged).
 
-    Some sentences are empty (``""``; or with no letter or digit). On
-    ``val`` and ``test`` they are **kept** as references, as the official
-    scoring keeps them (7 test pairs have ``""`` as their only reference;
-    :class:`~mmidc.evaluation.metrics.IDCMetric` scores them as
-    pycocoevalcap does, see docs/evaluation.md). On ``train`` they are
-    dropped (nothing to learn from), and a pair left with no sentence is
-    dropped. Both are counted and logged (the pairs' ``img_id`` values
-    named). A split with no pair raises; missing images raise at build
-    time.
+    Empty sentences (``""``, or with no letter or digit) are **kept** as
+    references on ``val`` and ``test``, as the official scoring keeps them
+    (docs/evaluation.md), and dropped on ``train``, with the pairs left
+    with none (counted and logged, their ``img_id`` values named). A split
+    with no pair raises; missing images raise at build time.
 
-    Training follows the single-sentence protocol: a pair is one entry and
-    ``TokenizeCaptions(mode='random')`` draws one of its sentences at each
-    visit; ``RepeatByCaptionsSampler`` visits a pair once per sentence in an
-    epoch (CLIP4IDC's adaptation stage).
+    Training: ``TokenizeCaptions(mode='random')`` draws one sentence of a
+    pair at each visit; ``RepeatByCaptionsSampler`` visits a pair once per
+    sentence in an epoch (CLIP4IDC's adaptation stage).
 
     Args:
         data_root (str): The Spot-the-Diff root folder.

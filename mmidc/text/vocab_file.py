@@ -1,22 +1,14 @@
 """The caption vocabulary file: the CLIP ids of a data set's training
-captions, written once before training and read by the caption decoders.
+captions, written once before training and read by the caption decoders
+(its content, and the configs that name it: docs/design.md, "Caption
+vocabulary file").
 
 ``tools/dataset_converters/build_vocab.py`` writes it from a config's data
-sets (:mod:`mmidc.datasets.preparation.vocab_sources` finds their captions; the
-synthetic generator writes its own sets' file); each data-set base config
-names it (``vocab_file``, ``<data_root>/caption_vocab_train.json``) and a
-captioning config passes it to its decoder (``vocab=_base_.vocab_file``).
-Its content::
-
-    {"source": "CLEVR-Change data/clevr_change (train)", "num_captions": N,
-     "captions_sha256": "...", "clip_ids": [...]}
-
-``clip_ids`` are the sorted CLIP ids of every token of the captions (with
-start and end of text); :class:`~mmidc.text.CaptionVocab` reads them
+sets (:mod:`mmidc.datasets.preparation.vocab_sources` finds their captions);
+:class:`~mmidc.text.CaptionVocab` reads its ``clip_ids``
 (:func:`~mmidc.text.caption_vocab.read_vocab_ids` checks their form).
 Before training, :func:`check_vocab_covers` checks that the file holds the
-tokens of the captions the model trains on: a file of other captions is an
-error naming the share of tokens it lacks (a few missing: a warning).
+tokens of the captions the model trains on.
 """
 import hashlib
 from collections import Counter

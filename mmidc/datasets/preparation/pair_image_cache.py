@@ -13,16 +13,13 @@ mapping, and ``<cache_dir>/<shard>.json``::
      "value_range": "full"}         # how 16-bit/float images map to 8 bits
 
 The images are stored upright (their EXIF orientation applied, as
-``read_rgb`` decodes them); shards of the older ``mmidc-image-cache-v1``
-format, written without it, are not read and are rebuilt. A shard holds the
-images as one ``value_range`` policy maps them to 8 bits (``'full'``,
-``'0:4095'``...; an index without the key was written with ``'full'``):
-``LoadImagePair`` reads only shards of its own policy, and a build for
-another policy rebuilds the shard.
-
-The index is written last, so a shard without one (an interrupted build) is
-ignored. A damaged shard (an index that does not parse, an array cut short
-or of another shape than its index says) is named in a warning and not
+``read_rgb`` decodes them; shards of the older ``mmidc-image-cache-v1``
+format, written without it, are not read) and as the shard's
+``value_range`` maps them to 8 bits (an index without the key: ``'full'``);
+``LoadImagePair`` reads only shards of its own policy. The index is written
+last, so an interrupted build leaves no shard. A damaged shard (an index
+that does not parse, an array cut short or of another shape than its index
+says), or one of another format or policy, is named in a warning and not
 read: its images are decoded from the originals, and a build
 (``build_pair_image_cache``, ``use_image_cache``) rebuilds it.
 """

@@ -14,18 +14,16 @@ def sample_rng(results: dict, stream: str) -> np.random.Generator:
     """A numpy generator for the random draws of ``stream`` (a transform's
     name) on the sample ``results``.
 
-    In a training run the sample's ``sample_idx`` is a
-    :class:`~mmidc.datasets.samplers.SampleIndex` (the training loader's
-    ``SampleSeedSampler`` yields it): the generator is then seeded by its
-    key ``(seed, epoch, pass, position)`` and by ``stream``, so the draws
-    are the same whichever process loads the sample and whatever it drew
-    before (a resumed run draws what the uninterrupted run drew), and each
-    transform has a stream of its own. Otherwise it is seeded from numpy's
-    global generator, so the draws differ at each call and follow
-    ``np.random.seed``: a sample without ``sample_idx`` (inference, a
-    transform called alone) quietly, a data-set sample whose index has no
-    key (a loader without ``SampleSeedSampler``, a wrapper data set that
-    drops the key) with a warning, once per process.
+    Seeded by the key ``(seed, epoch, pass, position)`` of the sample's
+    ``sample_idx`` (a :class:`~mmidc.datasets.samplers.SampleIndex`, which
+    the training loader's ``SampleSeedSampler`` yields) and by ``stream``:
+    each transform draws the same numbers whichever process loads the
+    sample, in a resumed run too (docs/design.md, ``EpochReseedHook``).
+    Without a key, seeded from numpy's global generator (draws that differ
+    at each call and follow ``np.random.seed``): quietly for a sample
+    without ``sample_idx`` (inference, a transform called alone), with a
+    warning once per process for a data-set sample whose index has no key
+    (a loader without ``SampleSeedSampler``, a wrapper that drops it).
 
     Args:
         results (dict): The sample.
