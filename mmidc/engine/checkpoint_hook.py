@@ -73,34 +73,23 @@ class SafeCheckpointHook(CheckpointHook):
     * a resume in the middle of an epoch that nothing starts at the epoch's
       next batch (no :class:`~mmidc.engine.EpochReseedHook`) is refused;
     * on resume, every setting that differs from the checkpoint's config is
-      logged with the value the run uses, and a change that breaks the
-      schedule is refused unless ``resume_allow_changes=True``
-      (:func:`~mmidc.engine.resume_check.check_resume_config`; each
-      checkpoint's ``meta`` holds the training set's size and the number
-      of processes for it);
+      logged, and a change that breaks the schedule is refused unless
+      ``resume_allow_changes=True``
+      (:func:`~mmidc.engine.resume_check.check_resume_config`);
     * on resume, the run validates once before training on when the
-      checkpoint's own validation may not have counted (the checkpoint
-      records no validation of its epoch or iteration) or when the best
-      checkpoint it names is missing; in the latter case the resumed model
-      becomes the best one. Best checkpoints of earlier steps that a kill
-      left behind are removed. A run resumed from another work dir's
-      checkpoint keeps that run's best score to beat but never removes its
-      best checkpoint. A run resumed at its end logs that nothing is left
-      to train;
-    * on SIGTERM (what ``scancel`` and Slurm's preemption send), the run
-      writes ``iter_<n>.pth`` (all the state a resume needs; rank 0,
-      atomically with the ``atomic_local`` backend) at the end of the
-      iteration in progress (or of the validation iteration in progress),
-      points ``last_checkpoint`` at it, logs what it saved and exits with
-      status 143; ``--resume`` goes on at the next batch, as if the run
-      had not stopped; a second SIGTERM (5 s or more after the first: one
-      sooner is the same stop) ends the process at once. In a
-      multi-process run the ranks agree on the stop through one small
-      all-reduce each iteration. The loader workers, which ``scancel``
-      signals too, ignore it (the main process stops them): from their
-      start when :class:`~mmidc.runtime.idc_runner.IDCRunner` built the
-      loaders, else from this hook's ``before_run`` on (an iteration-based
-      loop started its first pass's workers before: a warning).
+      checkpoint records no validation of its step or the best checkpoint
+      it names is missing (the resumed model then becomes the best one);
+      best checkpoints a kill left behind are removed, another work dir's
+      never (its score is kept to beat); a run resumed at its end logs
+      that nothing is left to train;
+    * on SIGTERM (``scancel``, Slurm's preemption), the run writes
+      ``iter_<n>.pth`` at the end of the (training or validation) iteration
+      in progress, points ``last_checkpoint`` at it and exits with status
+      143; ``--resume`` goes on at the next batch. A second SIGTERM (5 s or
+      more after the first) ends the process at once. The ranks agree on
+      the stop (one small all-reduce an iteration); the loader workers
+      ignore SIGTERM (:mod:`~mmidc.engine.worker_sigterm`). In full:
+      docs/distributed.md, "Resuming, preemption and requeue".
 
     Args:
         save_on_sigterm (bool): Save and stop at SIGTERM as above.
@@ -347,8 +336,7 @@ class SafeCheckpointHook(CheckpointHook):
         super().before_train(runner)
         if is_main_process():
             for folder in {str(self.out_dir), runner.work_dir}:
-                if osp.isdir(folder):
-                    remove_stale_temp_files(folder)
+                remove_stale_temp_files(folder)
         finished = self._run_end(runner) if runner.iter > 0 else None
         if finished:
             runner.logger.info(f'resumed at the end of the run ({finished}): '
@@ -398,14 +386,10 @@ class SafeCheckpointHook(CheckpointHook):
         pattern = re.compile(
             re.escape(prefix + self.filename_tmpl).replace(r'\{\}', r'(\d+)')
             + '$')
-        found = {}
-        if osp.isdir(str(self.out_dir)):
-            for name in os.listdir(str(self.out_dir)):
-                match = pattern.match(name)
-                if match:
-                    found[osp.join(str(self.out_dir), name)] = int(
-                        match.group(1))
-        return found
+        folder = str(self.out_dir)
+        names = os.listdir(folder) if osp.isdir(folder) else []
+        return {osp.join(folder, m.string): int(m.group(1))
+                for m in map(pattern.match, names) if m}
 
     def _check_best_after_resume(self, runner, finished: bool = False) -> None:
         hub = runner.message_hub
@@ -477,8 +461,7 @@ def _inside_work_dir(named: str, work_dir: str) -> str:
     moved work dir names the original's files: resume from the copy's)."""
     if not osp.isabs(named):
         return osp.join(work_dir, named)
-    folder = osp.realpath(work_dir)
-    if osp.commonpath([osp.realpath(named), folder]) == folder:
+    if _is_inside(named, work_dir):
         return named
     here = osp.join(work_dir, osp.basename(named))
     print_log(f'{osp.join(work_dir, "last_checkpoint")} names {named}, '

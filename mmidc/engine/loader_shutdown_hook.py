@@ -10,19 +10,14 @@ class LoaderShutdownHook(Hook):
     """Shut down the persistent workers of the run's data loaders at the end
     of ``runner.train()``, ``runner.val()`` and ``runner.test()``.
 
-    A loader with ``persistent_workers=True`` keeps its worker processes
-    until its iterator is collected, which for a finished run is at
-    interpreter exit. PyTorch then skips its orderly shutdown (the workers
-    are not told to stop) and, with pinned memory, joins each worker with a
-    5-second timeout before killing it: a process with 15 workers took
-    about 60-80 s to exit after its last iteration on a GPU machine. This
-    hook shuts the workers down the orderly way while the run is still in
-    Python's normal state, so the process exits in about a second, and the
-    workers' memory is released as soon as the run ends (not only at exit:
-    a notebook or a sweep that runs several runners in one process).
-
-    Loops that were never built, and loaders without live workers, are left
-    alone.
+    A loader with ``persistent_workers=True`` keeps its workers until its
+    iterator is collected: at interpreter exit for a finished run, where
+    PyTorch skips its orderly shutdown and, with pinned memory, joins each
+    worker with a 5-second timeout (15 workers: 60-80 s to exit on a GPU
+    machine). Shut down here, the process exits in about a second, and a
+    notebook or a sweep gets the workers' memory back when the run ends.
+    Loops that were never built, and loaders without live workers, are
+    left alone.
     """
 
     priority = 'LOWEST'  # after every other hook's after_run

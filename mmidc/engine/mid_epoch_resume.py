@@ -1,13 +1,11 @@
 """Resume an epoch-based run in the middle of an epoch: start the epoch at
 its first unseen batch, or refuse with the reason (never replay batches).
 
-MMEngine's ``EpochBasedTrainLoop`` restores ``epoch`` and ``iter`` from the
-checkpoint but runs the resumed epoch from its first batch: a checkpoint
-written after ``k`` batches of an epoch would train those ``k`` batches
-again and run ``k`` iterations past the schedule. :class:`EpochReseedHook`
-uses these helpers to skip them (the ``SampleSeedSampler`` leaves out their
-indices);
-:class:`SafeCheckpointHook` refuses a mid-epoch resume that nothing skips.
+MMEngine's ``EpochBasedTrainLoop`` runs the resumed epoch from its first
+batch: a checkpoint written after ``k`` batches would train them again and
+run ``k`` iterations past the schedule. :class:`EpochReseedHook` uses these
+helpers to skip them; :class:`SafeCheckpointHook` refuses a mid-epoch
+resume that nothing skips.
 """
 import types
 

@@ -36,42 +36,28 @@ def seed_everything(key) -> None:
 class EpochReseedHook(Hook):
     """Make a resumed run draw the random numbers of the uninterrupted run.
 
-    MMEngine checkpoints do not hold the random generators' state, the
-    validation loop draws random numbers between epochs, and a resumed run
-    starts the loader's worker processes afresh (persistent workers carry
-    their generators from epoch to epoch in an uninterrupted run). So:
+    MMEngine checkpoints do not hold the random generators' state and a
+    resumed run starts the loader workers afresh. So:
 
-    - **Data**: the training loader's sampler is a
-      :class:`~mmidc.datasets.samplers.SampleSeedSampler` (declared in the
-      config: every shipped data-set base does), so that every index it
-      yields carries the key ``(seed, epoch, pass, position)``; the random
-      transforms draw from :func:`~mmidc.datasets.transforms.sample_rng` of
-      that key. A visit's draws (the caption of ``TokenizeCaptions``, the
-      swap of ``RandomDistractorBefore``, the negatives of
-      ``SampleHardNegatives``) depend neither on the number of workers, nor
-      on whether they persist, nor on which worker loads the sample. This
-      hook gives the sampler the training epoch of its keys. Another
-      sampler is a warning naming ``train_dataloader.sampler``: its
-      samples' draws come from the workers' generators, which a resumed run
-      does not restore.
+    - **Data**: this hook gives the training loader's
+      :class:`~mmidc.datasets.samplers.SampleSeedSampler` the epoch of the
+      keys ``(seed, epoch, pass, position)`` its indices carry, from which
+      the random transforms draw
+      (:func:`~mmidc.datasets.transforms.sample_rng`), whatever the
+      workers. Another sampler is a warning naming
+      ``train_dataloader.sampler`` (a resumed run is then not exact).
     - **Model**: Python, numpy and torch are seeded from ``(seed, rank,
       epoch)`` before each training epoch and from ``(seed, rank,
       iteration)`` before each training iteration (dropout, IDC-PCL's
-      masks: whatever the model draws in the main process).
+      masks).
+    - **Mid-epoch checkpoints** (MMEngine's epoch-based loop restarts an
+      epoch at its first batch): the resumed epoch starts at its first
+      unseen batch (:mod:`~mmidc.engine.mid_epoch_resume`); what cannot
+      (another sampler, another loop class, a batch sampler without a
+      ``batch_size``) is an error naming it, never a silent replay.
 
-    The epoch and iteration come from the checkpoint, and MMEngine's
-    iteration-based loop skips the batches done before the checkpoint.
-    MMEngine's epoch-based loop restarts an epoch at its first batch: when
-    the checkpoint was written in the middle of an epoch (an iteration
-    checkpoint, ``default_hooks.checkpoint.by_epoch=False``, or the one
-    written at a SIGTERM), this hook makes the resumed epoch start at its
-    first unseen batch (the sampler leaves out the indices already trained
-    on, the loop counts the batches from there). So a run resumed from any
-    checkpoint ends with the weights of the uninterrupted run, on the same
-    hardware and thread count. What cannot start in the middle of an epoch
-    (another sampler than ``SampleSeedSampler``, another loop class, a
-    batch sampler without a ``batch_size``) is an error naming it, never a
-    silent replay.
+    A run resumed from any checkpoint thus ends with the uninterrupted run's
+    weights on the same hardware (in full: docs/design.md, "Runtime").
 
     Args:
         seed (int, optional): Base seed of the reseeding. Defaults to the

@@ -1,17 +1,11 @@
 """Name the settings a resumed run changes, and refuse the ones that break
-its schedule.
+its schedule (``_SCHEDULE`` and :data:`META_KEYS`) unless the config sets
+``resume_allow_changes=True`` (``tools/train.py --resume-allow-changes``).
 
 A checkpoint's ``meta['cfg']`` holds the config of the run that wrote it.
-On ``--resume`` every setting that differs from it is logged with the value
-the resumed run uses: the config's, except the optimizer's settings (``lr``,
-``weight_decay``, ...: the saved optimizer state holds them), the
-parameter schedulers (their saved state replaces their settings) and
-``randomness.seed`` (MMEngine resumes the saved seed), where the
-checkpoint's value wins. A change that breaks the schedule (the training
-batch size, the number of epochs or iterations, the parameter schedulers,
-the training set's size, the number of processes) is an error unless the
-config sets ``resume_allow_changes=True`` (``tools/train.py
---resume-allow-changes``).
+The resumed run uses the config's values, except the optimizer's settings
+(the saved optimizer state holds them), the parameter schedulers (their
+saved state) and ``randomness.seed`` (MMEngine resumes the saved seed).
 """
 import logging
 import os

@@ -59,16 +59,12 @@ def warmups_cut_short(schedulers, max_iters: int,
     Returns:
         list[tuple]: ``(scheduler, peak iteration)`` pairs.
     """
-    if schedulers is None:
-        return []
     if isinstance(schedulers, dict):
         schedulers = [s for group in schedulers.values() for s in group]
-    short = []
-    for scheduler in schedulers:
-        peak = warmup_peak_iteration(scheduler, epoch_length)
-        if peak is not None and peak >= max_iters:
-            short.append((scheduler, peak))
-    return short
+    peaks = [(s, warmup_peak_iteration(s, epoch_length))
+             for s in schedulers or []]
+    return [(s, peak) for s, peak in peaks
+            if peak is not None and peak >= max_iters]
 
 
 @HOOKS.register_module()

@@ -44,17 +44,14 @@ class BertAdam(Optimizer):
         max_grad_norm (float): Per-parameter gradient clipping norm; ``<= 0``
             disables it. Defaults to 1.0.
         foreach (bool, optional): Update all tensors of a group with
-            ``torch._foreach_*`` ops (fewer kernel launches) or one tensor at a
-            time. Defaults to None: foreach when every tensor is on a GPU
-            (kernel launches dominate there), the loop otherwise (on a CPU
-            the loop allocates one parameter-sized temporary a tensor, the
-            foreach update three, for all tensors at once). On a CPU both
-            give the same bits as the formula above written one operation
-            at a time. Groups whose hyperparameters are equal are updated
-            together by the foreach update: MMEngine's ``paramwise_cfg``
-            makes one group per parameter (299 for the ViT-B/32 adaptation
-            config), which would otherwise cost a dozen kernel launches per
-            parameter.
+            ``torch._foreach_*`` ops (fewer kernel launches) or one tensor at
+            a time. Defaults to None: foreach when every tensor is on a GPU,
+            the loop otherwise (on a CPU it allocates one parameter-sized
+            temporary a tensor, foreach three for all tensors at once). On a
+            CPU both give the bits of the formula above. Foreach updates the
+            groups of equal hyperparameters together (MMEngine's
+            ``paramwise_cfg`` makes one group per parameter: 299 for the
+            ViT-B/32 adaptation config).
     """
 
     def __init__(self,
