@@ -33,10 +33,8 @@ class CLIP4IDCCaptioner(BaseCaptioner, BaseModel):
 
     - ``'loss'``: teacher forcing on each sample's ``text_tokens`` ``[L]``;
       returns ``loss_caption`` and ``accuracy``.
-    - ``'predict'``: decodes with ``decode_cfg`` (:meth:`predict` takes
-      options that override it for one call) and sets ``pred_caption``
-      (str) and ``pred_score`` (float, mean log-prob per token) on each data
-      sample.
+    - ``'predict'``: :meth:`BaseCaptioner.predict` with ``decode_cfg``
+      (``pred_caption`` and ``pred_score`` on each data sample).
     - ``'tensor'``: teacher-forced logits ``[B, L-1, V]`` over the head's
       vocabulary (needs ``text_tokens``).
 

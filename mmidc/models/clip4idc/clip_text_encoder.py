@@ -57,8 +57,7 @@ class CLIPTextEncoder(BaseModule):
         self.text_projection = text.text_projection
         self.register_buffer('attn_mask', text.attn_mask, persistent=False)
         if pretrained is not None:
-            source = pretrained if isinstance(pretrained, str) else \
-                'state dict'
+            source = pretrained if isinstance(pretrained, str) else 'state dict'
             state = text_state_dict(load_clip_state_dict(pretrained, arch))
             load_tower_weights(self, state, source)
         self._freeze_stages()

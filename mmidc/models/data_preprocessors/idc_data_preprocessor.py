@@ -58,15 +58,13 @@ class IDCDataPreprocessor(BaseDataPreprocessor):
         self.register_buffer('std',
                              torch.tensor(std).view(1, 1, 3, 1, 1), False)
 
-    def _async(self) -> bool:
-        if self.non_blocking_cfg is None:
-            return self._device.type != 'cpu'
-        return bool(self.non_blocking_cfg)
-
     def _to_device(self, tensor: torch.Tensor) -> torch.Tensor:
         if tensor.device == self._device:
             return tensor
-        return tensor.to(self._device, non_blocking=self._async())
+        non_blocking = self.non_blocking_cfg
+        if non_blocking is None:
+            non_blocking = self._device.type != 'cpu'
+        return tensor.to(self._device, non_blocking=bool(non_blocking))
 
     def samples_to_device(self, data_samples: Optional[List]) -> Optional[List]:
         """Move the tensors of all ``data_samples`` with one copy per dtype.

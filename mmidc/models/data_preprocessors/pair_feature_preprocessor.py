@@ -1,6 +1,4 @@
 """Batches cached pair features (no image normalisation)."""
-from typing import Optional
-
 import torch
 from mmengine.model import BaseDataPreprocessor
 
@@ -19,9 +17,6 @@ class PairFeaturePreprocessor(BaseDataPreprocessor):
     Args:
         non_blocking (bool): Asynchronous host-to-device copies.
     """
-
-    def __init__(self, non_blocking: Optional[bool] = False):
-        super().__init__(non_blocking=non_blocking)
 
     def forward(self, data: dict, training: bool = False) -> dict:
         data = self.cast_data(data)

@@ -134,15 +134,12 @@ class BaseCaptionHead(CaptionGenerator, BaseModule):
         ``[B, L-1, V]`` and the compact next-token ``targets``
         ``[B, L-1]``."""
         logits = logits.float()
-        return dict(loss_caption=self.loss_module(logits, targets),
-                    accuracy=self._accuracy(logits, targets))
-
-    def _accuracy(self, logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-        """Next-token accuracy over the non-pad ``targets`` ``[B, L-1]``."""
+        loss = self.loss_module(logits, targets)
+        # accuracy over the non-pad targets: sum / count, not a masked mean
+        # (boolean indexing waits for the GPU)
         valid = targets != self.vocab.pad_id
-        # sum / count, not a masked mean: boolean indexing waits for the GPU
         correct = (logits.argmax(-1) == targets) & valid
-        return (correct.sum() / valid.sum()).detach()
+        return dict(loss_caption=loss, accuracy=(correct.sum() / valid.sum()).detach())
 
     # ------------------- decoding (CaptionGenerator's greedy and beam search)
     def start_decoding(self, memory: torch.Tensor, repeat: int, use_cache: bool,

@@ -136,10 +136,9 @@ class TransformerCaptionHead(BaseCaptionHead):
         """Copy CLIP's token and text positional embeddings into
         ``word_embed`` (the vocabulary's rows) and ``word_pos`` (the first
         ``max_length`` rows). See ``pretrained`` in the class doc."""
-        source = pretrained if isinstance(pretrained, str) else 'state dict'
+        source = 'state dict'
         if isinstance(pretrained, str):
-            pretrained = resolve_checkpoint(pretrained)
-            source = pretrained
+            pretrained = source = resolve_checkpoint(pretrained)
         state = text_state_dict(load_clip_state_dict(pretrained))
         keys = ('token_embedding.weight', 'positional_embedding')
         missing = [k for k in keys if k not in state]

@@ -31,11 +31,8 @@ class IDCPCLCaptioner(BaseCaptioner, IDCPCLBase):
     Modes of ``forward(inputs, data_samples, mode)``:
 
     - ``'loss'``: the losses above.
-    - ``'predict'``: decodes with ``decode_cfg`` (greedy or beam search,
-      with a key/value cache; :meth:`predict` takes options that override
-      it for one call) and sets ``pred_caption`` (str) and
-      ``pred_score`` (float, mean log-probability per token) on each data
-      sample, as :class:`CLIP4IDCCaptioner` does.
+    - ``'predict'``: :meth:`BaseCaptioner.predict` with ``decode_cfg``
+      (``pred_caption`` and ``pred_score`` on each data sample).
     - ``'tensor'``: the visual tokens ``[B, Tv, H]`` that decoding reads.
 
     ``init_from`` loads a pre-training checkpoint (:class:`IDCPCLPretrainer`;

@@ -60,10 +60,6 @@ OPEN_CLIP_MIN = (2, 26, 1)
 OPEN_CLIP_BELOW = (3, 4)
 
 
-def _release(version: str) -> tuple:
-    return tuple(int(p) for p in re.findall(r'\d+', version.split('+')[0])[:3])
-
-
 def check_open_clip_version(version: Optional[str] = None) -> None:
     """Fail with a clear message on an open_clip outside the tested range.
 
@@ -76,7 +72,7 @@ def check_open_clip_version(version: Optional[str] = None) -> None:
     """
     if version is None:
         version = importlib.metadata.version('open_clip_torch')
-    release = _release(version)
+    release = tuple(int(p) for p in re.findall(r'\d+', version.split('+')[0])[:3])
     if not OPEN_CLIP_MIN <= release < OPEN_CLIP_BELOW:
         wanted = (f'>={".".join(map(str, OPEN_CLIP_MIN))},'
                   f'<{".".join(map(str, OPEN_CLIP_BELOW))}')
