@@ -315,8 +315,7 @@ class BirdsToWordsDataset(ImagePairDataset):
                                  f'{pair["line"]} ({url1}, {url2}) has no '
                                  'non-empty description')
             name1, name2 = file_of[url1], file_of[url2]
-            stem1 = osp.splitext(name1.replace('/', '_'))[0]
-            stem2 = osp.splitext(name2.replace('/', '_'))[0]
+            stem1, stem2 = (osp.splitext(n.replace('/', '_'))[0] for n in (name1, name2))
             data_list.append(dict(
                 img1_path=osp.join(img_dir, name1),
                 img2_path=osp.join(img_dir, name2),
@@ -340,8 +339,7 @@ class BirdsToWordsDataset(ImagePairDataset):
         missing = missing_files(paths)
         if missing and self.skip_missing_images:
             kept = [e for e in data_list
-                    if e['img1_path'] not in missing
-                    and e['img2_path'] not in missing]
+                    if not {e['img1_path'], e['img2_path']} & missing]
             if not kept:
                 raise FileNotFoundError(
                     f'{self.annotation_source()}: the images of all '

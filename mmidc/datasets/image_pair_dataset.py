@@ -174,9 +174,8 @@ class ImagePairDataset(BaseDataset):
             seen[pair_id] = index
             self.check_captions(entry['gt_captions'], where)
             change_type = entry['change_type']
-            if not isinstance(change_type, str) or not change_type.strip() \
-                    or change_type != change_type.strip() \
-                    or change_type == 'total':
+            if not isinstance(change_type, str) or change_type in ('', 'total') \
+                    or change_type != change_type.strip():
                 raise ValueError(
                     f'{where} has change_type {change_type!r}: a change type '
                     "is a non-empty string without surrounding spaces, other "

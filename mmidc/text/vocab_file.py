@@ -67,8 +67,7 @@ def write_vocab_file(captions: Sequence[str], out: str,
         raise TypeError('write_vocab_file: expected a list of caption strings '
                         '(the file of a data set is written by '
                         'mmidc.datasets.write_dataset_vocab_file)')
-    if source_name is None:
-        source_name = 'captions'
+    source_name = 'captions' if source_name is None else source_name
     vocab: CaptionVocab = build_caption_vocab(captions)
     vocab.save(out, meta=dict(source=source_name, num_captions=len(captions),
                               captions_sha256=captions_key(captions)))

@@ -138,8 +138,7 @@ class HardNegativeGenerator:
     def _fit(self, pairs: List[List[str]]) -> None:
         self.captions = list(dict.fromkeys(c for p in pairs for c in p))
         self.index = {c: i for i, c in enumerate(self.captions)}
-        words = {c: [w for _, _, w in word_spans(c)] for c in self.captions}
-        self.words = words
+        self.words = words = {c: [w for _, _, w in word_spans(c)] for c in self.captions}
         # paraphrases: every reference of every pair a caption describes
         pairs_of = defaultdict(list)
         for k, p in enumerate(pairs):
