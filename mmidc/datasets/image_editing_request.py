@@ -24,7 +24,8 @@ class ImageEditingRequestDataset(ImagePairDataset):
     ``pair_id`` is the ``uid``, ``change_type`` is ``unknown``. The two
     images of a pair may differ in size and format: ``ResizePair`` brings
     both to one size. Empty strings inside ``sents`` (or with no letter or
-    digit: ``"..."``) are dropped (count logged); a record whose ``sents`` has no non-empty sentence raises.
+    digit: ``"..."``) are dropped (count logged); a record whose ``sents``
+    has no non-empty sentence raises.
 
     Args:
         data_root (str): The IER root folder.
