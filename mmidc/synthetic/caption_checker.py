@@ -11,9 +11,8 @@ from the before scene by exactly the stated change; the distractor has the
 same objects) and that every object is visible where it is referred to.
 
 :func:`judge_change_caption` and :func:`judge_no_change_caption` also say
-which parts of a caption are right (change type, object, new value): the
-grading of a model's captions (:mod:`.caption_grading`, which
-:class:`mmidc.evaluation.CaptionTruthMetric` calls) is built on them;
+which parts of a caption are right (change type, object, new value), for
+the grading of a model's captions (:mod:`.caption_grading`);
 :func:`check_dataset` verifies the generator's own output.
 """
 import json

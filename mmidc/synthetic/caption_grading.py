@@ -2,11 +2,9 @@
 
 A *record* is one pair, ``{'pair_id', 'prediction', 'change_type', ...}``,
 the layout of the predictions JSON that :class:`~mmidc.evaluation.IDCMetric`
-writes. :func:`grade_records` reads each change pair's scene graph and
-judges its caption with the caption checker (:mod:`.caption_checker`):
-entirely true, and the partial checks right change type, right object
-(change pairs) and right new value (colour and material changes). The
-caption-truth metric (:class:`~mmidc.evaluation.CaptionTruthMetric`) and
+writes. :func:`grade_records` judges each caption against its pair's scene
+graph with the caption checker (a :class:`CaptionVerdict`);
+:class:`~mmidc.evaluation.CaptionTruthMetric` and
 ``tools/analysis_tools/check_synthetic_captions.py`` turn the verdicts into
 shares (:mod:`mmidc.evaluation.metrics.caption_truth`).
 """

@@ -1,14 +1,11 @@
 """Generate a synthetic CLEVR-Change-style data set in the real layout.
 
-Per scene index ``i`` (``NNNNNN``): ``images/CLEVR_default_NNNNNN.png``
-(before), ``sc_images/CLEVR_semantic_NNNNNN.png`` (one semantic change),
-``nsc_images/CLEVR_nonsemantic_NNNNNN.png`` (distractor: camera/light only)
-and ``scenes/CLEVR_default_NNNNNN.json`` (the scene graphs); then
-``change_captions.json``, ``no_change_captions.json``, ``splits.json`` and
-``type_mapping.json`` as CLEVR-Change distributes them, and the caption
-vocabulary of the training split, ``caption_vocab_train.json``
-(:mod:`mmidc.text.vocab_file`; none when the split is empty). Every scene is
-seeded from ``(seed, i)``, so the output does not depend on ``workers``.
+Per scene index ``i``: the before, semantic-change and distractor images
+(:data:`IMAGE_DIRS`) and ``scenes/CLEVR_default_NNNNNN.json`` (the scene
+graphs); then the caption, split and type-mapping files as CLEVR-Change
+distributes them and the training split's caption vocabulary
+(docs/synthetic_data.md, "Output", lists the files). Every scene is seeded
+from ``(seed, i)``, so the output does not depend on ``workers``.
 """
 import json
 import multiprocessing
@@ -42,10 +39,7 @@ PRECHECK_SCALE = 4  # visibility is pre-checked at 1/4 resolution
 #: Named data sets (``tools/generate_synthetic_clevr_change.py --preset``):
 #: the arguments of :func:`generate_dataset` each sets. ``shifted`` is an
 #: evaluation-only set (val and test splits) with another seed and settings
-#: the standard set does not have: 6-10 objects, twice the per-scene camera
-#: and light ranges, 1.5 times each image's camera move and lighting change,
-#: 360x240 images (the standard quickstart set: 3000 scenes of 240x160 from
-#: seed 0 with the default settings).
+#: than the standard set's (docs/synthetic_data.md compares the two).
 PRESETS = {
     'shifted': dict(
         num_scenes=600, seed=1, image_size=(360, 240),

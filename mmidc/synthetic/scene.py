@@ -115,17 +115,11 @@ class SceneSettings:
             change). Default 3, as CLEVR.
         max_objects (int): Most objects in an image. Default 10, as CLEVR.
         camera_jitter (float): Scale of each scene's camera ranges around
-            CLEVR's camera: azimuth -43 +- 4 deg, elevation 29 +- 2 deg,
-            distance 11.2 +- 0.4 at 1. Default 1.
-        light_jitter (float): Scale of each scene's light ranges: key light
-            azimuth +- 15 deg from the camera's + 45, elevation 52 +- 6 deg,
-            intensity 0.85 +- 0.05; fill light azimuth +- 15 deg, intensity
-            0.25 +- 0.05; ambient 0.30 +- 0.03 at 1. Default 1.
+            CLEVR's camera (:func:`sample_view`). Default 1.
+        light_jitter (float): Scale of each scene's light ranges
+            (:func:`sample_view`). Default 1.
         view_jitter (float): Scale of every image's own camera move and
-            lighting change (:func:`jitter_view`: azimuth +- 2.5 deg,
-            elevation +- 1.5 deg, distance +- 0.3, look-at point +- 0.15,
-            key light +- 10 deg / +- 4 deg, intensities +- 8-15 % at 1).
-            Default 1.
+            lighting change (:func:`jitter_view`). Default 1.
     """
     min_objects: int = MIN_OBJECTS
     max_objects: int = MAX_OBJECTS
