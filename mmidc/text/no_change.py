@@ -58,11 +58,8 @@ NO_CHANGE_SENTENCES: Dict[str, Tuple[str, ...]] = {
     # most frequent first. 145 of the 500 pairs have five of them (the
     # no-change pairs); 30 pairs mix them with captions of a change (their
     # annotators disagree); "no change was made in the area" occurs in a
-    # mixed pair only, every other form in a no-change pair. Chg2Cap's
-    # Dubai-CC evaluation (sundongwei/SFT_chag2cap ``test.py``) lists 15 of
-    # them (a missing comma there joins "All remained the same" and
-    # "Everything remains the same" into one string that never matches)
-    # and judges a pair by its first reference only.
+    # mixed pair only, every other form in a no-change pair. How Chg2Cap's
+    # Dubai-CC evaluation differs (15 of them): docs/datasets.md.
     'dubai_cc': (
         'everything remains the same',
         'nothing has changed',
