@@ -121,10 +121,9 @@ class TransformerCaptionHead(BaseCaptionHead):
         nn.init.normal_(self.transform[0].weight, std=0.02)
         nn.init.zeros_(self.transform[0].bias)
 
-        frozen = freeze_word_embed or freeze_word_pos
         if pretrained is not None:
             self.load_clip_embeddings(pretrained)
-        elif frozen:
+        elif freeze_word_embed or freeze_word_pos:
             print_log('TransformerCaptionHead: pretrained=None, so the frozen word '
                       'embeddings are random until a trained checkpoint is '
                       'loaded; to train, set pretrained to a CLIP or '
