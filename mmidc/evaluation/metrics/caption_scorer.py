@@ -68,13 +68,6 @@ def check_records(records: Sequence[dict], source: str = 'records') -> None:
                              f'a non-empty list of strings, got {refs!r}')
 
 
-#: Names of the two aggregate subsets in CLEVR-Change's evaluation: all
-#: change pairs ("semantic") and the no-change pairs ("distractor").
-CLEVR_SUBSET_NAMES = dict(change='semantic', no_change='distractor')
-#: Their names for any other data set.
-GENERIC_SUBSET_NAMES = dict(change='change', no_change='no_change')
-
-
 def subset_names(change_types: Sequence[str]) -> Dict[str, str]:
     """The names of the all-change and the no-change subsets for data with
     these change types: CLEVR-Change's (``semantic``, ``distractor``) when
@@ -86,8 +79,8 @@ def subset_names(change_types: Sequence[str]) -> Dict[str, str]:
     """
     known = set(KNOWN_CHANGE_TYPES) | {NO_CHANGE_TYPE, UNKNOWN_TYPE}
     if set(change_types) <= known:
-        return dict(CLEVR_SUBSET_NAMES)
-    return dict(GENERIC_SUBSET_NAMES)
+        return dict(change='semantic', no_change='distractor')
+    return dict(change='change', no_change='no_change')
 
 
 def change_type_subsets(records: Sequence[dict],

@@ -96,21 +96,16 @@ class IDCMetric(BaseMetric):
             unprefixed. The remote-sensing configs report CCExpert's
             ``rs_words`` unprefixed and the RSICC lineage's ``rs_ids`` so.
         min_word_freq (int, optional): ``'rs_ids'``: the word-count
-            threshold of the vocabulary (5 in RSICC and Chg2Cap on LEVIR-CC).
-        word_freq_rule (str, optional): ``'rs_ids'``: ``'>'`` keeps a word
-            seen more than ``min_word_freq`` times (RSICC), ``'>='`` at least
-            that often (Chg2Cap). No default: the two differ.
+            threshold, as :class:`~mmidc.evaluation.protocols.RSIdsProtocol`'s.
+        word_freq_rule (str, optional): ``'rs_ids'``: ``'>'`` (RSICC) or
+            ``'>='`` (Chg2Cap), as ``RSIdsProtocol``'s; no default.
         vocab_datasets (dict | list[dict], optional): ``'rs_ids'``: data set
-            configs whose captions the vocabulary counts (read without a
-            pipeline when scoring first runs), e.g. the training split's;
-            RSICC and Chg2Cap count every split of the annotation file.
+            configs whose captions the vocabulary counts, as
+            ``RSIdsProtocol``'s (e.g. the training split's).
         no_change_sentences (Sequence[str] | str, optional): The no-change
-            sentences of the decision accuracy: the sentences, or a data
-            set's name (:data:`mmidc.text.no_change.NO_CHANGE_SENTENCES`,
-            e.g. ``'levir_cc'``); None: no ``decision_acc``. ``'auto'``
-            (default): the protocol's (the remote-sensing protocols:
-            LEVIR-CC's unless their ``no_change_sentences`` is set; none
-            under the others).
+            sentences of ``decision_acc`` (see ``ScoringProtocol``); None:
+            none. ``'auto'`` (default): the protocol's (LEVIR-CC's under the
+            remote-sensing protocols unless set there, none under the others).
         subset_names (dict, optional): ``{'change': ..., 'no_change': ...}``,
             the names of the all-change and no-change subsets. Defaults to
             CLEVR-Change's (``semantic``, ``distractor``) on its types,

@@ -136,27 +136,16 @@ class RetrievalMetric(BaseMetric):
     and ``pair_id`` from each data sample (the outputs of
     ``CLIP4IDCRetriever.predict``). Similarity is the dot product.
 
-    Conventions:
-
-    - The caption gallery holds one entry per unique sentence (identical
-      strings of different pairs are merged; the first occurrence's
-      embedding is used). A gallery sentence is correct for every pair
-      whose references contain it, so a correct caption is never a miss.
-    - pair->text (``p2t/``): one query per pair; its rank is the rank of the
-      best-ranked ground-truth caption.
-    - text->pair (``t2p/``): every reference caption of every pair is its
-      own query; its rank is that of the best-ranked pair containing the
-      sentence (so a sentence shared by several pairs counts as a hit at the
-      best rank among them). Identical sentences give identical queries and
-      are computed once, weighted by their number of occurrences.
-    - Rank = 1 + number of candidates scoring strictly higher than the best
-      positive. R@K in percent, ``MdR`` median rank, ``MnR`` mean rank,
-      ``rsum`` = sum of the six recalls (for model selection).
-
-    The similarity matrix is built ``chunk_size`` pairs at a time, so 8,000
-    pairs x 24,000 captions needs a few hundred MB at most. MMEngine's
-    ``BaseMetric.evaluate`` gathers the results of all ranks in data set
-    order and drops the distributed sampler's padding.
+    Keys: ``p2t/`` (one query per pair) and ``t2p/`` (one query per
+    reference caption) ``R@1``, ``R@5``, ``R@10`` (percent), ``MdR``
+    (median rank), ``MnR`` (mean rank), and ``rsum``, the sum of the six
+    recalls (for model selection). The gallery holds one entry per unique
+    sentence, correct for every pair whose references contain it
+    (:func:`build_caption_gallery`); a query's rank is that of its
+    best-ranked positive (:func:`retrieval_ranks`; docs/evaluation.md has
+    the conventions). MMEngine's ``BaseMetric.evaluate`` gathers the
+    results of all ranks in data set order and drops the distributed
+    sampler's padding.
 
     Args:
         chunk_size (int): Pairs per similarity chunk. Defaults to 1024.
