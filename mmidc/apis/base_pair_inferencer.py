@@ -151,16 +151,11 @@ class BasePairInferencer(BaseInferencer):
                    resize_on_device: Optional[bool] = None) -> DataLoader:
         """A ``DataLoader`` of :class:`~mmidc.apis.pair_loader.PairBatch`
         es, ``batch_size`` pairs each, in input order: each batch is one
-        :meth:`forward`'s input.
-
-        ``workers`` processes decode and check the images into ``uint8``
-        arrays, up to ``prefetch`` batches each ahead of the model, and
-        stack each batch into one array per image size; the model's process
-        resizes and normalises the batch on the model's device
-        (:meth:`batch_inputs`); on the CPU the workers resize each pair
-        with the config's pipeline instead. A pair that cannot be used is
-        an entry of the batch's ``errors`` (any ``Exception``: one pair
-        never stops a batch).
+        :meth:`forward`'s input. The workers decode and check the images
+        (on the CPU they resize them too), the model's process resizes and
+        normalises on its device (:meth:`batch_inputs`); a pair that cannot
+        be used is an entry of the batch's ``errors``, never stopping the
+        batch (:mod:`mmidc.apis.pair_loader`).
 
         Args:
             inputs (Sequence[tuple]): ``(before, after)`` images.

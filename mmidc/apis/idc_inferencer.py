@@ -149,12 +149,11 @@ class IDCInferencer(BasePairInferencer):
         (:meth:`stream` with ``captions=``, where an unusable pair's
         result has its ``error``).
 
-        Each caption is scored under the model with teacher forcing: the
-        log-probability of each of its tokens (and the end of the caption)
-        given the pair and the tokens before it, from the decoder's logits
-        as greedy and beam search read them (the tokens the search never
-        generates, padding and the start token, excluded). A caption whose
-        words are outside the model's vocabulary scores ``-inf``.
+        Each caption is scored with teacher forcing
+        (``model.score_captions``): the log-probability of each of its
+        tokens and its end given the pair and the tokens before it, as the
+        search reads them. A caption whose words are outside the model's
+        vocabulary scores ``-inf``.
 
         Args:
             pairs (Sequence[tuple]): ``(before, after)`` images.

@@ -136,8 +136,10 @@ def load_rgb_image(image: ImageInput,
         if data is not None:
             pil = _open_file(io.BytesIO(data), max_pixels, label)
             if pil is None:  # not for PIL: a float or multi-band TIFF?
-                return _check_budget(decode_rgb(data, label, value_range),
-                                     max_pixels, label)
+                rgb = decode_rgb(data, label, value_range)
+                if max_pixels is not None and _area(rgb.shape[1::-1]) > max_pixels:
+                    raise _too_large(label, rgb.shape[1::-1], max_pixels)
+                return rgb
         rgb = image_to_rgb(pil, label, value_range, data)
     except ImageInputError:
         raise
@@ -167,17 +169,15 @@ def _megapixels(pixels: int, other: int) -> str:
     return text
 
 
-def _check_budget(rgb: np.ndarray, max_pixels: Optional[int],
-                  label: str) -> np.ndarray:
-    """Refuse a fully decoded image over ``max_pixels``."""
-    height, width = rgb.shape[:2]
-    if max_pixels is not None and height * width > max_pixels:
-        raise ImageTooLargeError(
-            f'{label}: refused, {width}x{height} = '
-            f'{_megapixels(height * width, max_pixels)} megapixels is above '
-            f'the limit of {_megapixels(max_pixels, height * width)}; '
-            f'downscale it first or raise max_pixels.')
-    return rgb
+def _too_large(label: str, size: Tuple[int, int], max_pixels: int,
+               why: str = '') -> ImageTooLargeError:
+    """The error that refuses an image of ``size`` (``(w, h)``), over the
+    budget (``why``: what else keeps it from being shrunk)."""
+    return ImageTooLargeError(
+        f'{label}: refused, {size[0]}x{size[1]} = '
+        f'{_megapixels(_area(size), max_pixels)} megapixels is above the '
+        f'limit of {_megapixels(max_pixels, _area(size))}{why}; downscale it '
+        'first or raise max_pixels.')
 
 
 def check_pair_sizes(size1: Tuple[int, int],
@@ -244,13 +244,8 @@ def _open_file(source: Union[Path, io.BytesIO], max_pixels: Optional[int],
         return pil
     target = _fit_size(pil.size, max_pixels)
     if pil.format != 'JPEG':
-        raise ImageTooLargeError(
-            f'{label}: refused, {pil.size[0]}x{pil.size[1]} = '
-            f'{_megapixels(_area(pil.size), max_pixels)} megapixels is above '
-            f'the limit of {_megapixels(max_pixels, _area(pil.size))} and '
-            f'{pil.format} images cannot be '
-            f'decoded at reduced size; downscale it first or raise '
-            f'max_pixels.')
+        raise _too_large(label, pil.size, max_pixels, f' and {pil.format} images '
+                         'cannot be decoded at reduced size')
     try:
         pil.draft('RGB', target)  # JPEG: decode at 1/2, 1/4 or 1/8 scale
         pil.thumbnail(target)

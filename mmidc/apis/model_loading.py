@@ -24,7 +24,7 @@ def load_config(config: ConfigType, cfg_options: Optional[dict] = None) -> Confi
         if not Path(config).is_file():
             raise FileNotFoundError(f'config file not found: {config}')
         config = Config.fromfile(str(config))
-    elif isinstance(config, dict) and not isinstance(config, Config):
+    elif isinstance(config, dict):
         config = Config(copy.deepcopy(config))
     elif isinstance(config, Config):
         config = copy.deepcopy(config)
