@@ -20,18 +20,13 @@ __all__ = ['PairAttentionVisualizer']
 class PairAttentionVisualizer(Visualizer):
     """Draw CLIP4IDC's intra/inter CLS attention of a before/after pair.
 
-    The figure is a grid with the caption as title: rows before / after;
-    columns the image as the model saw it, then one heat map per encoder
-    (intra, inter; a kind whose maps are None is left out), side by side
-    with the image rather than over it, so that the image keeps its colours.
-    With ``scale='figure'`` (the default) every heat map of the figure shares
-    one colour scale (the largest value of all of them), so equal colours
-    mean equal attention in every panel; ``scale='column'`` gives each kind
-    of map its own scale (its maximum over before and after), which shows
-    the pattern of a weak map at the cost of comparing kinds. Each column
-    has a colour bar below it labelled with the attention values
-    (probability mass per patch), and each map's label gives its attention
-    mass: the share of the CLS attention that falls on that image's patches.
+    The figure (docs/inference.md, "Attention maps") is a grid with the
+    caption as title: rows before / after; columns the image as the model
+    saw it, then one heat map per encoder (intra, inter; a kind whose maps
+    are None is left out) beside the image, not over it, so that the image
+    keeps its colours. Each column has a colour bar below it (attention per
+    patch, on the ``scale`` chosen), and each map's label gives its
+    attention mass: the share of the CLS attention on that image's patches.
 
     After a call, :attr:`layout` maps each part of the figure (``'before'``,
     ``'before/intra'``, ``'colorbar/inter'``...) to its pixel box ``(top,
@@ -47,8 +42,11 @@ class PairAttentionVisualizer(Visualizer):
             the heat map alone). Defaults to 0.85.
         cmap (str): matplotlib colour map. Defaults to ``'viridis'``
             (perceptually uniform: equal steps of attention look equal).
-        scale (str): ``'figure'``: one colour scale for all heat maps;
-            ``'column'``: one per map kind. Defaults to ``'figure'``.
+        scale (str): ``'figure'``: one colour scale for all heat maps (the
+            largest value of all), so equal colours are equal attention in
+            every panel; ``'column'``: one per map kind (its maximum over
+            before and after), to see the pattern of a weak map. Defaults to
+            ``'figure'``.
         **kwargs: passed to :class:`mmengine.visualization.Visualizer`
             (e.g. ``vis_backends`` to log figures with :meth:`add_image`).
     """
