@@ -29,7 +29,6 @@ def working_dir_on_path() -> None:
         sys.path.insert(0, cwd)
 
 
-
 def parse_run_args(parser: argparse.ArgumentParser, cfg_options_help: str,
                    launcher_help: Optional[str] = None) -> argparse.Namespace:
     """The command line of ``tools/train.py`` or ``tools/test.py``, parsed

@@ -59,11 +59,9 @@ def _test(args):
     cfg.resume = False
     if args.out is not None:
         evaluators = cfg.test_evaluator
-        if not isinstance(evaluators, list):
-            evaluators = [evaluators]
         cfg.test_evaluator = [
-            *evaluators, dict(type='DumpResults', out_file_path=args.out)
-        ]
+            *(evaluators if isinstance(evaluators, list) else [evaluators]),
+            dict(type='DumpResults', out_file_path=args.out)]
     check_config(cfg)
     runner = Runner.from_cfg(cfg)
     check_checkpoint_fits(runner.model, args.checkpoint,

@@ -1,7 +1,8 @@
 """Train an mmidc model (adaptation or captioning stage) with MMEngine.
 
     python tools/train.py CONFIG [--work-dir DIR] [--resume [CKPT]]
-        [--resume-allow-changes] [--amp [fp16|bf16]] [--image-cache] [--compile [MODE]] [--fused-optim]
+        [--resume-allow-changes] [--amp [fp16|bf16]] [--image-cache]
+        [--compile [MODE]] [--fused-optim]
         [--cfg-options key=value ...] [--launcher none|pytorch|slurm|mpi]
 
 On SIGTERM (``scancel``, Slurm's preemption) the run writes
@@ -102,7 +103,6 @@ def merge_args(cfg: Config, args) -> Config:
         # empty or names a missing file (None: MMEngine starts afresh).
         from mmidc.engine import find_resume_checkpoint
         cfg.load_from = find_resume_checkpoint(cfg.work_dir)
-        # Nothing to resume: a fresh run, said as such.
         cfg.resume = cfg.load_from is not None
         if not cfg.resume:
             print_log(f'--resume: {cfg.work_dir} holds no checkpoint to '
@@ -135,9 +135,7 @@ def start_up(args) -> Runner:
     with read_annotations_once():
         cfg = merge_args(cfg, args)
         check_config(cfg)
-        # One run per work dir: a second one is refused, naming the first
-        # (the lock ends with its process, a killed one too).
-        lock_work_dir(cfg.work_dir, args.launcher)
+        lock_work_dir(cfg.work_dir, args.launcher)  # one run per work dir
         check_caption_vocab(cfg)
         if 'runner_type' in cfg:
             from mmidc.registry import RUNNERS
@@ -154,11 +152,10 @@ def _train(args):
     from mmidc.runtime.global_batch import log_global_batch
     log_global_batch(runner.cfg, runner.world_size)
     runner.train()
-    # Leave the process group before the interpreter exits: a rank whose
-    # communication threads still run at exit can abort (std::terminate)
-    # after a finished run, failing the launcher.
-    # The barrier first: a rank that leaves while another still
-    # communicates (its last checkpoint, its last log) aborts it.
+    # Leave the process group before the interpreter exits (a rank whose
+    # communication threads still run at exit can abort, failing the
+    # launcher), after a barrier (one that leaves while another still
+    # communicates, its last checkpoint or log, aborts it).
     if dist.is_available() and dist.is_initialized():
         dist.barrier()
         dist.destroy_process_group()
