@@ -38,15 +38,13 @@ class CLIP4IDCCaptioner(BaseCaptioner, BaseModel):
     - ``'tensor'``: teacher-forced logits ``[B, L-1, V]`` over the head's
       vocabulary (needs ``text_tokens``).
 
-    Loading the adaptation stage (``init_backbone_from``): an MMEngine
-    checkpoint of :class:`CLIP4IDCRetriever` (or any state dict with
-    ``backbone.*`` keys, ``module.`` prefixes stripped, ``.safetensors``
-    too). The mapping is ``backbone.X -> backbone.X``; ``text_encoder.*``
-    and ``head.*`` are dropped. Every backbone key must be present (the
-    inter-image parameters included): a missing one is a ``KeyError``
-    naming it. The file is read with ``torch.load(weights_only=True)``.
-    This happens in the constructor, so a later ``load_from``/``resume`` of
-    a captioner checkpoint overrides it.
+    Loading the adaptation stage (``init_backbone_from``): the
+    ``backbone.*`` weights of a :class:`CLIP4IDCRetriever` checkpoint (or
+    of any file :func:`load_clip_state_dict` reads), as they are; every
+    backbone key, the inter-image parameters included, must be there (a
+    missing one is a ``KeyError`` naming it). This happens in the
+    constructor, so a later ``load_from``/``resume`` of a captioner
+    checkpoint overrides it.
 
     A subclass that gives the head further inputs (e.g. the from-scratch
     project's ``ConditionedCaptioner``) overrides :meth:`build_head` (to

@@ -1,14 +1,13 @@
 """Caption generation: greedy and beam search over a key/value-cached decoder.
 
 :class:`CaptionGenerator` is the one decoding loop of every captioner's
-decoder (the caption heads, :class:`TransformerCaptionHead` and the from-scratch
-project's ``ScratchCaptionHead``, and IDC-PCL's
-:class:`CrossModalTransformer`).
-A decoder that derives from it provides:
+decoder (:class:`TransformerCaptionHead`, the from-scratch project's
+``ScratchCaptionHead``, IDC-PCL's :class:`CrossModalTransformer`). A decoder
+that derives from it provides:
 
-- ``vocab`` (:class:`CaptionVocab`): its ``sot_id``, ``eot_id``, ``pad_id``
-  and ``unk_id`` (compact ids), ``to_clip`` and ``decode``;
-- ``max_length`` (int): the context length, start token included;
+- ``vocab`` (:class:`CaptionVocab`: compact ``sot_id``, ``eot_id``,
+  ``pad_id``, ``unk_id``; ``to_clip``, ``decode``) and ``max_length`` (int,
+  the context length, start token included);
 - ``start_decoding(memory, repeat, use_cache, **inputs)`` -> ``(tokens,
   context, caches)``: the start tokens ``[N, 1]`` (``N = B * repeat``, each
   row of ``memory`` repeated ``repeat`` times in a row), what every step
@@ -19,25 +18,22 @@ A decoder that derives from it provides:
   word after ``tokens`` ``[N, t]``; with caches, it reads the earlier
   positions from them and appends the newest.
 
-Score edits during decoding are the search's ``logits_processors``: a list
-of callables ``(tokens, scores) -> scores`` (the contract of Hugging Face's
-``LogitsProcessor``), applied in their order at every step. ``tokens``
-``[N, t]`` are the compact ids written so far (the start token first;
-``N = B * beam_size`` rows in beam search, each sample's beams in a row) and
-``scores`` ``[N, V]`` the decoder's next-word **logits**, in the decoder's
-dtype, before anything else is done to them (the float conversion, the
-banned ids, the log-softmax). A processor returns new scores of the same
-shape (e.g. a per-sample word prior added to them, or a banned word set to
+Score edits during decoding are the search's ``logits_processors``:
+callables ``(tokens, scores) -> scores`` (Hugging Face's
+``LogitsProcessor`` contract), applied in order at every step. ``tokens``
+``[N, t]``: the compact ids so far, start token first (``N = B *
+beam_size`` in beam search, each sample's beams in a row); ``scores``
+``[N, V]``: the decoder's next-word **logits** in its dtype, before the
+float conversion, the banned ids and the log-softmax. A processor returns
+new scores of the same shape (e.g. a word prior added, a banned word at
 ``-inf``); it may not change ``scores`` in place.
 
 A layer's cache is a dict of batch-first tensors (self-attention keys and
 values ``k``, ``v`` ``[N, h, T, C/h]``); :func:`extend_cache` appends a
-step's. Beam search reorders the caches to the surviving beams with
-:meth:`CaptionGenerator.reorder_caches`; a decoder with another cache
-layout overrides it.
-
-:func:`check_decode_cfg` validates the captioners' ``decode_cfg`` and
-:func:`generate` runs it.
+step's; beam search keeps the surviving beams' rows with
+:meth:`CaptionGenerator.reorder_caches`, which a decoder with another cache
+layout overrides. :func:`check_decode_cfg` validates the captioners'
+``decode_cfg`` and :func:`generate` runs it.
 """
 from dataclasses import dataclass
 from typing import Callable, List, Optional, Sequence

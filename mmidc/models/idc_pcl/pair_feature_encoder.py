@@ -16,9 +16,10 @@ class PairFeatureEncoder(BaseModule):
     -> grid features ``[B, 2, N, C]``.
 
     The backbone is any registered image backbone (e.g.
-    ``mmpretrain.ResNet``). Its output may be a feature map ``[2B, C, h, w]`` (``N = h*w``), tokens ``[2B, N, C]``, or a
-    tuple of them (MMPretrain's ``out_indices``), of which ``out_index`` is
-    used. Both images go through it as one batch of ``2B``.
+    ``mmpretrain.ResNet``). Its output may be a feature map ``[2B, C, h, w]``
+    (``N = h*w``), tokens ``[2B, N, C]``, or a tuple of them (MMPretrain's
+    ``out_indices``), of which ``out_index`` is used. Both images go through
+    it as one batch of ``2B``.
 
     With ``backbone=None`` the inputs are features already: a pipeline with
     ``LoadPairFeatures`` (a cache written by
