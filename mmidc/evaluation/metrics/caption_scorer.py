@@ -312,8 +312,7 @@ class CaptionScorer:
         gts, res = self.tokenize(records)
         warn_empty_references(gts, source)
         times['tokenize'] = time.time()
-        # Per-pair scores do not depend on the rest of a subset: METEOR's
-        # sufficient statistics of every pair are reused by every subset.
+        # Per-pair scores do not depend on the rest of a subset.
         meteor_stats = {}
         if meteor is not None:
             meteor_stats = dict(zip(gts, meteor.segment_stats(

@@ -161,16 +161,14 @@ class JavaPTBTokenizer(PTBTokenizer):
 class JavaMeteor(Meteor):
     """pycocoevalcap's ``Meteor`` (METEOR 1.5) on an explicit java binary.
 
-    One JVM per instance: start it once per evaluation and score all subsets
-    with it. Scoring is split in two steps so that subsets reuse the
-    per-pair statistics: :meth:`segment_stats` (one ``SCORE`` line per pair)
-    and :meth:`corpus_score` (one ``EVAL`` line over any list of stats),
-    which is exactly what ``Meteor.compute_score`` sends. Requests are
-    pipelined (a writer thread, so no pipe fills up), every exchange holds a
-    lock, and a watchdog kills the JVM if it gives no answer for ``timeout``
+    One JVM per instance (:func:`shared_meteor` keeps one per process).
+    Scoring is split in two steps so that subsets reuse the per-pair
+    statistics: :meth:`segment_stats` (one ``SCORE`` line per pair) and
+    :meth:`corpus_score` (one ``EVAL`` line over any list of stats), which
+    is exactly what ``Meteor.compute_score`` sends. Every exchange holds a
+    lock, and a watchdog kills a JVM that gives no answer for ``timeout``
     seconds: a dead or stuck JVM raises a ``RuntimeError`` with its stderr
-    instead of hanging. Use as a context manager (or call
-    :meth:`close`) to stop the JVM.
+    instead of hanging. :meth:`close` (or the context manager) stops it.
 
     Args:
         java (str): Path of the java binary.
