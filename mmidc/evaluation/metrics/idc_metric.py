@@ -54,8 +54,8 @@ class IDCMetric(BaseMetric):
     scored) over all pairs, then with ``per_type`` the same for each subset
     of :func:`change_type_subsets`, each scored on its own: each change type
     present (any string: ``color/CIDEr``, ...), all change pairs and the
-    no-change pairs (type ``'none'``), ``semantic/`` and ``distractor/`` on
-    CLEVR-Change's types, else ``change/`` and ``no_change/``. Pairs of
+    no-change pairs (type ``'none'``; named ``semantic/`` and ``distractor/``
+    on CLEVR-Change's types, else ``change/`` and ``no_change/``). Pairs of
     type ``unknown`` count in the total only. With no-change sentences (the
     remote-sensing protocols' default), ``decision_acc`` and
     ``<subset>/decision_acc`` of the two aggregate subsets: the share of
