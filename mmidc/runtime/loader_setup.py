@@ -112,12 +112,11 @@ def use_image_cache(cfg,
     """Read every loader's images from the pre-resized cache.
 
     For each of ``loaders`` (default: ``train/val/test_dataloader``) whose
-    pipeline starts with
-    ``LoadImagePair`` followed by ``ResizePair(size)``: the cache of that
-    size (``<data_root>/cache_<H>x<W>`` unless ``cache_dir``) is built for
-    the loader's split if it is missing or stale, and the ``LoadImagePair``
-    step is given its ``cache_dir`` / ``cache_size``. The cached pixels are
-    the ones ``ResizePair`` computes, so training reads the same images.
+    pipeline starts with ``LoadImagePair`` followed by ``ResizePair(size)``:
+    the cache of that size (``<data_root>/cache_<H>x<W>`` unless
+    ``cache_dir``) is built for the loader's split if it is missing or
+    stale, and the ``LoadImagePair`` step is given its ``cache_dir`` /
+    ``cache_size``. The cached pixels are the ones ``ResizePair`` computes.
     A pipeline that crops before resizing cannot use a cache of the output
     size and is left as it is (logged).
 
