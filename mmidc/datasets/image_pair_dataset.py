@@ -89,6 +89,13 @@ class ImagePairDataset(BaseDataset):
                 "config's top-level data_root with mmidc.runtime.data_root."
                 'apply_data_root(cfg, config_file) before Runner.from_cfg '
                 '(tools/train.py and tools/test.py do)')
+        if 'split' in kwargs:  # a reader with splits takes it before this
+            raise ValueError(
+                f'{type(self).__name__} takes no split (got '
+                f"split={kwargs['split']!r}): it reads the one annotation "
+                "file ann_file names, relative to data_root: "
+                f"ann_file='{kwargs['split']}.jsonl' (the data tools: "
+                f"--dataset-options ann_file={kwargs['split']}.jsonl)")
         if data_prefix is None:
             data_prefix = dict(img_path='')
         self.verify_images = verify_images

@@ -2,6 +2,8 @@
 config (to the file its model reads) or from a data set type and root."""
 import os.path as osp
 
+import pytest
+
 from mmidc.synthetic import generate_dataset
 from mmidc.text import CaptionVocab
 from tests.helpers import REPO, load_tool
@@ -36,3 +38,11 @@ def test_from_a_data_set_type_with_its_options(tmp_path):
     load_tool(TOOL).main(['--dataset-type', 'ImagePairDataset', '--data-root', root,
                           '--dataset-options', 'ann_file=train.jsonl', '--out', out])
     assert osp.isfile(out)
+
+
+def test_a_split_for_a_data_set_type_without_splits_names_ann_file(tmp_path):
+    root = str(tmp_path / 'pairs')
+    make_my_pairs_tree(root)
+    with pytest.raises(ValueError, match='ImagePairDataset takes no split.*ann_file=.val.jsonl'):
+        load_tool(TOOL).main(['--dataset-type', 'ImagePairDataset', '--data-root', root,
+                              '--split', 'val'])

@@ -9,7 +9,7 @@ import pytest
 from tests.helpers import load_tool
 from tests.helpers.progress import RecordingBar
 from mmidc.datasets import BirdsToWordsDataset
-from tests.helpers.pair_trees import make_birds_to_words_tree
+from tests.helpers.pair_trees import make_birds_to_words_tree, make_my_pairs_tree
 
 
 @pytest.fixture(scope='module')
@@ -76,3 +76,18 @@ def test_dataset_options_reach_the_data_set(tool, tmp_path, capsys):
                       'data_prefix.img_path=photos'])
     with pytest.raises(SystemExit, match='image_nam.*--dataset-options'):
         tool.main(args + ['--dataset-options', 'image_nam=x'])
+
+
+def test_own_pairs_by_dataset_type(tool, tmp_path, capsys):
+    """ImagePairDataset takes no split: the tool's default split is not
+    passed to it, and a --split given to it is an error naming ann_file."""
+    root = str(tmp_path / 'pairs')
+    make_my_pairs_tree(root)
+    args = ['--dataset-type', 'ImagePairDataset', '--data-root', root,
+            '--show', '0', '--dataset-options', 'ann_file=train.jsonl']
+    tool.main(args)
+    with open(osp.join(root, 'hard_negatives_train.json')) as f:
+        negatives = json.load(f)['negatives']
+    assert 'the red ball has moved' in negatives
+    with pytest.raises(ValueError, match='no split.*ann_file=.*--dataset-options'):
+        tool.main(args + ['--split', 'val'])

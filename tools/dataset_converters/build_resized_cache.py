@@ -24,6 +24,7 @@ read the cache yet needs::
 """
 import argparse
 import copy
+import inspect
 import os.path as osp
 import sys
 import time
@@ -34,6 +35,7 @@ from mmengine.registry import init_default_scope
 import mmidc  # noqa: F401  (registers the data sets)
 from mmidc.datasets import build_pair_image_cache
 from mmidc.datasets.image_io import parse_value_range
+from mmidc.registry import DATASETS
 from mmidc.datasets.preparation.pair_image_cache import (
     cache_target, pipeline_image_cache, pipeline_value_range)
 from mmidc.runtime.loader_setup import dataset_image_paths, loader_dataset
@@ -93,6 +95,13 @@ def parse_args(argv=None):
 def dataset_cfgs(args):
     """``(shard name, data set config)`` for every data set to cache."""
     if args.dataset_type:
+        reader = DATASETS.get(args.dataset_type)
+        if reader and 'split' not in inspect.signature(reader).parameters:
+            raise SystemExit(
+                f'--dataset-type {args.dataset_type} takes no split (it reads '
+                'the one annotation file its ann_file names), so --splits '
+                'cannot name its files: build the cache from a config whose '
+                'loaders read them (build_resized_cache.py CONFIG)')
         return [(split, dict(type=args.dataset_type, data_root=args.data_root,
                              split=split)) for split in args.splits]
     cfg = Config.fromfile(args.config)

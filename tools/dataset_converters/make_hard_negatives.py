@@ -46,8 +46,7 @@ from mmidc.cli import working_dir_on_path
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(
         description='Write the hard negative captions of a training split')
-    add_dataset_args(parser, 'config whose train_dataloader data set to use',
-                     default_split='train')
+    add_dataset_args(parser, 'config whose train_dataloader data set to use')
     parser.add_argument('--out', help='output file (default: '
                         'hard_negatives_<split>.json next to the annotations)')
     parser.add_argument('--seed', type=int, default=0)
@@ -96,8 +95,9 @@ def build_dataset(args):
                         for t in d.get('pipeline', []))),
                     dataset_cfg['datasets'][0])
     else:
-        dataset_cfg = dict(type=args.dataset_type, data_root=args.data_root,
-                           split=args.split)
+        dataset_cfg = dict(type=args.dataset_type, data_root=args.data_root)
+        if args.split:
+            dataset_cfg['split'] = args.split
     dataset_cfg = with_dataset_options(dataset_cfg, args.dataset_options)
     dataset_cfg['pipeline'] = []
     try:

@@ -14,7 +14,7 @@ from mmidc.datasets.preparation import pair_image_cache
 from mmidc.datasets.preparation.pair_image_cache import cache_target
 from mmidc.registry import TRANSFORMS
 from tests.helpers import REPO, load_tool
-from tests.helpers.pair_trees import make_clevr_change_tree
+from tests.helpers.pair_trees import make_clevr_change_tree, make_my_pairs_tree
 SIZE = (24, 20)
 
 
@@ -278,9 +278,14 @@ def test_the_tiny_synthetic_config_names_its_96x144_cache():
         assert (folder, size) == ('data/x/cache_96x144', (96, 144))
 
 
-def test_tool_argument_errors():
+def test_tool_argument_errors(tmp_path):
     with pytest.raises(SystemExit):
         _run_tool(['--data-root', 'x'])  # neither config nor type
+    # your own pairs are one file a split, which --splits cannot name
+    root = str(tmp_path / 'pairs')
+    make_my_pairs_tree(root)
+    with pytest.raises(SystemExit, match='ImagePairDataset takes no split.*CONFIG'):
+        _run_tool(['--dataset-type', 'ImagePairDataset', '--data-root', root])
 
 
 def test_child_config_data_root_moves_the_cache(tmp_path, monkeypatch):
