@@ -118,8 +118,16 @@ class ImagePairDataset(BaseDataset):
     # ------------------------------------------------------------------
     def load_data_list(self) -> List[dict]:
         """Parse the annotations, then validate them (fail fast); once per
-        start-up (:mod:`~mmidc.datasets.annotation_memo`)."""
-        return load_once(self, self._read_annotations)
+        start-up (:mod:`~mmidc.datasets.annotation_memo`). A pipeline step
+        that reads captions from a file of its own (``SampleHardNegatives``)
+        then checks that the file holds them."""
+        data_list = load_once(self, self._read_annotations)
+        for step in getattr(self.pipeline, 'transforms', []):
+            if hasattr(step, 'check_dataset_captions'):
+                step.check_dataset_captions(
+                    [c for entry in data_list for c in entry['gt_captions']],
+                    self.annotation_source())
+        return data_list
 
     def _read_annotations(self) -> List[dict]:
         data_list = self.parse_annotations()

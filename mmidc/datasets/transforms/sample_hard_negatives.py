@@ -56,6 +56,31 @@ class SampleHardNegatives(BaseTransform):
             self._pool = list(self._negatives)
         return self._negatives
 
+    def check_dataset_captions(self, captions: Sequence[str],
+                               source: str) -> None:
+        """Check that the file holds the negatives of every caption of a
+        data set (which calls it when built, so a file of other captions
+        stops the run before its first step).
+
+        Args:
+            captions (Sequence[str]): The data set's captions.
+            source (str): Their annotation file(s), named in the error.
+
+        Raises:
+            ValueError: captions without negatives, naming the file, how
+                many, the first and the tool that writes the file.
+        """
+        negatives = self._load()
+        captions = list(dict.fromkeys(captions))
+        missing = [c for c in captions if c not in negatives]
+        if missing:
+            raise ValueError(
+                f'{self.negatives_file}: no hard negatives for {len(missing)} '
+                f'of the {len(captions)} captions of {source}, e.g. '
+                f'{missing[0]!r}; the file was written for another split or '
+                'data set, or before the captions changed: write it again '
+                'with tools/dataset_converters/make_hard_negatives.py')
+
     def transform(self, results: dict) -> dict:
         negatives = self._load()
         index = results.get('caption_index', -1)

@@ -99,3 +99,26 @@ def test_a_training_sample_draws_from_its_own_key(negatives_file):
     by_position = [drawn(p, 1) for p in range(20)]
     assert [drawn(p, 2) for p in range(20)] == by_position
     assert len({tuple(d) for d in by_position}) > 2  # shuffled, easy ones drawn
+
+
+def test_a_file_lacking_training_captions_stops_the_build(tmp_path):
+    """A file written before the captions changed stops the data set's build,
+    not a step in the middle of an epoch."""
+    from mmidc.datasets import ImagePairDataset
+    from tests.helpers.pair_trees import make_my_pairs_tree
+    root = str(tmp_path / 'pairs')
+    make_my_pairs_tree(root, {'train': 4})
+    captions = {c for colour in ('red', 'blue', 'green', 'gray')
+                for c in (f'the {colour} ball has moved',
+                          f'a {colour} ball changed its place')}
+    path = tmp_path / 'hard_negatives_train.json'
+    negatives = {c: dict(retrieve=['x'], replace=[], confuse=[]) for c in captions}
+    path.write_text(json.dumps(dict(meta={}, negatives=negatives)))
+    pipeline = [dict(type='SampleHardNegatives', negatives_file=str(path))]
+    ImagePairDataset('train.jsonl', root, pipeline=pipeline)  # all there
+    del negatives['a gray ball changed its place']
+    path.write_text(json.dumps(dict(meta={}, negatives=negatives)))
+    with pytest.raises(ValueError, match=r"hard_negatives_train.json.* 1 of the 8 "
+                       r"captions.*train.jsonl.*'a gray ball changed its place'"
+                       r'.*make_hard_negatives.py'):
+        ImagePairDataset('train.jsonl', root, pipeline=pipeline)
