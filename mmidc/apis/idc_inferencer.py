@@ -73,10 +73,11 @@ class IDCInferencer(BasePairInferencer):
         return pre, dict(self.decode_options, **options), vis, post
 
     def _caption_tokens(self, captions: Sequence[str]) -> torch.Tensor:
-        """CLIP ids ``[P, max_length]`` of captions to score; ``ValueError``
-        if one is empty or longer than the decoder's ``max_length``."""
-        if isinstance(captions, str) or not all(isinstance(c, str) and c.strip() for c in captions):
-            raise ValueError(f'captions must be a list of non-empty strings, got {captions!r:.80}')
+        """CLIP ids ``[P, max_length]`` of captions to score (an empty one
+        is its end alone, as greedy decoding may write it); ``ValueError``
+        if one is not a string or longer than the decoder's ``max_length``."""
+        if isinstance(captions, str) or not all(isinstance(c, str) for c in captions):
+            raise ValueError(f'captions must be a list of strings, got {captions!r:.80}')
         max_length = self.model.caption_decoder.max_length
         tokens = clip_tokenizer()(list(captions), 77)  # [P, 77]
         for caption, length in zip(captions, (tokens != 0).sum(-1).tolist()):
@@ -170,8 +171,9 @@ class IDCInferencer(BasePairInferencer):
             (where given as paths).
 
         Raises:
-            ValueError: as many captions as pairs are needed, non-empty
-                strings; a caption longer than the decoder's ``max_length``.
+            ValueError: as many captions as pairs are needed, strings (an
+                empty one scores the end alone); a caption longer than the
+                decoder's ``max_length``.
             ImageInputError: an unusable image, named.
         """
         pairs = list(pairs)

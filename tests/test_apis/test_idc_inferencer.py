@@ -161,6 +161,12 @@ def test_score_is_the_teacher_forced_log_probability(captioner, pair_files):
     assert scored[0]['pair_id'] == 0 and scored[0]['img1'] == pair_files[0]
     assert scored[1]['num_tokens'] == 6  # five words and the end
     assert scored[1]['mean_logprob'] == pytest.approx(scored[1]['sum_logprob'] / 6)
+    # An empty caption (greedy decoding ends at once) is the end's
+    # log-probability alone.
+    (empty, ) = captioner.score([pair_files], [''])
+    assert empty['num_tokens'] == 1
+    assert empty['sum_logprob'] == pytest.approx(
+        float(_by_hand(captioner, [pair_files], [''])[0]), abs=1e-4)
     with pytest.raises(ValueError, match='one caption per pair'):
         captioner.score(pairs, captions[:2])
     with pytest.raises(ValueError, match='at most 12'):
@@ -259,5 +265,5 @@ def test_call_stream_and_the_cli_share_preprocess_forward_postprocess(
     assert np.array_equal(mapped[0]['inter'], maps['inter']) and 'error' in mapped[1]
     with pytest.raises(ValueError, match='captions: one per pair, got 1'):
         list(marked.stream(pairs, 2, workers=0, captions=['a cube']))
-    with pytest.raises(ValueError, match='list of non-empty strings'):
+    with pytest.raises(ValueError, match='a list of strings'):
         marked.stream(pairs, captions='a cube')  # checked before any batch
