@@ -22,8 +22,11 @@ English with regular expressions:
   (``mr.``, ``dr.``, ``etc.``...) keep their period.
 
 Known differences from PTB: abbreviations not in the list lose their final
-period (``approx.`` -> ``approx``), and PTB's rarer rules (e.g. for
-``'tis``, ``d'ye``, emoticons, URLs) are not reproduced. On CLEVR-Change-style
+period (``approx.`` -> ``approx``), PTB's rarer rules (e.g. for ``'tis``,
+``d'ye``, emoticons, URLs) are not reproduced, and words are ASCII: a letter
+outside ASCII splits its word (``café`` -> ``caf é``) and the typographic
+apostrophe, quotes and dashes stay tokens (``cube’s`` -> ``cube ’ s``; PTB:
+``café``, ``cube 's``, quotes and dashes dropped). On CLEVR-Change-style
 captions (lower-case words, at most a final period) both tokenizers agree
 exactly; the measured difference of the scores is in docs/evaluation.md.
 """
