@@ -281,7 +281,6 @@ class BirdsToWordsDataset(ImagePairDataset):
              for key in ('img1ImgURL', 'img2ImgURL')),
             self.image_name, self.ann_file)
         pairs: Dict[Tuple[str, str], dict] = {}
-        num_empty = 0
         for line_no, row in rows:
             if row['split'] not in self.SPLITS:
                 raise ValueError(f'{self.ann_file}: line {line_no} has split '
@@ -289,7 +288,7 @@ class BirdsToWordsDataset(ImagePairDataset):
                                  f'{", ".join(self.SPLITS)}')
             key = (row['img1ImgURL'], row['img2ImgURL'])
             pair = pairs.setdefault(key, dict(split=row['split'], line=line_no,
-                                              annotations=[]))
+                                              annotations=[], empty=0))
             if pair['split'] != row['split']:
                 raise ValueError(
                     f'{self.ann_file}: line {line_no} puts the pair of line '
@@ -297,7 +296,7 @@ class BirdsToWordsDataset(ImagePairDataset):
                     f'"{row["split"]}", that line in "{pair["split"]}"')
             description = row['description'].strip()
             if not has_words(description):
-                num_empty += 1
+                pair['empty'] += 1
                 continue
             try:
                 order = int(row['annN'])
@@ -306,10 +305,11 @@ class BirdsToWordsDataset(ImagePairDataset):
                                  f'{row["annN"]!r}, not a number') from None
             pair['annotations'].append((order, line_no, description))
         img_dir = self.data_prefix['img_path']
-        data_list = []
+        data_list, num_empty = [], 0
         for (url1, url2), pair in pairs.items():
             if pair['split'] != self.split:
                 continue
+            num_empty += pair['empty']
             if not pair['annotations']:
                 raise ValueError(f'{self.ann_file}: the pair of line '
                                  f'{pair["line"]} ({url1}, {url2}) has no '
@@ -323,7 +323,7 @@ class BirdsToWordsDataset(ImagePairDataset):
                 pair_id=f'{stem1}_{stem2}',
                 change_type='unknown'))
         if num_empty:
-            print_log(f'{self.ann_file}: dropped {num_empty} empty or '
+            print_log(f'{self.annotation_source()}: dropped {num_empty} empty or '
                       'punctuation-only descriptions', logger='current')
         return self.check_pair_images(data_list)
 

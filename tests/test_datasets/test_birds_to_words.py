@@ -205,3 +205,21 @@ def test_bad_rows_name_the_file_and_line(tmp_path):
     write_tsv(tsv, [list(BIRDS_TO_WORDS_HEADER), odd])
     with pytest.raises(ValueError, match='line 2 has split "dev"'):
         BirdsToWordsDataset(root)
+
+
+def test_the_dropped_descriptions_are_counted_in_their_own_split(birds_root):
+    """Pair 0 (train) has the only empty description: the train build logs
+    it, the val and test builds log none."""
+    root, _ = birds_root
+    logger = MMLogger.get_current_instance()
+    records = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    logger.addHandler(handler)
+    try:
+        for split in ('train', 'val', 'test'):
+            BirdsToWordsDataset(root, split=split)
+    finally:
+        logger.removeHandler(handler)
+    dropped = [r.getMessage() for r in records if 'dropped' in r.getMessage()]
+    assert len(dropped) == 1 and '(train): dropped 1 empty' in dropped[0], dropped
