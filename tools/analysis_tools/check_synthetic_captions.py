@@ -191,13 +191,33 @@ def reference_records(records: list, path: str) -> list:
             for caption in record['references']]
 
 
+def read_records(path: str, references: bool = False) -> list:
+    """The records of an ``IDCMetric`` predictions file, or a ``ValueError``
+    naming the file and the form expected (JSON Lines of
+    ``caption_pair.py``, coco-caption results ...)."""
+    keys = ('pair_id', 'change_type') + (() if references else ('prediction', ))
+    try:
+        with open(path, encoding='utf-8') as f:
+            records = json.load(f)
+    except ValueError:
+        records = None
+    if not isinstance(records, list) or not all(
+            isinstance(r, dict) and all(k in r for k in keys) for r in records):
+        raise ValueError(
+            f'{path}: not a predictions file of IDCMetric (a JSON list of '
+            '{"pair_id", "prediction", "references", "change_type"}, '
+            'predictions_<stamp>.json in a run\'s folder); score that split '
+            'with tools/test.py to write one (the change type of each pair '
+            'comes from it)')
+    return records
+
+
 def check_file(path: str, data_root: str, show: int,
                references: bool = False):
     """Print the tables and examples of one predictions file (of its
     references with ``references``); returns its scores (``truth_scores``'
     keys, x100), :func:`object_word_rows` and :func:`object_value_counts`."""
-    with open(path) as f:
-        records = json.load(f)
+    records = read_records(path, references)
     if references:
         records = reference_records(records, path)
     verdicts = grade_records(records, data_root)
