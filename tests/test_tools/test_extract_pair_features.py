@@ -92,3 +92,13 @@ def test_extracted_features_equal_the_backbone_on_the_fly(tool, tmp_path):
     missing = dict(sample, img1_path=osp.join(data_root, 'nowhere.png'))
     with pytest.raises(KeyError, match='nowhere.png'):
         feature_steps[0](missing)
+
+
+def test_a_config_without_a_feature_encoder_is_named(tool, tmp_path):
+    """A CLIP4IDC config (no model.feature_encoder): the error names the
+    config and the kind of config the tool reads."""
+    config = tmp_path / 'clip4idc.py'
+    config.write_text("model = dict(type='CLIP4IDCCaptioner', backbone=dict())\n")
+    with pytest.raises(SystemExit, match=r'clip4idc.py: model \(CLIP4IDCCaptioner\) has no '
+                       'feature_encoder.*IDC-PCL config'):
+        tool.main([str(config), '--cache-dir', str(tmp_path / 'f'), '--device', 'cpu'])

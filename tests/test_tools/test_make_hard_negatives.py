@@ -91,3 +91,11 @@ def test_own_pairs_by_dataset_type(tool, tmp_path, capsys):
     assert 'the red ball has moved' in negatives
     with pytest.raises(ValueError, match='no split.*ann_file=.*--dataset-options'):
         tool.main(args + ['--split', 'val'])
+
+
+@pytest.mark.parametrize('option', ['--num-retrieve', '--num-replace'])
+def test_a_negative_count_is_a_usage_error_naming_the_option(tool, option, capsys):
+    with pytest.raises(SystemExit):
+        tool.parse_args(['--dataset-type', 'CLEVRChangeDataset', '--data-root', 'x',
+                         option, '-1'])
+    assert f'{option}: expected a count, 0 or more, got -1' in capsys.readouterr().err

@@ -64,6 +64,11 @@ def image_pipeline(dataset_cfg):
 
 def build_encoder(cfg, checkpoint, device):
     model_cfg = cfg.model
+    if not model_cfg.get('feature_encoder'):
+        raise SystemExit(
+            f'{cfg.filename}: model ({model_cfg.get("type")}) has no '
+            'feature_encoder to compute features with: give an IDC-PCL config '
+            '(e.g. configs/idc_pcl/idc-pcl-caption_resnet101_clevr-change.py)')
     encoder = MODELS.build(copy.deepcopy(model_cfg.feature_encoder))
     if encoder.backbone is None:
         raise ValueError(f'{cfg.filename}: model.feature_encoder has no '

@@ -43,6 +43,17 @@ from mmidc.runtime.data_root import apply_data_root
 from mmidc.cli import working_dir_on_path
 
 
+def count(text: str) -> int:
+    """A number of negatives: an int, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f'expected a count, 0 or more, got {text}')
+    return value
+
+
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(
         description='Write the hard negative captions of a training split')
@@ -50,9 +61,9 @@ def parse_args(argv=None):
     parser.add_argument('--out', help='output file (default: '
                         'hard_negatives_<split>.json next to the annotations)')
     parser.add_argument('--seed', type=int, default=0)
-    parser.add_argument('--num-retrieve', type=int, default=3,
+    parser.add_argument('--num-retrieve', type=count, default=3,
                         help='retrieved negatives per caption')
-    parser.add_argument('--num-replace', type=int, default=3,
+    parser.add_argument('--num-replace', type=count, default=3,
                         help='word-replaced negatives per caption')
     parser.add_argument('--role-pairs', nargs='*', default=None,
                         metavar='A:B', help='role words swapped by confuse '
