@@ -251,3 +251,25 @@ def test_failures_are_reported_with_exit_status_1(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert '0 of 2 images in' in printed and '2 failed:' in printed
     assert '1 of 1 pairs miss an image' in printed
+
+
+def test_no_connection_at_all_stops_the_run_early(tmp_path, capsys):
+    """Nothing answers (no network): once the first images have all failed
+    to connect, the rest are not tried (each would wait out its retries);
+    they are in the reports, and the message says what to check."""
+    with image_server() as server:  # started and stopped: nothing listens
+        base = server.url
+    tsv_dir, out = str(tmp_path / 'tsv'), str(tmp_path / 'birds')
+    make_birds_to_words_tree(tsv_dir, num_pairs=20, url_style='inaturalist',
+                             base_url=base, write_images=False)
+    assert tool.main([tsv_dir, out, '--workers', '2', '--retries', '1',
+                      '--backoff', '0.2', '--timeout', '2']) == 1
+    failures = read_report(osp.join(out, 'download_failures.tsv'))[1:]
+    assert len(failures) == 40  # every image of the 20 pairs
+    not_tried = [r for r in failures if r[2] == '0']
+    assert len(not_tried) >= 40 - tool.NO_CONNECTION_STOP - 2, failures
+    assert all(r[3].startswith('not tried') for r in not_tried)
+    printed = capsys.readouterr().out
+    assert (f'no image could be fetched: the first {tool.NO_CONNECTION_STOP} all '
+            'failed to connect') in printed and 'network' in printed
+    assert '20 of 20 pairs miss an image' in printed

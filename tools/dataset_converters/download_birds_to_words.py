@@ -22,7 +22,9 @@ BirdsToWordsDataset's naming (``--image-name``, the loader's
   and body), so a server that sends a byte at a time cannot hold a worker.
 - A URL that fails in any way (an HTTP error, a server that breaks HTTP, a
   URL with a space, a time-out) is a row of the failure report; the run
-  goes on with the other URLs.
+  goes on with the other URLs, unless no image can be fetched at all: when
+  the first ``NO_CONNECTION_STOP`` all fail to connect, the others are
+  reported as not tried and the run ends, naming the error.
 - ``OUT_DIR/download_failures.tsv``: each URL that could not be fetched,
   with its file, the number of attempts and the last error.
 - ``OUT_DIR/missing_pairs.tsv``: each pair (TSV, split, both URLs) with a
@@ -67,6 +69,11 @@ MAX_IMAGE_BYTES = 64 << 20
 #: What http.client refuses in a URL (controls and the space): such a URL
 #: cannot be requested as it is.
 _BAD_URL_CHARS = re.compile('[\x00-\x20\x7f]')
+#: When this many images (at least twice the workers) have been tried, every
+#: one failed to connect (``URLError``: no network, no name resolution, a
+#: firewall) and none was fetched, the others are not tried: each would
+#: wait out its retries (hours for the whole TSV).
+NO_CONNECTION_STOP = 16
 
 
 def tsv_files(tsv_dir: str) -> List[str]:
@@ -310,7 +317,9 @@ def download_birds_to_words(tsv_dir: str, out_dir: str,
         dict: ``images``, ``pairs``, ``tsvs`` (counts), ``image_dir``,
         ``fetched`` (images fetched now), ``failures`` (``[url, file,
         attempts, error]`` rows), ``missing_pairs`` (``[tsv, split, url1,
-        url2, files]`` rows) and the two report files.
+        url2, files]`` rows), the two report files and ``no_connection``
+        (``tried`` and the last ``error`` when the run stopped because no
+        image could be fetched, :data:`NO_CONNECTION_STOP`; else None).
     """
     paths = tsv_files(tsv_dir)
     file_of, pairs = read_tsvs(paths, image_name)
@@ -335,7 +344,9 @@ def download_birds_to_words(tsv_dir: str, out_dir: str,
               f'TSV(s): {present} already in {image_dir}, {len(todo)} to '
               'fetch', logger='current')
 
-    failures = []
+    failures, no_connection = [], None
+    unreachable = 0  # images tried so far, all failed to connect
+    stop_after = max(NO_CONNECTION_STOP, 2 * workers)
     if todo:
         bar = ProgressBar(len(todo))
         with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -347,11 +358,22 @@ def download_birds_to_words(tsv_dir: str, out_dir: str,
                                  timeout)] = (name, url)
             for job in as_completed(jobs):
                 name, url = jobs[job]
-                try:
-                    error, attempts = job.result()
-                except Exception as e:  # one URL never ends the run
-                    error = f'{type(e).__name__}: {_short(e)}'
-                    attempts = 1
+                if job.cancelled():
+                    error, attempts = (f'not tried: the first {stop_after} '
+                                       'images all failed to connect'), 0
+                else:
+                    try:
+                        error, attempts = job.result()
+                    except Exception as e:  # one URL never ends the run
+                        error = f'{type(e).__name__}: {_short(e)}'
+                        attempts = 1
+                    connected = not (error or '').startswith('URLError:')
+                    unreachable = None if connected or unreachable is None \
+                        else unreachable + 1
+                    if unreachable == stop_after:
+                        no_connection = dict(tried=stop_after, error=error)
+                        for other in jobs:
+                            other.cancel()
                 if error is not None:
                     failures.append([url, name, attempts, error])
                 bar.update()
@@ -374,7 +396,8 @@ def download_birds_to_words(tsv_dir: str, out_dir: str,
     return dict(images=len(url_of), pairs=len(pairs), tsvs=len(paths),
                 image_dir=image_dir, fetched=len(todo) - len(failures),
                 failures=failures, missing_pairs=missing_pairs,
-                failure_report=failure_report, pair_report=pair_report)
+                failure_report=failure_report, pair_report=pair_report,
+                no_connection=no_connection)
 
 
 def parse_args(argv=None):
@@ -422,6 +445,11 @@ def main(argv=None) -> int:
     print(f'{r["images"] - len(failures)} of {r["images"]} images in '
           f'{r["image_dir"]} ({r["fetched"]} fetched now); '
           f'{len(failures)} failed: {r["failure_report"]}', flush=True)
+    if r['no_connection']:
+        print(f'no image could be fetched: the first {r["no_connection"]["tried"]} '
+              f'all failed to connect ({r["no_connection"]["error"]}), so the '
+              'others were not tried: check the network connection (a proxy '
+              'is read from HTTPS_PROXY / HTTP_PROXY) and run again')
     if failures:
         for url, _, attempts, error in failures[:5]:
             print(f'  {url}: {error} ({attempts} attempts)')
