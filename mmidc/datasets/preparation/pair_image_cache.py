@@ -178,6 +178,8 @@ class PairImageCache:
         rows, named = {}, False  # named: a shard was named in a warning
         names = (sorted(os.listdir(self.cache_dir))
                  if osp.isdir(self.cache_dir) else [])
+        # the newest shard last: its rows win where shards share an image
+        names.sort(key=lambda name: _mtime(osp.join(self.cache_dir, name)))
         for name in names:
             if not name.endswith('.json'):
                 continue
@@ -256,6 +258,14 @@ def _fill_rows(task) -> int:
             read_rgb(path, value_range=value_range), size)
     array.flush()
     return len(paths)
+
+
+def _mtime(path: str) -> int:
+    """A file's mtime in ns (0 when it is gone)."""
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return 0
 
 
 #: The keys of a shard index, with their types.
@@ -342,16 +352,35 @@ def _shard_index(image_paths: Sequence[str], data_root: str, cache_dir: str,
     return index, paths
 
 
+def _current_shard(cache_dir: str, index: dict) -> Optional[str]:
+    """The index file of a current shard of ``index``'s images in
+    ``cache_dir``: the shard ``index`` names, else one of another name
+    (``build_resized_cache.py --dataset-type`` names its shards by split,
+    its config form and ``--image-cache`` by type and split), or None."""
+    own = osp.join(cache_dir, osp.splitext(index['array'])[0] + '.json')
+    if _shard_problem(own, osp.join(cache_dir, index['array']), index) is None:
+        return own
+    names = sorted(os.listdir(cache_dir)) if osp.isdir(cache_dir) else []
+    for name in names:
+        path = osp.join(cache_dir, name)
+        if not name.endswith('.json') or path == own:
+            continue
+        other, problem = _read_index(path)
+        if problem is None and _shard_problem(
+                path, osp.join(cache_dir, other['array']), index) is None:
+            return path
+    return None
+
+
 def shard_is_current(image_paths: Sequence[str], data_root: str,
                      cache_dir: str, size: Sequence[int], shard: str,
                      value_range: ValueRange = 'full') -> bool:
     """Whether ``<cache_dir>/<shard>`` holds exactly these images at ``size``
     as ``value_range`` maps them, from sources with the sizes and mtimes
-    they have now."""
+    they have now (or another shard of the folder holds them so)."""
     index, _ = _shard_index(image_paths, data_root, cache_dir, size, shard,
                             value_range)
-    return _shard_problem(osp.join(cache_dir, f'{shard}.json'),
-                          osp.join(cache_dir, f'{shard}.npy'), index) is None
+    return _current_shard(cache_dir, index) is not None
 
 
 def build_pair_image_cache(image_paths: Sequence[str],
@@ -366,7 +395,8 @@ def build_pair_image_cache(image_paths: Sequence[str],
     """Write one cache shard for ``image_paths``; return its index path.
 
     A shard that is already current (same images, size, and source sizes and
-    mtimes) is kept unless ``rebuild``.
+    mtimes) is kept unless ``rebuild``, and so is a current shard of these
+    images under another name in ``cache_dir`` (its index path is returned).
 
     Args:
         image_paths (Sequence[str]): Source images (duplicates are stored
@@ -394,11 +424,12 @@ def build_pair_image_cache(image_paths: Sequence[str],
     # to finish replaces the shard with the same content.
     tag = uuid.uuid4().hex[:12]
     partial_path = osp.join(cache_dir, f'{shard}.partial-{tag}.npy')
+    current = None if rebuild else _current_shard(cache_dir, index)
+    if current is not None:
+        print_log(f'{osp.splitext(current)[0]}.npy: current ({len(paths)} '
+                  f'images at {size[0]}x{size[1]}), kept', logger='current')
+        return current
     problem = _shard_problem(index_path, array_path, index)
-    if not rebuild and problem is None:
-        print_log(f'{array_path}: current ({len(paths)} images at '
-                  f'{size[0]}x{size[1]}), kept', logger='current')
-        return index_path
     if problem is not None and problem.startswith('damaged'):
         print_log(f'image cache shard {index_path} is {problem}; rebuilding '
                   'it', logger='current', level=30)

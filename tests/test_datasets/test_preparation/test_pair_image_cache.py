@@ -471,3 +471,45 @@ def test_the_cache_stores_photos_upright(tmp_path, monkeypatch):
     assert "older format 'mmidc-image-cache-v1'" in logged[0]
     assert not pair_image_cache.shard_is_current([path], root, cache_dir,
                                                  size, 'train')
+
+
+def _config_of_the_default_cache(path, root):
+    """Train and val loaders reading <data_root>/cache_24x20, the folder the
+    --dataset-type form builds at SIZE."""
+    path.write_text(
+        f"pipeline = [dict(type='LoadImagePair', cache_size={SIZE},"
+        f" cache_dir='{{data_root}}/cache_24x20'),"
+        f" dict(type='ResizePair', size={SIZE})]\n"
+        + ''.join(f"{split}_dataloader = dict(dataset=dict("
+                  f"type='CLEVRChangeDataset', data_root={root!r}, "
+                  f"split={split!r}, pipeline=pipeline))\n"
+                  for split in ('train', 'val')))
+    return str(path)
+
+
+def test_the_two_forms_of_the_tool_share_one_cache(tmp_path, monkeypatch):
+    """Built by --dataset-type, the cache is current for the config form (and
+    --image-cache): nothing is built twice. When it goes stale, the shards
+    the config form rebuilds are read, not the stale ones of the first."""
+    root = str(tmp_path / 'clevr')
+    make_clevr_change_tree(root)
+    cache_dir = osp.join(root, 'cache_24x20')
+    assert _run_tool(['--dataset-type', 'CLEVRChangeDataset', '--data-root', root,
+                      '--splits', 'train', 'val', '--size', *map(str, SIZE),
+                      '--workers', '1']) == 0
+    first = sorted(os.listdir(cache_dir))
+    config = _config_of_the_default_cache(tmp_path / 'cfg.py', root)
+    assert _run_tool([config, '--workers', '1']) == 0
+    assert sorted(os.listdir(cache_dir)) == first  # kept, not built again
+
+    for name in os.listdir(osp.join(root, 'images')):  # the sources changed
+        os.utime(osp.join(root, 'images', name), ns=(1, 1))
+    assert _run_tool([config, '--workers', '1']) == 0  # rebuilt
+    logged = _warnings(monkeypatch)
+    from mmengine.config import Config
+    from mmidc.registry import DATASETS
+    dataset = DATASETS.build(Config.fromfile(config).val_dataloader.dataset)
+    monkeypatch.setattr('mmidc.datasets.transforms.load_image_pair.read_rgb',
+                        lambda path: pytest.fail(f'decoded {path}'))
+    assert dataset[0]['img1'].shape == (*SIZE, 3)
+    assert not logged
