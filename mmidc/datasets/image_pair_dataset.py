@@ -294,8 +294,10 @@ def read_pair_records(ann_file: str) -> List[Tuple[str, object]]:
     try:
         loaded = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ValueError(f'{ann_file}: not valid JSON ({e}); use a '
-                         f'.jsonl extension for one record a line')
+        # 'Extra data': a whole value, then more (one record a line)
+        hint = ('; use a .jsonl extension for one record a line'
+                if e.msg == 'Extra data' else '')
+        raise ValueError(f'{ann_file}: not valid JSON ({e}){hint}')
     if not isinstance(loaded, list):
         raise ValueError(f'{ann_file}: expected a JSON list of records, '
                          f'got {type(loaded).__name__}')

@@ -125,6 +125,21 @@ def test_a_json_list_in_a_jsonl_file_names_the_fix(tmp_path, indent):
     assert '.json' in message and 'one object a line' in message
 
 
+def test_a_bad_json_list_names_the_line_and_the_jsonl_fix_only_for_jsonl(tmp_path):
+    """A JSON list with a trailing comma is not told to become .jsonl; one
+    object a line in a .json file is."""
+    records = make_generic_tree(str(tmp_path), 'pairs.json')
+    lines = [json.dumps(r) for r in records]
+    (tmp_path / 'trailing.json').write_text('[' + ',\n'.join(lines) + ',\n]')
+    with pytest.raises(ValueError) as error:
+        ImagePairDataset('trailing.json', str(tmp_path), data_prefix=dict(img_path='imgs'))
+    assert 'trailing.json: not valid JSON' in str(error.value)
+    assert 'line 4' in str(error.value) and '.jsonl' not in str(error.value)
+    (tmp_path / 'lines.json').write_text('\n'.join(lines) + '\n')
+    with pytest.raises(ValueError, match=r'lines.json: not valid JSON.*\.jsonl'):
+        ImagePairDataset('lines.json', str(tmp_path), data_prefix=dict(img_path='imgs'))
+
+
 def test_missing_annotation_file(tmp_path):
     with pytest.raises(FileNotFoundError, match='nothing.json'):
         ImagePairDataset('nothing.json', str(tmp_path))
