@@ -99,3 +99,30 @@ def test_a_negative_count_is_a_usage_error_naming_the_option(tool, option, capsy
         tool.parse_args(['--dataset-type', 'CLEVRChangeDataset', '--data-root', 'x',
                          option, '-1'])
     assert f'{option}: expected a count, 0 or more, got -1' in capsys.readouterr().err
+
+
+def test_the_default_file_is_the_one_read(tool, tmp_path):
+    """Your own pairs' val file writes hard_negatives_val.json (not over the
+    train file); a config's file is the one its SampleHardNegatives reads."""
+    root = str(tmp_path / 'pairs')
+    make_my_pairs_tree(root)
+    args = ['--dataset-type', 'ImagePairDataset', '--data-root', root, '--show', '0']
+    tool.main(args + ['--dataset-options', 'ann_file=train.jsonl'])
+    train = osp.join(root, 'hard_negatives_train.json')
+    with open(train) as f:
+        before = f.read()
+    tool.main(args + ['--dataset-options', 'ann_file=val.jsonl'])
+    assert osp.isfile(osp.join(root, 'hard_negatives_val.json'))
+    with open(train) as f:
+        assert f.read() == before
+    config = tmp_path / 'pretrain.py'
+    config.write_text(
+        f"data_root = {root!r}\n"
+        "train_dataloader = dict(dataset=dict(\n"
+        "    type='ImagePairDataset', data_root='{data_root}', ann_file='train.jsonl',\n"
+        "    pipeline=[dict(type='TokenizeCaptions', mode='random'),\n"
+        "              dict(type='SampleHardNegatives',\n"
+        "                   negatives_file='{data_root}/negatives/mine.json')]))\n")
+    tool.main([str(config), '--show', '0'])
+    with open(osp.join(root, 'negatives', 'mine.json')) as f:
+        assert json.load(f)['negatives'] == json.loads(before)['negatives']

@@ -14,8 +14,10 @@ or from a config (its training data set)::
 either form, e.g. ``image_name='{parent}{ext}' skip_missing_images=True``
 for a Birds-to-Words download in another layout.
 
-The file goes next to the annotations (``hard_negatives_<split>.json`` in
-the folder of the data set's annotation file) unless ``--out`` is given:
+The file goes where the config's ``SampleHardNegatives`` reads it, else
+next to the annotations (``hard_negatives_<split>.json`` in the folder of
+the data set's annotation file; ``<split>``: the name of that file for a
+data set without splits) unless ``--out`` is given:
 ``{"meta": {...}, "negatives": {caption: {"retrieve": [...], "replace":
 [...], "confuse": [...]}}}``. The pre-training pipeline reads it with
 ``dict(type='SampleHardNegatives', negatives_file=...)``. The same
@@ -58,7 +60,8 @@ def parse_args(argv=None):
     parser = argparse.ArgumentParser(
         description='Write the hard negative captions of a training split')
     add_dataset_args(parser, 'config whose train_dataloader data set to use')
-    parser.add_argument('--out', help='output file (default: '
+    parser.add_argument('--out', help="output file (default: the config's "
+                        'SampleHardNegatives negatives_file, else '
                         'hard_negatives_<split>.json next to the annotations)')
     parser.add_argument('--seed', type=int, default=0)
     parser.add_argument('--num-retrieve', type=count, default=3,
@@ -110,6 +113,10 @@ def build_dataset(args):
         if args.split:
             dataset_cfg['split'] = args.split
     dataset_cfg = with_dataset_options(dataset_cfg, args.dataset_options)
+    # the file the config's pre-training pipeline reads
+    args.negatives_file = next(
+        (t.get('negatives_file') for t in dataset_cfg.get('pipeline') or []
+         if str(t.get('type', '')).endswith('SampleHardNegatives')), None)
     dataset_cfg['pipeline'] = []
     try:
         return DATASETS.build(dataset_cfg)
@@ -138,7 +145,7 @@ def main(argv=None):
     dataset = build_dataset(args)
     captions_by_pair = [dataset.get_data_info(i)['gt_captions']
                         for i in range(len(dataset))]
-    out = args.out or hard_negatives_path(dataset)
+    out = args.out or args.negatives_file or hard_negatives_path(dataset)
     t0 = time.time()
     generator = HardNegativeGenerator(
         captions_by_pair, role_pairs=role_pairs(args.role_pairs),

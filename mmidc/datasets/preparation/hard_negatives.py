@@ -377,9 +377,12 @@ def save_hard_negatives(path: str, negatives: dict, meta: dict) -> None:
 
 def hard_negatives_path(dataset) -> str:
     """Where a data set's hard negatives go by default:
-    ``hard_negatives_<split>.json`` in the folder of its annotation file."""
+    ``hard_negatives_<split>.json`` in the folder of its annotation file
+    (a data set without splits: the name of that file, ``val.jsonl`` ->
+    ``hard_negatives_val.json``)."""
     folder = osp.dirname(dataset.ann_file) or dataset.data_root
-    split = getattr(dataset, 'split', 'train')
+    split = getattr(dataset, 'split', None) or osp.splitext(
+        osp.basename(dataset.ann_file))[0] or 'train'
     return osp.join(folder, f'hard_negatives_{split}.json')
 
 
