@@ -92,6 +92,8 @@ def parse_args(argv=None):
 
 
 def build_dataset(args):
+    """The data set whose captions to read, and the file the config's
+    ``SampleHardNegatives`` reads (None: no config, or no such step)."""
     init_default_scope('mmidc')
     if args.config:
         cfg = Config.fromfile(args.config)
@@ -113,13 +115,12 @@ def build_dataset(args):
         if args.split:
             dataset_cfg['split'] = args.split
     dataset_cfg = with_dataset_options(dataset_cfg, args.dataset_options)
-    # the file the config's pre-training pipeline reads
-    args.negatives_file = next(
+    negatives_file = next(
         (t.get('negatives_file') for t in dataset_cfg.get('pipeline') or []
          if str(t.get('type', '')).endswith('SampleHardNegatives')), None)
     dataset_cfg['pipeline'] = []
     try:
-        return DATASETS.build(dataset_cfg)
+        return DATASETS.build(dataset_cfg), negatives_file
     except TypeError as e:  # an argument the data set does not take
         if not args.dataset_options:
             raise
@@ -142,10 +143,10 @@ def role_pairs(values):
 def main(argv=None):
     args = parse_args(argv)
     working_dir_on_path()  # a project's config (projects.<name>) from a clone's root
-    dataset = build_dataset(args)
+    dataset, negatives_file = build_dataset(args)
     captions_by_pair = [dataset.get_data_info(i)['gt_captions']
                         for i in range(len(dataset))]
-    out = args.out or args.negatives_file or hard_negatives_path(dataset)
+    out = args.out or negatives_file or hard_negatives_path(dataset)
     t0 = time.time()
     generator = HardNegativeGenerator(
         captions_by_pair, role_pairs=role_pairs(args.role_pairs),
