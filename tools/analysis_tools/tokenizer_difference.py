@@ -45,6 +45,26 @@ def dataset_predictions(data_root: str, split: str, seed: int = 0) -> dict:
     }
 
 
+def read_records(path: str) -> list:
+    """The records of an ``IDCMetric`` predictions file, or a ``ValueError``
+    naming the file, the form read and what scores the other forms."""
+    keys = ('pair_id', 'change_type', 'prediction', 'references')
+    try:
+        with open(path, encoding='utf-8') as f:
+            records = json.load(f)
+    except ValueError:
+        records = None
+    if not isinstance(records, list) or not all(
+            isinstance(r, dict) and all(k in r for k in keys) for r in records):
+        raise ValueError(
+            f'{path}: not a predictions file of IDCMetric (a JSON list of '
+            '{"pair_id", "prediction", "references", "change_type"}); score '
+            'another form (JSON Lines, coco-caption results) with references '
+            'twice with tools/analysis_tools/eval_captions.py, --tokenizer ptb '
+            'and --tokenizer python')
+    return records
+
+
 def compare(records: list, metrics=None, per_type: bool = True) -> list:
     """Rows ``{metric, ptb, python, difference}``."""
     metrics = metrics or JAVA_FREE_METRICS
@@ -68,8 +88,7 @@ def main(argv=None) -> int:
         parser.error('give PREDICTIONS.json or --data-root')
     init_default_scope('mmidc')
     if args.predictions:
-        with open(args.predictions) as f:
-            sets = {args.predictions: json.load(f)}
+        sets = {args.predictions: read_records(args.predictions)}
     else:
         sets = dataset_predictions(args.data_root, args.split)
     result = {}
