@@ -144,6 +144,9 @@ def test_bad_tsvs_are_named(tmp_path):
     os.makedirs(tsv_dir)
     with pytest.raises(FileNotFoundError, match=f'no .tsv file in {tsv_dir}'):
         tool.download_birds_to_words(tsv_dir, str(tmp_path / 'out'))
+    with pytest.raises(FileNotFoundError, match=f'{tsv_dir}x: no such file or folder '
+                       '.*git clone .*birds-to-words'):
+        tool.download_birds_to_words(tsv_dir + 'x', str(tmp_path / 'out'))
     make_birds_to_words_tree(tsv_dir, num_pairs=2, url_style='medium',
                              write_images=False)
     with pytest.raises(ValueError, match="both map to the file 'medium.jpg'"):

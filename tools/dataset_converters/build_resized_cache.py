@@ -89,6 +89,9 @@ def parse_args(argv=None):
         parser.error('give either CONFIG or --dataset-type/--data-root')
     if args.dataset_type and not args.data_root:
         parser.error('--dataset-type needs --data-root')
+    if args.size and min(args.size) < 1:
+        parser.error(f'--size: H and W must be > 0, got {args.size[0]} '
+                     f'{args.size[1]}')
     return args
 
 

@@ -80,6 +80,11 @@ def tsv_files(tsv_dir: str) -> List[str]:
     """The TSV file given, or every ``*.tsv`` of the folder."""
     if osp.isfile(tsv_dir):
         return [tsv_dir]
+    if not osp.exists(tsv_dir):
+        raise FileNotFoundError(
+            f'{tsv_dir}: no such file or folder (TSV_DIR: the folder of '
+            'birds-to-words-v1.0.tsv, e.g. a clone made with git clone '
+            'https://github.com/google-research-datasets/birds-to-words)')
     found = sorted(glob.glob(osp.join(tsv_dir, '*.tsv')))
     if not found:
         raise FileNotFoundError(f'no .tsv file in {tsv_dir}')

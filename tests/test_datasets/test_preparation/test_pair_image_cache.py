@@ -278,9 +278,13 @@ def test_the_tiny_synthetic_config_names_its_96x144_cache():
         assert (folder, size) == ('data/x/cache_96x144', (96, 144))
 
 
-def test_tool_argument_errors(tmp_path):
+def test_tool_argument_errors(tmp_path, capsys):
     with pytest.raises(SystemExit):
         _run_tool(['--data-root', 'x'])  # neither config nor type
+    with pytest.raises(SystemExit):
+        _run_tool(['--dataset-type', 'CLEVRChangeDataset', '--data-root', 'x',
+                   '--size', '0', '224'])
+    assert '--size: H and W must be > 0, got 0 224' in capsys.readouterr().err
     # your own pairs are one file a split, which --splits cannot name
     root = str(tmp_path / 'pairs')
     make_my_pairs_tree(root)
