@@ -218,7 +218,8 @@ class PairImageCache:
             root = osp.abspath(osp.join(self.cache_dir, index['root']))
             for row, (rel, stat) in enumerate(
                     zip(index['images'], index['stats'])):
-                rows[osp.join(root, rel)] = (array, row, tuple(stat))
+                rows[osp.normpath(osp.join(root, rel))] = (array, row,
+                                                           tuple(stat))
         if not names:  # never built: tell, do not warn
             self._warn_once('absent', 'no such folder (build one with '
                             'tools/dataset_converters/build_resized_cache.py)',
@@ -337,10 +338,7 @@ def _shard_index(image_paths: Sequence[str], data_root: str, cache_dir: str,
     unique absolute paths (its row order)."""
     size = to_hw(size, 'size')
     paths = sorted({osp.abspath(p) for p in image_paths})
-    root = osp.abspath(data_root)
-    outside = [p for p in paths if not p.startswith(root + os.sep)]
-    if outside:
-        raise ValueError(f'image {outside[0]} is not under data_root {root}')
+    root = osp.abspath(data_root)  # an image elsewhere: '../...' from it
     index = dict(
         format=FORMAT,
         size=list(size),
@@ -400,7 +398,7 @@ def build_pair_image_cache(image_paths: Sequence[str],
 
     Args:
         image_paths (Sequence[str]): Source images (duplicates are stored
-            once), all under ``data_root``.
+            once); those outside ``data_root`` are indexed as ``../...``.
         data_root (str): The data set root the index paths are relative to.
         cache_dir (str): Output folder (created).
         size (Sequence[int]): ``(H, W)`` to resize to.

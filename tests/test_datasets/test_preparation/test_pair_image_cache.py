@@ -517,3 +517,22 @@ def test_the_two_forms_of_the_tool_share_one_cache(tmp_path, monkeypatch):
                         lambda path: pytest.fail(f'decoded {path}'))
     assert dataset[0]['img1'].shape == (*SIZE, 3)
     assert not logged
+
+
+def test_images_outside_the_data_root_are_cached(tmp_path, monkeypatch):
+    """Your own pairs may name their images by absolute paths elsewhere: the
+    cache (and --image-cache) holds them too."""
+    images = str(tmp_path / 'elsewhere')
+    make_clevr_change_tree(images)
+    root = str(tmp_path / 'pairs')
+    os.makedirs(root)
+    paths = [osp.join(images, 'images', f'CLEVR_default_00000{k}.png') for k in range(2)]
+    cache_dir = osp.join(root, 'cache_24x20')
+    pair_image_cache.build_pair_image_cache(paths, root, cache_dir, SIZE, 'train',
+                                            workers=1)
+    assert pair_image_cache.shard_is_current(paths, root, cache_dir, SIZE, 'train')
+    load = TRANSFORMS.build(dict(type='LoadImagePair', cache_dir=cache_dir,
+                                 cache_size=SIZE))
+    monkeypatch.setattr('mmidc.datasets.transforms.load_image_pair.read_rgb',
+                        lambda path: pytest.fail(f'decoded {path}'))
+    assert load(dict(img1_path=paths[0], img2_path=paths[1]))['img1'].shape == (*SIZE, 3)
