@@ -69,7 +69,7 @@ class PairFeatureCache:
                             mmap_mode='r')
             root = osp.abspath(osp.join(self.cache_dir, index['root']))
             for row, rel in enumerate(index['images']):
-                rows[osp.join(root, rel)] = (array, row)
+                rows[osp.normpath(osp.join(root, rel))] = (array, row)
         if not rows:
             raise FileNotFoundError(f'{self.cache_dir}: no feature cache '
                                     f'shard ({FEATURE_CACHE_FORMAT}) in it')

@@ -50,3 +50,13 @@ def test_bad_shards_are_named(tmp_path):
     _shard(tmp_path, name='val', shape=(2, 3, 5))
     with pytest.raises(ValueError, match='features of shape'):
         PairFeatureCache(cache_dir).get(paths[0])
+
+
+def test_features_of_images_outside_the_data_root(tmp_path):
+    """Your own pairs may name their images by absolute paths elsewhere."""
+    paths = [str(tmp_path / 'elsewhere' / f'{i}.png') for i in range(2)]
+    features = np.ones((2, 1, 1, 4), np.float32) * np.arange(2)[:, None, None, None]
+    cache_dir = str(tmp_path / 'data' / 'features')
+    write_feature_shard(cache_dir, 'train', str(tmp_path / 'data'), paths, features, 'test')
+    cache = PairFeatureCache(cache_dir)
+    np.testing.assert_array_equal(cache.get(paths[1]), features[1])
