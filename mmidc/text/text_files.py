@@ -29,7 +29,9 @@ def read_text(path: str, kind: str = 'annotation file') -> str:
             byte.
     """
     if not osp.isfile(path):
-        raise FileNotFoundError(f'{kind} not found: {path}')
+        where = ('' if osp.isabs(path) else f' ({osp.abspath(path)}: a '
+                 'relative path is read from the working directory)')
+        raise FileNotFoundError(f'{kind} not found: {path}{where}')
     with open(path, 'rb') as f:
         data = f.read()
     try:
