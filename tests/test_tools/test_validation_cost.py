@@ -45,3 +45,20 @@ def test_times_the_model_and_each_metric(tmp_path, one_thread):
     with pytest.raises(FileNotFoundError, match='missing.pth'):
         load_tool('tools/analysis_tools/validation_cost.py').main(
             [config, str(tmp_path / 'missing.pth')])
+
+
+def test_a_config_without_the_split_is_named(tmp_path):
+    """A pre-training config validates nothing: the error names the config
+    and what it lacks."""
+    config = tmp_path / 'pretrain.py'
+    config.write_text("model = dict(type='IDCPCLPretrainer')\nval_dataloader = None\n"
+                      "val_evaluator = None\n")
+    checkpoint = tmp_path / 'x.pth'
+    checkpoint.write_bytes(b'')
+    tool = load_tool('tools/analysis_tools/validation_cost.py')
+    with pytest.raises(SystemExit, match=r'pretrain.py: no val_dataloader and '
+                       r'val_evaluator to time.*captioning config'):
+        tool.main([str(config), str(checkpoint)])
+    with pytest.raises(SystemExit, match=r'pretrain.py: no test_dataloader and '
+                       r'test_evaluator to time'):
+        tool.main([str(config), str(checkpoint), '--split', 'test'])

@@ -49,6 +49,12 @@ def build_runner(args, work_dir):
     cfg.load_from = args.checkpoint
     cfg.resume = False
     cfg.work_dir = work_dir
+    if not (cfg.get(f'{args.split}_dataloader')
+            and cfg.get(f'{args.split}_evaluator')):
+        raise SystemExit(
+            f'{args.config}: no {args.split}_dataloader and '
+            f'{args.split}_evaluator to time (a pre-training config has '
+            'none): give a captioning config')
     if args.split == 'test':
         cfg.val_dataloader = cfg.test_dataloader
         cfg.val_evaluator = cfg.test_evaluator
