@@ -68,3 +68,20 @@ def test_probe_predicts_an_attribute_of_the_changed_object(tmp_path):
     os.remove(f'{root}/scenes/CLEVR_default_000000.json')
     with pytest.raises(FileNotFoundError, match='CLEVR_default_000000.json'):
         tool.main([config, '--target', 'color', '--steps', '1', *on_root])
+
+
+def test_a_config_the_probe_cannot_read_is_named(tmp_path):
+    """An IDC-PCL config (no model.backbone) and a pre-training config (no
+    val loader): each error names the config and what it lacks."""
+    idc_pcl = tmp_path / 'idc_pcl.py'
+    idc_pcl.write_text("model = dict(type='IDCPCLCaptioner', feature_encoder=dict())\n"
+                       "train_dataloader = dict(dataset=dict())\n"
+                       "val_dataloader = dict(dataset=dict())\n")
+    with pytest.raises(SystemExit, match=r'idc_pcl.py: model \(IDCPCLCaptioner\) has no '
+                       'backbone.*CLIP4IDC'):
+        load_tool().main([str(idc_pcl), '--steps', '1'])
+    pretrain = tmp_path / 'pretrain.py'
+    pretrain.write_text("model = dict(type='CLIP4IDCRetriever', backbone=dict(type='X'))\n"
+                        "train_dataloader = dict(dataset=dict())\nval_dataloader = None\n")
+    with pytest.raises(SystemExit, match=r'pretrain.py: no val_dataloader'):
+        load_tool().main([str(pretrain), '--steps', '1'])

@@ -125,6 +125,16 @@ def main(argv=None):
         cfg.merge_from_dict(args.cfg_options)
     from mmidc.runtime.data_root import resolve_paths
     resolve_paths(cfg, args.config, args.cfg_options)  # '{data_root}/...'
+    if not cfg.model.get('backbone'):
+        raise SystemExit(
+            f'{args.config}: model ({cfg.model.get("type")}) has no backbone '
+            'to probe: give a CLIP4IDC config (its pair encoder, e.g. '
+            'projects/from_scratch/configs/clip4idc-caption_tiny_synthetic-'
+            'clevr-change.py)')
+    for name in ('train', 'val'):
+        if not cfg.get(f'{name}_dataloader'):
+            raise SystemExit(f'{args.config}: no {name}_dataloader (the probe '
+                             'trains on train and reports on val)')
     init_default_scope('mmidc')
     if args.threads:
         torch.set_num_threads(args.threads)
