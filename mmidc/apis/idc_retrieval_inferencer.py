@@ -1,4 +1,5 @@
 """Rank captions for a pair and pairs for a caption (adaptation-stage model)."""
+from numbers import Integral
 from typing import Dict, List, Optional, Sequence
 
 import torch
@@ -85,13 +86,25 @@ class IDCRetrievalInferencer(BasePairInferencer):
         self._cached_texts, self._cached_embeddings = tuple(sentences), embeddings
         return embeddings
 
+    @staticmethod
+    def _check_topk(topk: int) -> None:
+        """``ValueError`` naming ``topk`` unless it is a whole number >= 0."""
+        if isinstance(topk, bool) or not isinstance(topk, Integral) \
+                or topk < 0:
+            raise ValueError(f'topk must be a whole number >= 0 (the number '
+                             f'of results), got {topk!r}')
+
     def rank_captions(self, img1: ImageInput, img2: ImageInput,
                       candidates: Sequence[str], topk: int = 5) -> List[Dict]:
         """The ``topk`` candidate captions for a pair, best first.
 
         Returns:
             list[dict]: ``{'caption': str, 'score': float (cosine)}``.
+
+        Raises:
+            ValueError: ``topk`` is not a whole number >= 0.
         """
+        self._check_topk(topk)
         pair = self.encode_pairs([(img1, img2)])  # [1, D]
         scores = (pair @ self.encode_texts(candidates).T)[0]  # [S]
         top = scores.topk(min(topk, len(candidates)))
@@ -104,7 +117,11 @@ class IDCRetrievalInferencer(BasePairInferencer):
 
         Returns:
             list[dict]: ``{'index': int (position in pairs), 'score': float}``.
+
+        Raises:
+            ValueError: ``topk`` is not a whole number >= 0.
         """
+        self._check_topk(topk)
         text = self.encode_texts([sentence])  # [1, D]
         scores = (self.encode_pairs(pairs, batch_size) @ text.T)[:, 0]  # [P]
         top = scores.topk(min(topk, len(pairs)))

@@ -52,3 +52,15 @@ def test_bad_inputs(ranker, tmp_path):
         ranker.rank_captions(str(tmp_path / 'missing.png'), after, ['x'])
     wide = np.zeros((32, 96, 3), np.uint8)  # another shape: ranked all the same
     assert len(ranker.rank_captions(before, wide, ['x'])) == 1
+
+
+@pytest.mark.parametrize('topk', [-1, 2.5, '3'])
+def test_bad_topk_is_named(ranker, topk):
+    before, after, _ = square_pair()
+    with pytest.raises(ValueError, match=f'topk must be .*got {topk!r}'):
+        ranker.rank_captions(before, after, ['x', 'y'], topk=topk)
+    with pytest.raises(ValueError, match=f'topk must be .*got {topk!r}'):
+        ranker.rank_pairs('x', [(before, after)], topk=topk)
+    assert ranker.rank_captions(before, after, ['x', 'y'], topk=0) == []
+    assert len(ranker.rank_captions(before, after, ['x', 'y'],
+                                    topk=np.int64(1))) == 1
