@@ -46,3 +46,12 @@ def test_a_split_for_a_data_set_type_without_splits_names_ann_file(tmp_path):
     with pytest.raises(ValueError, match='ImagePairDataset takes no split.*ann_file=.val.jsonl'):
         load_tool(TOOL).main(['--dataset-type', 'ImagePairDataset', '--data-root', root,
                               '--split', 'val'])
+
+
+def test_an_option_the_data_set_does_not_take_is_named(tmp_path):
+    root = str(tmp_path / 'pairs')
+    make_my_pairs_tree(root)
+    with pytest.raises(SystemExit, match="ImagePairDataset: .*'ann_fil'.*--dataset-options "
+                       'ann_fil'):
+        load_tool(TOOL).main(['--dataset-type', 'ImagePairDataset', '--data-root', root,
+                              '--dataset-options', 'ann_fil=val.jsonl'])

@@ -57,7 +57,13 @@ def main(argv=None):
         if args.split:
             datasets[0]['split'] = args.split
     datasets = [with_dataset_options(d, args.dataset_options) for d in datasets]
-    print(f'wrote {write_dataset_vocab_file(datasets, out)}')
+    try:
+        print(f'wrote {write_dataset_vocab_file(datasets, out)}')
+    except TypeError as e:  # an argument the data set does not take
+        if not args.dataset_options:
+            raise
+        raise SystemExit(f'{datasets[0]["type"]}: {e} (from --dataset-options '
+                         f'{" ".join(args.dataset_options)})') from None
 
 
 if __name__ == '__main__':
