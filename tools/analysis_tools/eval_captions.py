@@ -49,6 +49,7 @@ from mmidc.evaluation.prediction_files import (PREDICTION_FORMATS,
                                                read_predictions,
                                                read_references)
 from mmidc.evaluation.protocols.rs_vocab import WORD_FREQ_RULES
+from mmidc.text.no_change import NO_CHANGE_SENTENCES
 
 
 def parse_args(argv=None):
@@ -226,6 +227,12 @@ def build_scorer(args, cfg=None) -> CaptionScorer:
         no_change = None
     elif len(no_change) == 1 and ' ' not in no_change[0]:
         no_change = no_change[0]  # a data set's name
+        if no_change not in NO_CHANGE_SENTENCES:
+            sys.exit(f'eval_captions: --no-change-sentences {no_change!r} is no '
+                     f'data set\'s name (known: {", ".join(sorted(NO_CHANGE_SENTENCES))}'
+                     f'); a no-change sentence of one word: write it '
+                     f'"{no_change} ." (the period is dropped when sentences '
+                     'are compared)')
     if protocol != 'auto':
         protocol = build_protocol(protocol)
     return CaptionScorer(metrics=args.metrics, java=args.java,
