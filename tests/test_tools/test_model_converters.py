@@ -1,3 +1,4 @@
+import re
 import sys
 
 import open_clip
@@ -85,3 +86,30 @@ def test_default_output_is_the_configs_pretrained_path(config, archive):
     expected = Config.fromfile(str(REPO / config)).model.pretrained
     assert tool.default_output(f'/downloads/{archive}') == expected
     assert expected in tool.__doc__  # the usage example says the same
+
+
+def test_not_a_torchscript_archive_is_named(tiny_arch, tmp_path, monkeypatch,
+                                            capsys):
+    """A plain state dict (which ``pretrained=`` reads as it is), a
+    safetensors file, a damaged download or a missing file: an error line
+    naming the file and what to do, not torch's "checkpoint file is
+    corrupted"."""
+    from safetensors.torch import save_file
+    state = CLIP(**tiny_arch).state_dict()
+    torch.save(state, tmp_path / 'open_clip.pt')
+    save_file(state, str(tmp_path / 'done.safetensors'))
+    (tmp_path / 'cut.pt').write_bytes(b'PK\x03\x04' + b'\0' * 100)
+    cases = [('open_clip.pt', 'plain state dict.*no conversion'),
+             ('done.safetensors', 'plain state dict.*no conversion'),
+             ('cut.pt', 'not a TorchScript archive.*damaged'),
+             ('missing.pt', 'no such file')]
+    for name, message in cases:
+        src = str(tmp_path / name)
+        monkeypatch.setattr(sys, 'argv', ['convert', src,
+                                          str(tmp_path / 'out.safetensors')])
+        with pytest.raises(SystemExit) as exit_info:
+            _tool().main()
+        assert exit_info.value.code == 1
+        err = capsys.readouterr().err
+        assert src in err and re.search(message, err), (name, err)
+        assert not (tmp_path / 'out.safetensors').exists()

@@ -21,6 +21,7 @@ import argparse
 import os
 import os.path as osp
 import re
+import sys
 from typing import Dict
 
 import torch
@@ -68,9 +69,46 @@ def default_output(src: str) -> str:
     return osp.join(DEFAULT_OUT_DIR, f'{name}.safetensors')
 
 
+def check_archive(src: str) -> None:
+    """Raise an error naming ``src`` unless it is a TorchScript archive.
+
+    Raises:
+        FileNotFoundError: ``src`` does not exist.
+        ValueError: ``src`` is a plain state dict (``.pt`` / ``.pth`` /
+            ``.bin`` / ``.safetensors``, which ``pretrained=`` reads without
+            conversion) or no readable weight file at all (a truncated or
+            damaged download).
+    """
+    from mmidc.utils.checkpoint_io import (_is_torchscript_archive,
+                                           read_checkpoint)
+    if not osp.isfile(src):
+        raise FileNotFoundError(f'{src}: no such file')
+    if not src.endswith('.safetensors') and _is_torchscript_archive(src):
+        return
+    try:
+        state, _ = read_checkpoint(src)
+    except ValueError as err:
+        raise ValueError(
+            f'{src} is not a TorchScript archive (the format of OpenAI\'s CLIP '
+            f'downloads) nor a state dict: a truncated or damaged download? '
+            f'Download it again. ({err})') from None
+    raise ValueError(
+        f'{src} is not a TorchScript archive but a plain state dict '
+        f'({len(state)} tensors): no conversion needed, a config\'s '
+        f'`pretrained` reads it as it is (e.g. the adaptation configs\' '
+        f'--cfg-options model.pretrained={src}).')
+
+
 def convert_archive(src: str, dst: str) -> Dict[str, torch.Tensor]:
-    """Read the TorchScript archive ``src``, write safetensors ``dst``."""
+    """Read the TorchScript archive ``src``, write safetensors ``dst``.
+
+    Raises:
+        FileNotFoundError: ``src`` does not exist.
+        ValueError: ``src`` is not a TorchScript archive
+            (:func:`check_archive`).
+    """
     from safetensors.torch import save_file
+    check_archive(src)
     if osp.dirname(dst):
         os.makedirs(osp.dirname(dst), exist_ok=True)
     print(f'reading {src} (TorchScript archive)')
@@ -96,7 +134,11 @@ def main():
         args.dst = default_output(args.src)
     if not args.dst.endswith('.safetensors'):
         parser.error(f'dst {args.dst!r} must end with .safetensors')
-    convert_archive(args.src, args.dst)
+    try:
+        convert_archive(args.src, args.dst)
+    except (FileNotFoundError, ValueError) as err:
+        print(f'{parser.prog}: error: {err}', file=sys.stderr)
+        raise SystemExit(1) from None
 
 
 if __name__ == '__main__':
