@@ -273,6 +273,33 @@ def test_no_connection_at_all_stops_the_run_early(tmp_path, capsys):
     assert len(not_tried) >= 40 - tool.NO_CONNECTION_STOP - 2, failures
     assert all(r[3].startswith('not tried') for r in not_tried)
     printed = capsys.readouterr().out
-    assert (f'no image could be fetched: the first {tool.NO_CONNECTION_STOP} all '
-            'failed to connect') in printed and 'network' in printed
+    host = base.split('//')[1]
+    assert (f'no image could be fetched from {host}: the first '
+            f'{tool.NO_CONNECTION_STOP} all failed to connect') in printed
+    assert 'network' in printed
     assert '20 of 20 pairs miss an image' in printed
+
+
+def test_only_the_host_that_cannot_be_reached_is_given_up(tmp_path, capsys):
+    """The first images are on a host that does not answer, the others on
+    one that does: those are fetched; only the dead host's are not tried."""
+    with image_server() as dead:  # started and stopped: nothing listens
+        dead_url = dead.url
+    with image_server() as server:
+        tsv_dir, out = str(tmp_path / 'tsv'), str(tmp_path / 'birds')
+        rows = make_birds_to_words_tree(tsv_dir, num_pairs=16, url_style='inaturalist',
+                                        base_url=server.url, write_images=False)
+        for photo in range(1001, 1033):
+            server.serve_photo(photo)
+        text = '\n'.join('\t'.join(r) for r in rows) + '\n'
+        for photo in range(1001, 1021):  # the first 10 pairs: the dead host
+            text = text.replace(url(server, photo),
+                                birds_to_words_url(photo, 'inaturalist', dead_url))
+        with open(osp.join(tsv_dir, 'birds-to-words-v1.0.tsv'), 'w') as f:
+            f.write(text)
+        result = tool.download_birds_to_words(tsv_dir, out, workers=2, retries=0,
+                                              backoff=0, timeout=2)
+    failures = read_report(osp.join(out, 'download_failures.tsv'))[1:]
+    assert len(failures) == 20 and all(dead_url in r[0] for r in failures)
+    assert result['fetched'] == 12  # every image of the host that answers
+    assert list(result['no_connection']) == [dead_url.split('//')[1]]

@@ -22,9 +22,9 @@ BirdsToWordsDataset's naming (``--image-name``, the loader's
   and body), so a server that sends a byte at a time cannot hold a worker.
 - A URL that fails in any way (an HTTP error, a server that breaks HTTP, a
   URL with a space, a time-out) is a row of the failure report; the run
-  goes on with the other URLs, unless no image can be fetched at all: when
-  the first ``NO_CONNECTION_STOP`` all fail to connect, the others are
-  reported as not tried and the run ends, naming the error.
+  goes on with the other URLs; but when the first ``NO_CONNECTION_STOP``
+  images of a host all fail to connect, its other images are reported as
+  not tried, naming the error.
 - ``OUT_DIR/download_failures.tsv``: each URL that could not be fetched,
   with its file, the number of attempts and the last error.
 - ``OUT_DIR/missing_pairs.tsv``: each pair (TSV, split, both URLs) with a
@@ -47,6 +47,7 @@ import sys
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Dict, List, Optional, Tuple
@@ -69,10 +70,10 @@ MAX_IMAGE_BYTES = 64 << 20
 #: What http.client refuses in a URL (controls and the space): such a URL
 #: cannot be requested as it is.
 _BAD_URL_CHARS = re.compile('[\x00-\x20\x7f]')
-#: When this many images (at least twice the workers) have been tried, every
-#: one failed to connect (``URLError``: no network, no name resolution, a
-#: firewall) and none was fetched, the others are not tried: each would
-#: wait out its retries (hours for the whole TSV).
+#: When this many images of a host (at least twice the workers) have been
+#: tried and every one failed to connect (``URLError``: no network, no name
+#: resolution, a firewall), its other images are not tried: each would wait
+#: out its retries (hours for the whole TSV).
 NO_CONNECTION_STOP = 16
 
 
@@ -323,8 +324,9 @@ def download_birds_to_words(tsv_dir: str, out_dir: str,
         ``fetched`` (images fetched now), ``failures`` (``[url, file,
         attempts, error]`` rows), ``missing_pairs`` (``[tsv, split, url1,
         url2, files]`` rows), the two report files and ``no_connection``
-        (``tried`` and the last ``error`` when the run stopped because no
-        image could be fetched, :data:`NO_CONNECTION_STOP`; else None).
+        (``{host: error}`` of each host given up: its first
+        :data:`NO_CONNECTION_STOP` images all failed to connect, so its
+        others were not tried).
     """
     paths = tsv_files(tsv_dir)
     file_of, pairs = read_tsvs(paths, image_name)
@@ -349,8 +351,8 @@ def download_birds_to_words(tsv_dir: str, out_dir: str,
               f'TSV(s): {present} already in {image_dir}, {len(todo)} to '
               'fetch', logger='current')
 
-    failures, no_connection = [], None
-    unreachable = 0  # images tried so far, all failed to connect
+    failures, no_connection = [], {}  # host -> the error that gave it up
+    unreachable = {}  # host -> its images tried, all failed to connect
     stop_after = max(NO_CONNECTION_STOP, 2 * workers)
     if todo:
         bar = ProgressBar(len(todo))
@@ -363,22 +365,27 @@ def download_birds_to_words(tsv_dir: str, out_dir: str,
                                  timeout)] = (name, url)
             for job in as_completed(jobs):
                 name, url = jobs[job]
+                host = urllib.parse.urlsplit(url).netloc
                 if job.cancelled():
                     error, attempts = (f'not tried: the first {stop_after} '
-                                       'images all failed to connect'), 0
+                                       f'images of {host} all failed to '
+                                       'connect'), 0
                 else:
                     try:
                         error, attempts = job.result()
                     except Exception as e:  # one URL never ends the run
                         error = f'{type(e).__name__}: {_short(e)}'
                         attempts = 1
-                    connected = not (error or '').startswith('URLError:')
-                    unreachable = None if connected or unreachable is None \
-                        else unreachable + 1
-                    if unreachable == stop_after:
-                        no_connection = dict(tried=stop_after, error=error)
-                        for other in jobs:
-                            other.cancel()
+                    tried = unreachable.get(host, 0)
+                    if tried is not None:
+                        tried = (tried + 1 if (error or '').startswith(
+                            'URLError:') else None)  # None: it connected
+                        unreachable[host] = tried
+                    if tried == stop_after:  # give the host up
+                        no_connection[host] = error
+                        for other, (_, other_url) in jobs.items():
+                            if urllib.parse.urlsplit(other_url).netloc == host:
+                                other.cancel()
                 if error is not None:
                     failures.append([url, name, attempts, error])
                 bar.update()
@@ -450,11 +457,12 @@ def main(argv=None) -> int:
     print(f'{r["images"] - len(failures)} of {r["images"]} images in '
           f'{r["image_dir"]} ({r["fetched"]} fetched now); '
           f'{len(failures)} failed: {r["failure_report"]}', flush=True)
-    if r['no_connection']:
-        print(f'no image could be fetched: the first {r["no_connection"]["tried"]} '
-              f'all failed to connect ({r["no_connection"]["error"]}), so the '
-              'others were not tried: check the network connection (a proxy '
-              'is read from HTTPS_PROXY / HTTP_PROXY) and run again')
+    for host, error in r['no_connection'].items():
+        print(f'no image could be fetched from {host}: the first '
+              f'{max(NO_CONNECTION_STOP, 2 * args.workers)} all failed to '
+              f'connect ({error}), so its other images were not tried: check '
+              'the network connection (a proxy is read from HTTPS_PROXY / '
+              'HTTP_PROXY) and run again')
     if failures:
         for url, _, attempts, error in failures[:5]:
             print(f'  {url}: {error} ({attempts} attempts)')
