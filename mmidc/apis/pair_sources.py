@@ -16,14 +16,18 @@ searched too, each under the same scheme (``before/``/``after/`` and
 ``A/``/``B/`` holding sub-folders of their own as well): a pair found below
 the folder has the path from the folder as its id (``site1/NAME``,
 ``test/NAME`` for LEVIR-CC's ``images/`` with ``train/ val/ test/``).
-Folders whose name starts with a dot are skipped.
+Folders whose name starts with a dot are skipped. A folder with
+``before/`` + ``after/`` (or ``A/`` + ``B/``) is read from them only: its own
+``NAME_before`` / ``NAME_after`` images are named in a warning. Two images
+for one side of a pair (``x.png`` and ``x.jpg``, or one id from two schemes)
+are a warning naming the one kept.
 """
 import logging
 import os.path as osp
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from mmengine.logging import print_log
 
@@ -87,6 +91,15 @@ def pairs_from_folder(folder: str) -> List[PairRecord]:
         raise NotADirectoryError(f'not a folder: {folder}')
     befores: Dict[str, Path] = {}
     afters: Dict[str, Path] = {}
+    clashes: List[str] = []  # 'kept (not: other)' per side of a pair
+    unread: List[Path] = []  # NAME_before/after beside before/ + after/
+
+    def put(side: Dict[str, Path], key: str, path: Path) -> None:
+        if key in side:
+            clashes.append(f'{path.relative_to(root).as_posix()} (not: '
+                           f'{side[key].relative_to(root).as_posix()})')
+        side[key] = path
+
     todo = [root]
     while todo:
         current = todo.pop()
@@ -95,23 +108,40 @@ def pairs_from_folder(folder: str) -> List[PairRecord]:
         subfolders = next(((b, a) for b, a in SUBFOLDERS
                            if (current / b).is_dir()
                            and (current / a).is_dir()), None)
+        for path in sorted(current.iterdir()):
+            match = _SIDE.match(path.stem)
+            if not (match and path.suffix.lower() in IMAGE_EXTENSIONS
+                    and path.is_file()):
+                continue
+            if subfolders:
+                unread.append(path)
+            else:
+                put(befores if match['side'].lower() == 'before' else afters,
+                    prefix + match['name'], path)
         if subfolders:
             for side, name in zip((befores, afters), subfolders):
-                side.update({prefix + stem: path for stem, path in
-                             _images_by_stem(current / name).items()})
-        else:
-            for path in current.iterdir():
-                match = _SIDE.match(path.stem)
-                if match and path.suffix.lower() in IMAGE_EXTENSIONS \
-                        and path.is_file():
-                    side = befores if match['side'].lower() == 'before' \
-                        else afters
-                    side[prefix + match['name']] = path
+                for stem, path in _images_by_stem(current / name):
+                    put(side, prefix + stem, path)
         todo.extend(sorted(
             (path for path in current.iterdir()
              if path.is_dir() and not path.name.startswith('.')
              and (subfolders is None or path.name not in subfolders)),
             reverse=True))
+    if unread:
+        print_log(
+            f'{folder}: {len(unread)} image(s) named NAME_before / NAME_after '
+            f'not read: '
+            f'{", ".join(p.relative_to(root).as_posix() for p in unread[:5])}'
+            f'; a folder with before/ + after/ (or A/ + B/) sub-folders is '
+            f'read from them only: move these into a sub-folder of their own',
+            logger='current', level=logging.WARNING)
+    if clashes:
+        print_log(
+            f'{folder}: {len(clashes)} image(s) for a side of a pair that '
+            f'already had one (the same name with another extension, or the '
+            f'same pair id from two naming schemes); the one kept: '
+            f'{", ".join(clashes[:5])}', logger='current',
+            level=logging.WARNING)
     names = sorted(set(befores) & set(afters))
     unmatched = sorted(set(befores) ^ set(afters))
     if unmatched:
@@ -126,15 +156,16 @@ def pairs_from_folder(folder: str) -> List[PairRecord]:
     return [PairRecord(n, str(befores[n]), str(afters[n])) for n in names]
 
 
-def _images_by_stem(folder: Path) -> Dict[str, Path]:
-    """The images under ``folder`` (its sub-folders too) by their path
-    from it without the extension."""
-    found = {}
+def _images_by_stem(folder: Path) -> List[Tuple[str, Path]]:
+    """The images under ``folder`` (its sub-folders too), each with its
+    path from it without the extension, in sorted order (two images of one
+    name with other extensions are both listed)."""
+    found = []
     for path in sorted(folder.rglob('*')):
         relative = path.relative_to(folder)
         if path.suffix.lower() in IMAGE_EXTENSIONS and path.is_file() and \
                 not any(part.startswith('.') for part in relative.parts):
-            found[relative.with_suffix('').as_posix()] = path
+            found.append((relative.with_suffix('').as_posix(), path))
     return found
 
 

@@ -80,3 +80,27 @@ def test_folder_sub_folders_are_searched(tmp_path):
     # only a sub-folder holds pairs: found, not "no pairs found"
     assert [p.pair_id for p in pairs_from_folder(str(tmp_path / 'site1'))] == [
         'deeper/y', 'deeper/z/w', 'x']
+
+
+def test_folder_images_it_does_not_read_are_named(tmp_path, monkeypatch):
+    """NAME_before / NAME_after images beside before/ + after/ sub-folders
+    (read by the sub-folders only), and two images for one side of a pair
+    (another extension, or the same id from two schemes), are not dropped
+    or picked without a word: the log names them, and the pick is the same
+    on every run."""
+    from mmidc.apis import pair_sources
+    logged = []
+    monkeypatch.setattr(pair_sources, 'print_log',
+                        lambda msg, **kwargs: logged.append(msg))
+    _touch(tmp_path, 'before/y.png', 'after/y.png', 'p_before.png',
+           'p_after.png', 'before/q.jpg', 'before/q.png', 'after/q.png',
+           'site/x_before.png', 'site/x_after.png', 'before/site/x.png')
+    pairs = pairs_from_folder(str(tmp_path))
+    assert [p.pair_id for p in pairs] == ['q', 'site/x', 'y']
+    by_id = {p.pair_id: p for p in pairs}
+    assert by_id['q'].img1 == str(tmp_path / 'before/q.png')
+    assert by_id['site/x'].img1 == str(tmp_path / 'site/x_before.png')
+    text = '\n'.join(logged)
+    assert 'p_before.png' in text and 'before/ + after/' in text
+    assert 'before/q.jpg' in text and 'before/q.png' in text
+    assert 'before/site/x.png' in text and 'site/x_before.png' in text
