@@ -102,3 +102,16 @@ def test_a_config_without_a_feature_encoder_is_named(tool, tmp_path):
     with pytest.raises(SystemExit, match=r'clip4idc.py: model \(CLIP4IDCCaptioner\) has no '
                        'feature_encoder.*IDC-PCL config'):
         tool.main([str(config), '--cache-dir', str(tmp_path / 'f'), '--device', 'cpu'])
+
+
+def test_a_loader_without_the_image_steps_is_named(tool, tmp_path):
+    """A ConcatDataset (its parts carry the pipelines) or a pipeline without
+    LoadImagePair and ResizePair: the error names the config, the loader and
+    the data set."""
+    config = tmp_path / 'concat.py'
+    config.write_text(CONFIG.format(data_root=str(tmp_path)) + (
+        "train_dataloader = dict(dataset=dict(type='ConcatDataset', datasets=[\n"
+        "    dict(type='CLEVRChangeDataset', data_root=data_root, pipeline=pipeline)]))\n"))
+    with pytest.raises(ValueError, match=r'concat.py: train_dataloader.dataset '
+                       r'\(ConcatDataset\) has no LoadImagePair and ResizePair'):
+        tool.main([str(config), '--cache-dir', str(tmp_path / 'f'), '--device', 'cpu'])

@@ -52,13 +52,16 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
-def image_pipeline(dataset_cfg):
-    """The loading and resizing steps of a data set's pipeline."""
+def image_pipeline(dataset_cfg, where: str = 'the data set'):
+    """The loading and resizing steps of a data set's pipeline (``where``
+    names the data set in the error)."""
     steps = [t for t in dataset_cfg.get('pipeline', [])
              if str(t['type']).split('.')[-1] in IMAGE_STEPS]
     if [str(t['type']).split('.')[-1] for t in steps] != list(IMAGE_STEPS):
-        raise ValueError('the data set pipeline needs LoadImagePair and '
-                         f'ResizePair to extract features, got {steps}')
+        raise ValueError(
+            f'{where} ({dataset_cfg.get("type")}) has no LoadImagePair and '
+            f'ResizePair in its pipeline to extract features with, got '
+            f'{steps} (a ConcatDataset: write a config of each part)')
     return Compose([TRANSFORMS.build(t) for t in steps])
 
 
@@ -129,7 +132,7 @@ def main(argv=None):
         dataset_cfg = copy.deepcopy(loader['dataset'])
         while 'dataset' in dataset_cfg:  # wrappers
             dataset_cfg = dataset_cfg['dataset']
-        pipeline = image_pipeline(dataset_cfg)
+        pipeline = image_pipeline(dataset_cfg, f'{args.config}: {key}.dataset')
         dataset_cfg.update(pipeline=[], lazy_init=False)
         dataset = DATASETS.build(dataset_cfg)
         paths = list(dict.fromkeys(
