@@ -141,9 +141,17 @@ def init_model(config: ConfigType,
     Raises:
         ValueError: ``checkpoint`` does not fit the model (a checkpoint of
             the other stage): the message names the file, the model and the
-            weights that differ; or ``device`` is a GPU that torch does not
-            see.
+            weights that differ; or ``device`` is not a device torch knows,
+            or a GPU that torch does not see.
     """
+    if device is not None and not isinstance(device, torch.device):
+        try:
+            torch.device(device)
+        except (RuntimeError, TypeError):
+            raise ValueError(
+                f"device={device!r} is not a device: give 'cpu', 'cuda' or "
+                "'cuda:N' (--device on the command line), or leave it unset"
+            ) from None
     if str(device).startswith('cuda') and not torch.cuda.is_available():
         raise ValueError(f'device={device!r}, but torch sees no CUDA GPU here: '
                          "use device='cpu' (--device cpu) or leave it unset")

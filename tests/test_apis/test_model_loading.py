@@ -67,3 +67,14 @@ def test_init_model_names_a_checkpoint_of_another_stage(retriever_files,
     assert repr(checkpoint) in message and 'does not fit the CLIP4IDCRetriever' in message
     assert 'unexpected weight(s)' in message and 'IDCInferencer' in message
     assert '--partial-load' not in message
+
+
+@pytest.mark.parametrize('device', ['gpu', 'cuda:x', 'cpu0'])
+def test_init_model_names_a_device_that_is_not_one(captioner_files, device):
+    """A device string torch cannot parse is refused before the model is
+    built, naming the option and the forms it takes (not torch's
+    RuntimeError from ``model.to`` after loading)."""
+    from mmidc.apis.model_loading import init_model
+    with pytest.raises(ValueError,
+                       match=f"device='{device}' is not a device.*'cpu'"):
+        init_model(*captioner_files, device=device)
