@@ -85,3 +85,14 @@ def test_a_config_the_probe_cannot_read_is_named(tmp_path):
                         "train_dataloader = dict(dataset=dict())\nval_dataloader = None\n")
     with pytest.raises(SystemExit, match=r'pretrain.py: no val_dataloader'):
         load_tool().main([str(pretrain), '--steps', '1'])
+
+
+def test_the_probe_draws_no_caption(tmp_path, monkeypatch):
+    """The probe reads images only: no caption step runs, so no warning about
+    the random draws of a caption sampler (meant for training runs)."""
+    config = write_tiny_config(str(tmp_path), extra=(
+        "custom_imports = dict(imports=['mmidc', 'projects.from_scratch'])\n"))
+    from mmidc.datasets.transforms import tokenize_captions
+    monkeypatch.setattr(tokenize_captions.TokenizeCaptions, 'transform',
+                        lambda self, results: pytest.fail('a caption was drawn'))
+    load_tool().main([config, '--steps', '1', '--batch-size', '2', '--threads', '1'])

@@ -24,6 +24,7 @@ synthetic generator writes: can the encoder name *what* changed, not only
 diluted in the mean of all tokens and stands out in their max.
 """
 import argparse
+import copy
 import json
 import os.path as osp
 import sys
@@ -97,7 +98,12 @@ def load_split(cfg, name, target='change_type'):
     An attribute: the change pairs, labelled with that attribute of the
     changed object.
     """
-    dataset = DATASETS.build(cfg[f'{name}_dataloader'].dataset)
+    dataset_cfg = copy.deepcopy(cfg[f'{name}_dataloader'].dataset)
+    if 'pipeline' in dataset_cfg:  # images only: no caption is drawn
+        dataset_cfg['pipeline'] = [
+            t for t in dataset_cfg['pipeline'] if str(t['type']).split('.')[-1]
+            not in ('TokenizeCaptions', 'SampleHardNegatives')]
+    dataset = DATASETS.build(dataset_cfg)
     infos = [dataset.get_data_info(i) for i in range(len(dataset))]
     kinds = [info.get('change_type') for info in infos]
     unknown = sorted(set(map(str, kinds)) - set(CHANGE_TYPES))
