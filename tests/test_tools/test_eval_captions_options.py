@@ -21,3 +21,12 @@ def test_one_word_no_change_sentences():
         sentences('unchanged')
     assert sentences('unchanged .') == ('unchanged .', )
     assert sentences('nothing changed', 'unchanged') == ('nothing changed', 'unchanged')
+
+
+def test_a_cfg_option_without_a_value_is_a_usage_error(capsys):
+    tool = load_tool('tools/analysis_tools/eval_captions.py')
+    with pytest.raises(SystemExit):
+        tool.parse_args(['p.json', '--config', 'c.py', '--cfg-options', 'data_root'])
+    assert "--cfg-options: 'data_root' is not KEY=VALUE" in capsys.readouterr().err
+    args = tool.parse_args(['p.json', '--cfg-options', 'data_root=d', 'a.b=2'])
+    assert args.cfg_options == {'data_root': 'd', 'a.b': 2}

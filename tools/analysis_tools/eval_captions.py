@@ -38,6 +38,7 @@ import sys
 from mmengine.logging import print_log
 
 from mmidc.cli import working_dir_on_path
+from mmidc.runtime.cfg_options import CfgOptionsAction
 from mmidc.evaluation.metrics.caption_scorer import (METRIC_GROUPS,
                                                      TOKENIZERS,
                                                      CaptionScorer,
@@ -69,7 +70,7 @@ def parse_args(argv=None):
     parser.add_argument('--split', default='test',
                         help='the split of --config (or of a Karpathy '
                         'references file) (default: test)')
-    parser.add_argument('--cfg-options', nargs='+', default=[],
+    parser.add_argument('--cfg-options', nargs='+', action=CfgOptionsAction,
                         help='--config overrides, key=value')
     parser.add_argument('--out', help='write the scores to this JSON file')
     parser.add_argument(
@@ -121,19 +122,16 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
-def load_config(path: str, options):
-    """A config with its ``--cfg-options`` merged."""
-    from mmengine.config import Config, DictAction
+def load_config(path: str, options=None):
+    """A config with its ``--cfg-options`` (a dict) merged."""
+    from mmengine.config import Config
 
     from mmidc.runtime.data_root import resolve_paths
     if not osp.isfile(path):
         sys.exit(f'eval_captions: no such config: {path}')
     cfg = Config.fromfile(path)
-    merged = None
-    if options:
-        parser = argparse.ArgumentParser()
-        parser.add_argument('--o', nargs='+', action=DictAction)
-        merged = parser.parse_args(['--o', *options]).o
+    merged = options or None
+    if merged:
         cfg.merge_from_dict(merged)
     # paths derived from data_root follow it (explicit values kept)
     resolve_paths(cfg, path, merged)
@@ -200,7 +198,7 @@ def build_scorer(args, cfg=None) -> CaptionScorer:
                              '--vocab-ann-file, --vocab-config (or --config)'
                              ', or a paper\'s --word-map')
                 vocab_cfg = (cfg if vocab_cfg_path == args.config else
-                             load_config(vocab_cfg_path, []))
+                             load_config(vocab_cfg_path))
                 datasets = [vocab_cfg[f'{s}_dataloader']['dataset']
                             for s in ('train', 'val', 'test')
                             if vocab_cfg.get(f'{s}_dataloader')]
