@@ -5,6 +5,16 @@
 CONFIG=$1
 CHECKPOINT=$2
 NPROC=$3
+# Checked before torchrun starts: a message and exit 2.
+fail() {
+    printf '%s\n' "$(basename "$0"): $*" >&2
+    exit 2
+}
+[ $# -ge 3 ] || fail "usage: bash $0 CONFIG CHECKPOINT NPROC [test.py args...]"
+[[ $NPROC =~ ^[1-9][0-9]{0,3}$ ]] ||
+    fail "NPROC (processes per machine, the third argument) must be a whole number of at least 1, got '$NPROC'"
+[ -f "$CONFIG" ] || fail "config not found: $CONFIG"
+[ -f "$CHECKPOINT" ] || fail "checkpoint not found: $CHECKPOINT"
 NNODES=${NNODES:-1}
 NODE_RANK=${NODE_RANK:-0}
 PORT=${PORT:-29500}

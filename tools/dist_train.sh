@@ -4,6 +4,15 @@
 # Several machines: set NNODES, NODE_RANK, MASTER_ADDR and PORT on each.
 CONFIG=$1
 NPROC=$2
+# Checked before torchrun starts: a message and exit 2.
+fail() {
+    printf '%s\n' "$(basename "$0"): $*" >&2
+    exit 2
+}
+[ $# -ge 2 ] || fail "usage: bash $0 CONFIG NPROC [train.py args...]"
+[[ $NPROC =~ ^[1-9][0-9]{0,3}$ ]] ||
+    fail "NPROC (processes per machine, the second argument) must be a whole number of at least 1, got '$NPROC'"
+[ -f "$CONFIG" ] || fail "config not found: $CONFIG"
 NNODES=${NNODES:-1}
 NODE_RANK=${NODE_RANK:-0}
 PORT=${PORT:-29500}
