@@ -84,7 +84,7 @@ def check_no_change_sentences(sentences) -> Optional[Tuple[str, ...]]:
     try:
         sentences = named_sentences(sentences)
     except KeyError as e:
-        raise ValueError(f'no_change_sentences: {e.args[0]}') from None
+        raise ValueError(e.args[0]) from None  # names the option
     except TypeError:
         raise ValueError('no_change_sentences must be a data set name or a '
                          f'list of sentences, got {sentences!r}') from None

@@ -61,8 +61,10 @@ def test_no_change_sentences_are_the_data_sets():
         is None
     protocol = RSWordsProtocol(no_change_sentences=['Nothing has changed.'])
     assert protocol.no_change_sentences == ('Nothing has changed.', )
-    with pytest.raises(ValueError, match="no_change_sentences.*'no_set'"):
+    with pytest.raises(ValueError, match="no_change_sentences.*'no_set'") \
+            as error:
         RSWordsProtocol(no_change_sentences='no_set')
+    assert str(error.value).count('no_change_sentences') == 1  # named once
     # the metric's decision follows the protocol's sentences
     scorer = CaptionScorer(java=False, protocol=dict(
         type='RSWordsProtocol',
