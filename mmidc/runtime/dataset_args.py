@@ -2,12 +2,15 @@
 (``CONFIG [--cfg-options ...]``) or ``--dataset-type`` and ``--data-root``
 (``--split``), with the data set's own ``--dataset-options``."""
 import argparse
+import os
+import os.path as osp
 
 from mmengine.config import Config
 
 from .cfg_options import CfgOptionsAction
 
-__all__ = ['add_dataset_args', 'check_dataset_args', 'with_dataset_options']
+__all__ = ['add_dataset_args', 'check_dataset_args', 'check_out_file',
+           'with_dataset_options']
 
 
 def add_dataset_args(parser: argparse.ArgumentParser, config_help: str,
@@ -44,6 +47,14 @@ def check_dataset_args(parser: argparse.ArgumentParser,
         parser.error('give either a CONFIG or --dataset-type and --data-root')
     if args.dataset_type and not args.data_root:
         parser.error('--dataset-type needs --data-root')
+
+
+def check_out_file(parser: argparse.ArgumentParser, out: str) -> None:
+    """A usage error when ``--out`` names a folder (an existing one, or a
+    path ending in a separator), before the tool does its work."""
+    if out and (osp.isdir(out) or out.endswith(('/', os.sep))):
+        parser.error(f'--out {out}: a folder; give the file to write, e.g. '
+                     f'{osp.join(out, "NAME.json")}')
 
 
 def with_dataset_options(dataset_cfg: dict, options: dict) -> dict:

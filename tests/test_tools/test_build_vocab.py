@@ -1,5 +1,6 @@
 """tools/dataset_converters/build_vocab.py: the caption vocabulary from a
 config (to the file its model reads) or from a data set type and root."""
+import os
 import os.path as osp
 
 import pytest
@@ -55,3 +56,17 @@ def test_an_option_the_data_set_does_not_take_is_named(tmp_path):
                        'ann_fil'):
         load_tool(TOOL).main(['--dataset-type', 'ImagePairDataset', '--data-root', root,
                               '--dataset-options', 'ann_fil=val.jsonl'])
+
+
+@pytest.mark.parametrize('name', ['existing', 'new/'])
+def test_an_out_that_names_a_folder_is_a_usage_error(tmp_path, capsys, name):
+    root = str(tmp_path / 'pairs')
+    make_my_pairs_tree(root)
+    (tmp_path / 'existing').mkdir()
+    out = f'{tmp_path}/{name}'  # pathlib would drop the trailing slash
+    with pytest.raises(SystemExit):
+        load_tool(TOOL).main(['--dataset-type', 'ImagePairDataset', '--data-root', root,
+                              '--dataset-options', 'ann_file=val.jsonl', '--out', out])
+    assert f'--out {out}: a folder; give the file to write' in capsys.readouterr().err
+    assert sorted(os.listdir(tmp_path)) == ['existing', 'pairs']  # nothing written
+    assert os.listdir(tmp_path / 'existing') == []

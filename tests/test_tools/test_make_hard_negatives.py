@@ -126,3 +126,12 @@ def test_the_default_file_is_the_one_read(tool, tmp_path):
     tool.main([str(config), '--show', '0'])
     with open(osp.join(root, 'negatives', 'mine.json')) as f:
         assert json.load(f)['negatives'] == json.loads(before)['negatives']
+
+
+def test_an_out_that_names_a_folder_is_refused_before_the_work(tool, tmp_path, capsys):
+    (tmp_path / 'negatives').mkdir()
+    out = str(tmp_path / 'negatives')
+    with pytest.raises(SystemExit):
+        tool.parse_args(['--dataset-type', 'CLEVRChangeDataset', '--data-root', 'x',
+                         '--out', out])
+    assert f'--out {out}: a folder; give the file to write' in capsys.readouterr().err

@@ -24,7 +24,8 @@ from mmengine.config import Config
 
 from mmidc.datasets.preparation.vocab_sources import (
     caption_datasets, config_vocab_file, write_dataset_vocab_file)
-from mmidc.runtime.dataset_args import add_dataset_args, check_dataset_args, with_dataset_options
+from mmidc.runtime.dataset_args import (add_dataset_args, check_dataset_args, check_out_file, check_out_file,
+                                        with_dataset_options)
 from mmidc.runtime.data_root import apply_data_root
 from mmidc.cli import working_dir_on_path
 
@@ -38,6 +39,7 @@ def parse_args(argv=None):
                         'config names, else <data_root>/caption_vocab_<split>.json)')
     args = parser.parse_args(argv)
     check_dataset_args(parser, args)
+    check_out_file(parser, args.out)
     return args
 
 

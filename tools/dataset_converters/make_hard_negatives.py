@@ -39,7 +39,7 @@ from mmidc.datasets.preparation.hard_negatives import (
     DEFAULT_ROLE_PAIRS, DEFAULT_SYNONYMS, KINDS, HardNegativeGenerator,
     hard_negatives_path, write_hard_negatives)
 from mmidc.registry import DATASETS
-from mmidc.runtime.dataset_args import (add_dataset_args, check_dataset_args,
+from mmidc.runtime.dataset_args import (add_dataset_args, check_dataset_args, check_out_file,
                                         with_dataset_options)
 from mmidc.runtime.data_root import apply_data_root
 from mmidc.cli import working_dir_on_path
@@ -88,6 +88,7 @@ def parse_args(argv=None):
                         'negatives of each kind')
     args = parser.parse_args(argv)
     check_dataset_args(parser, args)
+    check_out_file(parser, args.out)
     return args
 
 
