@@ -73,6 +73,7 @@ def test_references_grades_every_reference(tmp_path, capsys):
     scores = tool.main([str(path), '--data-root', root, '--references'])
     assert scores['total'] == 100.0
     out = capsys.readouterr().out
+    assert re.search(r'\nsubset +references +true ', out)  # counts captions
     assert re.search(rf'\ntotal +{sum(len(refs) for *_, refs in pairs)} '
                      r'+100\.0 ', out)
     assert '(its references)' in out

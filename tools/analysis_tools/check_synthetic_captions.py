@@ -224,7 +224,8 @@ def check_file(path: str, data_root: str, show: int,
     scores = truth_scores(records, verdicts)
     print(f'Caption truth of {path}{" (its references)" if references else ""}'
           ' (% of captions):')
-    print(format_truth_table(scores, subset_counts(records)))
+    print(format_truth_table(scores, subset_counts(records),
+                             'references' if references else 'pairs'))
     print('The last word of colour and material change captions (captions):')
     print(value_word_table(records))
     roles = object_value_counts(records, verdicts, data_root)

@@ -36,12 +36,14 @@ def truth_scores(records: Sequence[dict],
 
 
 def format_truth_table(scores: Dict[str, float],
-                       sizes: Optional[Dict[str, int]] = None) -> str:
+                       sizes: Optional[Dict[str, int]] = None,
+                       counted: str = 'pairs') -> str:
     """A plain-text table: a row per subset, the columns ``true`` and the
     partial checks (``-`` where a check does not exist); ``sizes``:
-    :func:`~mmidc.evaluation.metrics.caption_scorer.subset_counts`."""
+    :func:`~mmidc.evaluation.metrics.caption_scorer.subset_counts`, in a
+    column headed ``counted`` (what the records are)."""
     rows = [k for k in scores if '/' not in k]
-    header = ['subset'] + (['pairs'] if sizes else []) + [
+    header = ['subset'] + ([counted] if sizes else []) + [
         'true', 'right type', 'right object', 'right value']
     lines = [header]
     for row in rows:
