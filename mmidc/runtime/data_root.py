@@ -28,6 +28,7 @@ logged. Building a config with ``Runner.from_cfg`` yourself: call
 """
 import ast
 import difflib
+import logging
 import os.path as osp
 from typing import (Callable, Dict, Iterable, Iterator, List, Optional,
                     Tuple, Union)
@@ -319,7 +320,10 @@ def resolve_paths(cfg, source: Optional[str] = None,
                   cfg_options: Union[None, dict, Iterable[str]] = None
                   ) -> List[Tuple[str, str, str]]:
     """Steps 1 and 2 of :func:`apply_data_root`: ``data_root`` follows
-    loaders moved as a whole, then every placeholder is filled.
+    loaders moved as a whole, then every placeholder is filled. A
+    ``data_root`` of ``--cfg-options`` that the loaders do not read (they
+    read a literal folder, as in a run's own config in its work dir) is a
+    warning naming both folders and the fix.
 
     Args:
         cfg (Config): The config (after ``--cfg-options``), changed in
@@ -350,8 +354,22 @@ def resolve_paths(cfg, source: Optional[str] = None,
             and not folders & others
             and folders != {_real(data_root)}):
         new = _norm(sorted(v for _, v in roots)[0])
-        print_log(f'every loader reads {new!r}: data_root {data_root!r} and '
-                  'the paths written from it follow', logger='current')
+        if 'data_root' in (cfg_options or ()):
+            name = source or getattr(cfg, 'filename', None) or 'the config'
+            print_log(
+                f'--cfg-options data_root={data_root!r} is not used: every '
+                f'loader of {name} reads {new!r}, a folder written as it is '
+                "(a run's own config in its work dir writes every path out), "
+                f'so the run reads {new!r} and data_root follows it. To read '
+                f'{data_root!r}, give the config the run was made from (its '
+                "paths are written '{data_root}/...' and follow data_root: "
+                'the loaders, the image cache, the vocabulary and the '
+                "evaluators' files)",
+                logger='current', level=logging.WARNING)
+        else:
+            print_log(f'every loader reads {new!r}: data_root {data_root!r} '
+                      'and the paths written from it follow',
+                      logger='current')
         changes.append(('data_root', data_root, new))
         cfg.data_root = new
     changes += fill_placeholders(cfg)

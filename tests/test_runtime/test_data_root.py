@@ -3,6 +3,7 @@
 every path written from it as a placeholder (``'{data_root}/...'``), and a
 data set or evaluator left on another folder stops the run naming the
 settings (mmidc.runtime.data_root)."""
+import logging
 import os.path as osp
 import re
 import subprocess
@@ -453,3 +454,39 @@ def test_a_misspelt_data_root_stops_every_tool(tmp_path):
     cfg = Config.fromfile(str(path))
     with pytest.raises(KeyError, match=r"'data_rot'.*did you mean 'data_root'.*'data/my_pairs'"):
         apply_data_root(cfg, str(path))
+
+
+def test_cfg_options_data_root_unused_by_literal_loaders_is_a_warning(
+        two_folders, monkeypatch):
+    """A config whose loaders read a literal folder (a run's own config in
+    its work dir: every path written out) given ``--cfg-options
+    data_root=...``: the run reads the loaders' folder, and a warning says
+    that the command line's data_root is not used, naming both folders and
+    the fix (not an INFO line saying the paths follow data_root)."""
+    from mmidc.runtime import data_root as data_root_module
+    logged = []
+    monkeypatch.setattr(data_root_module, 'print_log',
+                        lambda msg, **kwargs: logged.append((msg, kwargs)))
+    dumped = write_config(two_folders / 'dumped.py', (
+        f"_base_ = [{str(BASES / 'image_pair.py')!r}]\n"
+        "data_root = 'data/my_pairs'\n"
+        + ''.join(f"{key} = dict(dataset=dict(data_root='data/my_pairs'))\n"
+                  for key in LOADERS)))
+    options = {'data_root': 'data/mp2'}
+    cfg = Config.fromfile(dumped)
+    cfg.merge_from_dict(options)
+    apply_data_root(cfg, dumped, options)
+    assert loader_roots(cfg) == ['data/my_pairs'] * 3
+    (message, kwargs), = [(m, k) for m, k in logged if 'data/mp2' in m]
+    assert kwargs.get('level') == logging.WARNING
+    assert "--cfg-options data_root='data/mp2' is not used" in message
+    assert dumped in message and "reads 'data/my_pairs'" in message
+    assert 'give the config the run was made from' in message
+    # loaders moved by the command line take data_root along, as before
+    logged.clear()
+    options = {f'{key}.dataset.data_root': 'data/mp2' for key in LOADERS}
+    cfg = Config.fromfile(dumped)
+    cfg.merge_from_dict(options)
+    apply_data_root(cfg, dumped, options)
+    assert cfg.data_root == 'data/mp2'
+    assert not [k for _, k in logged if k.get('level') == logging.WARNING]
