@@ -14,6 +14,8 @@ fail() {
 [[ $NPROC =~ ^[1-9][0-9]{0,3}$ ]] ||
     fail "NPROC (processes per machine, the third argument) must be a whole number of at least 1, got '$NPROC'"
 [ -f "$CONFIG" ] || fail "config not found: $CONFIG"
+[ ! -d "$CHECKPOINT" ] ||
+    fail "$CHECKPOINT is a folder, not a checkpoint: give a checkpoint file in it"
 [ -f "$CHECKPOINT" ] || fail "checkpoint not found: $CHECKPOINT"
 NNODES=${NNODES:-1}
 NODE_RANK=${NODE_RANK:-0}

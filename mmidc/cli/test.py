@@ -10,6 +10,7 @@ prefixes; --partial-load loads the keys that fit.
 """
 import argparse
 import json
+import os
 import os.path as osp
 
 from mmengine.runner import Runner
@@ -48,6 +49,14 @@ def main():
 
 
 def _test(args):
+    if osp.isdir(args.checkpoint):
+        found = sorted(name for name in os.listdir(args.checkpoint)
+                       if name.endswith(('.pth', '.safetensors')))
+        raise IsADirectoryError(
+            f'{args.checkpoint} is a folder, not a checkpoint: give a '
+            'checkpoint file in it'
+            + (f' ({", ".join(found)})' if found else
+               ' (it holds no .pth or .safetensors file)'))
     if not osp.isfile(args.checkpoint):
         raise FileNotFoundError(f'checkpoint not found: {args.checkpoint}')
     cfg = read_config(args)

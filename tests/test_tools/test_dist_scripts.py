@@ -5,6 +5,7 @@ torchrun's ``ValueError: Unsupported nproc_per_node value``)."""
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -41,10 +42,14 @@ def files(tmp_path):
      'checkpoint not found: missing.pth'),
     ('dist_test.sh', ['missing.py', '{checkpoint}', '2'],
      'config not found: missing.py'),
+    ('dist_test.sh', ['{config}', '{folder}', '2'],
+     'is a folder, not a checkpoint'),
 ])
 def test_wrong_arguments_are_named(files, script, args, message):
     config, checkpoint = files
-    args = [a.format(config=config, checkpoint=checkpoint) for a in args]
+    folder = str(Path(config).parent)
+    args = [a.format(config=config, checkpoint=checkpoint, folder=folder)
+            for a in args]
     result = run_script(script, args)
     assert result.returncode == 2, result.stderr
     assert re.search(message, result.stderr), result.stderr

@@ -119,3 +119,24 @@ def test_checkpoint_of_another_model_is_refused(trained_captioner, tmp_path,
     monkeypatch.setattr(sys, 'argv', argv + ['--partial-load'])
     metrics = load_tool('tools/test.py').main()
     assert 'CIDEr' in metrics
+
+
+def test_a_work_dir_given_as_the_checkpoint_names_its_checkpoints(
+        tmp_path, monkeypatch):
+    """A work dir in place of the checkpoint: not "checkpoint not found"
+    (the folder exists) but an error saying it is a folder and naming the
+    checkpoints in it."""
+    work_dir = tmp_path / 'work_dir'
+    work_dir.mkdir()
+    for name in ('epoch_1.pth', 'best_CIDEr_epoch_1.pth'):
+        (work_dir / name).write_bytes(b'')
+    config = tmp_path / 'x.py'
+    config.write_text('')
+    monkeypatch.setattr(sys, 'argv', ['tools/test.py', str(config),
+                                      str(work_dir)])
+    with pytest.raises(IsADirectoryError) as err:
+        load_tool('tools/test.py').main()
+    message = str(err.value)
+    assert str(work_dir) in message and 'a folder' in message
+    assert 'best_CIDEr_epoch_1.pth' in message and 'epoch_1.pth' in message
+    assert 'not found' not in message
