@@ -38,12 +38,20 @@ def read_checkpoint(
         the ``meta`` dict (empty when the file has none).
 
     Raises:
-        FileNotFoundError: ``path`` does not exist.
+        FileNotFoundError: ``path`` does not exist, or is a folder (the
+            message names the checkpoints in it).
         ValueError: a TorchScript archive, a file ``weights_only`` refuses,
             a corrupt ``.safetensors`` file, or a file that holds no state
             dict of tensors; the message names ``path``.
     """
     path = os.fspath(path)
+    if os.path.isdir(path):
+        found = sorted(name for name in os.listdir(path)
+                       if name.endswith(('.pth', '.pt', '.safetensors')))
+        raise FileNotFoundError(
+            f'{path} is a folder, not a checkpoint: give a checkpoint file '
+            'in it' + (f' ({", ".join(found)})' if found else
+                       ' (it holds no .pth or .safetensors file)'))
     if not os.path.isfile(path):
         raise FileNotFoundError(f'checkpoint not found: {path}')
     if not path.endswith('.safetensors') and _is_torchscript_archive(path):

@@ -70,3 +70,18 @@ def test_the_last_checkpoint_pointer_is_named_as_such(tmp_path):
         assert 'last_checkpoint' in message and target in message
         assert 'pass that file' in message
         assert 'weights_only' not in message  # not torch's advice
+
+
+def test_a_folder_is_named_as_a_folder(tmp_path):
+    """A work dir given as the checkpoint (``caption_pair.py CONFIG
+    WORK_DIR ...``, ``IDCInferencer(config, work_dir)``): the error says it
+    is a folder and names the checkpoints in it, not "not found"."""
+    torch.save(_state(), tmp_path / 'epoch_1.pth')
+    save_file(_state(), str(tmp_path / 'model.safetensors'))
+    (tmp_path / 'notes.txt').write_text('')
+    with pytest.raises(FileNotFoundError) as err:
+        read_checkpoint(str(tmp_path))
+    message = str(err.value)
+    assert 'is a folder, not a checkpoint' in message
+    assert 'epoch_1.pth' in message and 'model.safetensors' in message
+    assert 'notes.txt' not in message and 'not found' not in message
