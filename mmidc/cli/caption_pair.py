@@ -95,6 +95,9 @@ def parse_args(argv=None):
         parser.error('the AFTER image is missing')
     if not single and not args.out:
         parser.error('--out results.jsonl is required with --pairs-file / --folder')
+    if not single and Path(args.out).is_dir():
+        parser.error(f'--out {args.out} is a folder: give the results file, '
+                     f'e.g. --out {Path(args.out) / "results.jsonl"}')
     if not single and args.show_attention:
         parser.error('--show-attention takes one pair (BEFORE AFTER)')
     if args.beam is not None and args.beam < 1:

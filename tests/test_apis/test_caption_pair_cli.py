@@ -138,3 +138,14 @@ def test_a_gpu_torch_does_not_see_is_one_error_line(
     assert code == 2
     assert "device='cuda', but torch sees no CUDA GPU here" in err
     assert '--device cpu' in err and 'Traceback' not in err
+
+
+def test_out_that_is_a_folder_is_a_usage_error(cli, tmp_path, capsys):
+    """--out naming a folder: a usage line naming it, before the model is
+    loaded (not an IsADirectoryError traceback once it is)."""
+    with pytest.raises(SystemExit) as exit_info:
+        cli.parse_args(['c.py', 'w.pth', '--folder', str(tmp_path),
+                        '--out', str(tmp_path)])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert f'--out {tmp_path} is a folder' in err and 'results.jsonl' in err
