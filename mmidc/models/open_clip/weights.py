@@ -30,8 +30,11 @@ OpenAI's own ``ViT-B-32.pt`` files are TorchScript archives: they are refused
 with a message pointing to ``tools/model_converters/
 openai_clip_to_safetensors.py``, which writes a plain safetensors state dict.
 OpenAI's weights were trained with QuickGELU: use open_clip's
-``'ViT-B-32-quickgelu'`` arch (or ``quick_gelu=True`` in a config dict).
+``'ViT-B-32-quickgelu'`` arch (or ``quick_gelu=True`` in a config dict). The
+converter records this in its file's metadata (``quick_gelu: true``); such
+a file loaded for towers built with GELU is a warning naming it.
 """
+import logging
 import math
 import os
 from typing import Dict, Sequence, Tuple, Union
@@ -126,7 +129,33 @@ def load_clip_state_dict(pretrained: Union[str, dict],
             'to your file; to train without CLIP weights, see '
             'docs/from_scratch.md.')
     print_log(f'Loading CLIP weights from {path}', logger='current')
-    return _unwrap_checkpoint(read_checkpoint(path)[0], path)
+    state = _unwrap_checkpoint(read_checkpoint(path)[0], path)
+    if arch is not None:
+        _check_quick_gelu(path, arch)
+    return state
+
+
+def _check_quick_gelu(path: str, arch: ArchType) -> None:
+    """Warn when ``path`` records QuickGELU weights (the converter writes
+    ``quick_gelu: true`` into OpenAI's) and ``arch`` builds GELU towers."""
+    if not path.endswith('.safetensors'):
+        return
+    from safetensors import safe_open
+
+    from .towers import get_clip_config
+    with safe_open(path, framework='pt') as f:
+        metadata = f.metadata() or {}
+    if metadata.get('quick_gelu') != 'true' or \
+            get_clip_config(arch).get('quick_gelu', False):
+        return
+    name = arch if isinstance(arch, str) else 'the arch config dict'
+    print_log(
+        f'{path} holds CLIP weights trained with QuickGELU (OpenAI\'s), but '
+        f'{name} builds its towers with GELU, so every block computes other '
+        f"features than the weights were trained for: use the '-quickgelu' "
+        f"arch ('ViT-B-32-quickgelu', as the shipped configs do) or "
+        f'quick_gelu=True in an arch dict.', logger='current',
+        level=logging.WARNING)
 
 
 def vision_state_dict(state: StateDict) -> StateDict:

@@ -41,3 +41,40 @@ def test_missing_clip_weights_name_the_file_and_how_to_get_them(tmp_path):
     assert missing in message and 'pretrained' in message
     assert 'tools/model_converters/openai_clip_to_safetensors.py' in message
     assert 'docs/from_scratch.md' in message
+
+
+def test_openai_weights_on_a_gelu_arch_are_a_warning(tiny_arch, tmp_path,
+                                                     monkeypatch):
+    """The converter's file records that OpenAI's CLIP was trained with
+    QuickGELU (``quick_gelu: true`` in its metadata): loading it into towers
+    built with GELU (an arch without ``-quickgelu``) is a warning naming the
+    file and the arch to use; a QuickGELU arch, or a file without that
+    record, loads without one."""
+    import logging
+
+    from open_clip.model import CLIP
+    from safetensors.torch import save_file
+
+    from mmidc.models.open_clip import weights
+    logged = []
+    monkeypatch.setattr(weights, 'print_log',
+                        lambda msg, **kwargs: logged.append((msg, kwargs)))
+    state = {k: v.contiguous() for k, v in CLIP(**tiny_arch).state_dict().items()}
+    openai = str(tmp_path / 'openai.safetensors')
+    save_file(state, openai, metadata=dict(format='pt', source='openai',
+                                           quick_gelu='true'))
+    plain = str(tmp_path / 'plain.safetensors')
+    save_file(state, plain)
+
+    def warnings():
+        return [m for m, k in logged if k.get('level') == logging.WARNING]
+
+    weights.load_clip_state_dict(openai, tiny_arch)
+    (message, ) = warnings()
+    assert openai in message and 'QuickGELU' in message
+    assert "'-quickgelu'" in message and 'quick_gelu=True' in message
+    logged.clear()
+    weights.load_clip_state_dict(openai, dict(tiny_arch, quick_gelu=True))
+    weights.load_clip_state_dict(plain, tiny_arch)
+    weights.load_clip_state_dict(openai)  # no arch to compare with
+    assert warnings() == []
