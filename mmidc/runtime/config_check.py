@@ -408,8 +408,26 @@ def apply_launch_args(cfg: Config, config_path: str, launcher: str,
     """The settings tools/train.py and tools/test.py share: the launcher
     (gloo on CPU-only machines), the work dir (``--work-dir``, else the
     config's, else ``work_dirs/<config name>``) and the loaders' ``'auto'``
-    settings (:func:`mmidc.runtime.loader_setup.resolve_loader_defaults`)."""
+    settings (:func:`mmidc.runtime.loader_setup.resolve_loader_defaults`).
+
+    Raises:
+        ValueError: ``launcher='pytorch'`` in a process that torchrun did
+            not start (no ``RANK`` / ``WORLD_SIZE``), naming the scripts that
+            start the processes.
+    """
+    import os
+
     from mmidc.runtime.loader_setup import resolve_loader_defaults
+    missing = [name for name in ('RANK', 'WORLD_SIZE')
+               if name not in os.environ]
+    if launcher == 'pytorch' and missing:
+        raise ValueError(
+            f'--launcher pytorch, but {" and ".join(missing)} are not set: '
+            'this process was not started by torchrun, which sets them for '
+            'each process. Start the run with bash tools/dist_train.sh '
+            'CONFIG NPROC (tools/dist_test.sh CONFIG CHECKPOINT NPROC) or '
+            'torchrun --nproc_per_node=NPROC tools/train.py CONFIG '
+            '--launcher pytorch; for one process, leave --launcher out')
     cfg.launcher = launcher
     use_gloo_without_cuda(cfg)
     resolve_loader_defaults(cfg)

@@ -124,3 +124,20 @@ def test_a_second_root_or_a_set_root_is_no_typo(tmp_path):
         f"_base_ = [{str(FROM_SCRATCH / 'clip4idc-caption_tiny_my-pairs.py')!r}]\n"
         "data_root = 'data/a'\ndata_roots = 'data/b'\ndat_root = 'data/c'\n")
     check_config(Config.fromfile(str(path)))
+
+
+def test_pytorch_launcher_without_torchrun_names_the_launch_command(
+        monkeypatch):
+    """``tools/test.py ... --launcher pytorch`` started by python itself,
+    not torchrun: an error naming the option and the scripts that start
+    the processes, not torch's ``environment variable RANK expected``."""
+    from mmidc.runtime.config_check import apply_launch_args
+    for name in ('RANK', 'WORLD_SIZE'):
+        monkeypatch.delenv(name, raising=False)
+    cfg = Config(dict(model=dict(type='x')))
+    with pytest.raises(ValueError) as err:
+        apply_launch_args(cfg, 'x.py', 'pytorch')
+    message = str(err.value)
+    assert '--launcher pytorch' in message and 'RANK' in message
+    assert 'dist_train.sh' in message and 'dist_test.sh' in message
+    assert 'torchrun' in message
