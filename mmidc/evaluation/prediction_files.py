@@ -165,6 +165,34 @@ OWN_PAIRS_REFERENCES = (
     'in place of --references')
 
 
+def read_metric_records(path: str, keys: Sequence[str], fix: str
+                        ) -> List[dict]:
+    """The records of an :class:`~mmidc.evaluation.IDCMetric` predictions
+    file (``predictions_<stamp>.json``: a JSON list of ``{"pair_id",
+    "prediction", "references", "change_type"}``), each holding ``keys``.
+
+    Args:
+        path (str): The file.
+        keys (Sequence[str]): The keys every record must hold.
+        fix (str): What to do with a file of another form, for the error.
+
+    Raises:
+        ValueError: naming the file, the form expected and ``fix``.
+    """
+    try:
+        with open(path, encoding='utf-8') as f:
+            records = json.load(f)
+    except ValueError:
+        records = None
+    if not isinstance(records, list) or not all(
+            isinstance(r, dict) and all(k in r for k in keys) for r in records):
+        raise ValueError(
+            f'{path}: not a predictions file of IDCMetric (a JSON list of '
+            '{"pair_id", "prediction", "references", "change_type"}, '
+            f"predictions_<stamp>.json in a run's folder); {fix}")
+    return records
+
+
 def detect_reference_format(data, path: str) -> str:
     """The format of loaded reference data (see the module)."""
     if isinstance(data, dict) and isinstance(data.get('annotations'), list):

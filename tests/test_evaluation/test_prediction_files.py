@@ -4,6 +4,7 @@ Dubai-CC annotation excerpt; RSICC's eval_results and caption_pair.py's
 JSON Lines written as they are), scored by eval_captions.py."""
 import json
 import os.path as osp
+import re
 
 import pytest
 from pycocoevalcap.bleu.bleu import Bleu
@@ -13,6 +14,7 @@ from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
 
 from mmidc.evaluation.metrics.java import find_java
 from mmidc.evaluation.prediction_files import (match_records, pair_key,
+                                               read_metric_records,
                                                read_predictions,
                                                read_references)
 from tests.helpers import load_tool
@@ -212,3 +214,21 @@ def test_hcfnet_whu_cdc_files_score_as_chg2cap_scores_them():
     # sentences change ROUGE-L and CIDEr-D of the changed pairs
     assert abs(raw['change/CIDEr'] - tokens['change/CIDEr']) > 0.1
     assert abs(raw['change/ROUGE_L'] - tokens['change/ROUGE_L']) > 0.1
+
+
+def test_metric_records_of_another_form_name_the_file_the_form_and_the_fix(tmp_path):
+    """caption_pair.py's JSON Lines and coco-caption results are not
+    IDCMetric's predictions (read by check_synthetic_captions.py and
+    tokenizer_difference.py)."""
+    keys = ('pair_id', 'change_type', 'prediction')
+    good = tmp_path / 'predictions.json'
+    good.write_text(json.dumps([dict(pair_id='0', change_type='none', prediction='a')]))
+    assert read_metric_records(str(good), keys, 'FIX')[0]['prediction'] == 'a'
+    jsonl = tmp_path / 'results.jsonl'
+    jsonl.write_text('{"pair_id": "0", "caption": "a"}\n{"pair_id": "1", "caption": "b"}\n')
+    coco = tmp_path / 'coco.json'
+    coco.write_text(json.dumps([dict(image_id='000001.png', caption='a')]))
+    for path in (jsonl, coco):
+        with pytest.raises(ValueError, match=re.escape(str(path)) + '.*IDCMetric.*pair_id'
+                           '.*prediction.*change_type.*; FIX$'):
+            read_metric_records(str(path), keys, 'FIX')

@@ -199,15 +199,11 @@ def test_ending_value_and_the_table_by_description_and_ending():
         'color', '2', '0', '2', '0', '0']
 
 
-def test_a_file_of_another_form_is_named_with_the_form_expected(tmp_path):
-    """caption_pair.py's JSON Lines and coco-caption results are not
-    IDCMetric's predictions: the error names the file and the form."""
+def test_a_file_of_another_form_is_named_with_the_fix(tmp_path):
+    """coco-caption results are not IDCMetric's predictions: the error
+    (mmidc.evaluation.prediction_files.read_metric_records) says what to do."""
     tool = load_tool('tools/analysis_tools/check_synthetic_captions.py')
-    jsonl = tmp_path / 'results.jsonl'
-    jsonl.write_text('{"pair_id": "0", "caption": "a"}\n{"pair_id": "1", "caption": "b"}\n')
     coco = tmp_path / 'coco.json'
     coco.write_text(json.dumps([dict(image_id='000001.png', caption='a')]))
-    for path in (jsonl, coco):
-        with pytest.raises(ValueError, match=re.escape(str(path)) + '.*IDCMetric.*pair_id'
-                           '.*prediction.*change_type.*tools/test.py'):
-            tool.main([str(path), '--data-root', str(tmp_path)])
+    with pytest.raises(ValueError, match=re.escape(str(coco)) + '.*IDCMetric.*tools/test.py'):
+        tool.main([str(coco), '--data-root', str(tmp_path)])

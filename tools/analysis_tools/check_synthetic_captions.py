@@ -29,7 +29,6 @@ Example::
         --data-root data/synthetic_clevr_change
 """
 import argparse
-import json
 import sys
 from collections import Counter
 from statistics import mean
@@ -38,6 +37,7 @@ from mmidc.evaluation.metrics.caption_scorer import subset_counts
 from mmidc.evaluation.metrics.caption_truth import (format_object_word_table,
                                                     format_truth_table,
                                                     truth_scores)
+from mmidc.evaluation.prediction_files import read_metric_records
 from mmidc.synthetic.caption_grading import (grade_records, load_scene_graph,
                                              object_word_rows)
 from mmidc.synthetic.properties import WORD_TO_COLOR, WORD_TO_MATERIAL
@@ -196,20 +196,9 @@ def read_records(path: str, references: bool = False) -> list:
     naming the file and the form expected (JSON Lines of
     ``caption_pair.py``, coco-caption results ...)."""
     keys = ('pair_id', 'change_type') + (() if references else ('prediction', ))
-    try:
-        with open(path, encoding='utf-8') as f:
-            records = json.load(f)
-    except ValueError:
-        records = None
-    if not isinstance(records, list) or not all(
-            isinstance(r, dict) and all(k in r for k in keys) for r in records):
-        raise ValueError(
-            f'{path}: not a predictions file of IDCMetric (a JSON list of '
-            '{"pair_id", "prediction", "references", "change_type"}, '
-            'predictions_<stamp>.json in a run\'s folder); score that split '
-            'with tools/test.py to write one (the change type of each pair '
-            'comes from it)')
-    return records
+    return read_metric_records(path, keys, 'score that split with '
+                               'tools/test.py to write one (the change type '
+                               'of each pair comes from it)')
 
 
 def check_file(path: str, data_root: str, show: int,

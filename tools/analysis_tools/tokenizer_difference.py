@@ -22,6 +22,7 @@ from mmengine.registry import init_default_scope
 
 import mmidc  # noqa: F401
 from mmidc.evaluation.metrics.caption_scorer import JAVA_FREE_METRICS, CaptionScorer
+from mmidc.evaluation.prediction_files import read_metric_records
 
 
 def dataset_predictions(data_root: str, split: str, seed: int = 0) -> dict:
@@ -48,21 +49,11 @@ def dataset_predictions(data_root: str, split: str, seed: int = 0) -> dict:
 def read_records(path: str) -> list:
     """The records of an ``IDCMetric`` predictions file, or a ``ValueError``
     naming the file, the form read and what scores the other forms."""
-    keys = ('pair_id', 'change_type', 'prediction', 'references')
-    try:
-        with open(path, encoding='utf-8') as f:
-            records = json.load(f)
-    except ValueError:
-        records = None
-    if not isinstance(records, list) or not all(
-            isinstance(r, dict) and all(k in r for k in keys) for r in records):
-        raise ValueError(
-            f'{path}: not a predictions file of IDCMetric (a JSON list of '
-            '{"pair_id", "prediction", "references", "change_type"}); score '
-            'another form (JSON Lines, coco-caption results) with references '
-            'twice with tools/analysis_tools/eval_captions.py, --tokenizer ptb '
-            'and --tokenizer python')
-    return records
+    return read_metric_records(
+        path, ('pair_id', 'change_type', 'prediction', 'references'),
+        'score another form (JSON Lines, coco-caption results) with '
+        'references twice with tools/analysis_tools/eval_captions.py, '
+        '--tokenizer ptb and --tokenizer python')
 
 
 def compare(records: list, metrics=None, per_type: bool = True) -> list:
