@@ -13,7 +13,7 @@ with render grain, about the size of CLEVR-Change's PNGs; ``scene-jpeg``:
 the grainy scene as a quality-95 JPEG), uniform noise (``noise``, the PNG
 decoder's worst case), and any ``--images`` given (e.g. CLEVR-Change's own).
 
-Steps: decoding as the captioning command does it (``PairDecoder.load``:
+Steps: decoding as the captioning command does it (``PairDecoder`` without a pipeline:
 read, open, decode, EXIF orientation, mode to RGB, the pair's size check)
 with the default decoders and with every image on PIL's path (as before
 plain PNGs went to libpng); PIL's path in parts; other decoders for
@@ -120,11 +120,11 @@ def measure(path: Path, size: int, repeats: int, batch: int = 64) -> dict:
     name = str(path)
     decoder = PairDecoder(None, 'full', 0.25)
     with pil_path():
-        rgb = decoder.load(name, name)['img1']
+        rgb = decoder(name, name)['img1']
 
     def pil_prepare():
         with pil_path():
-            return decoder.load(name, name)
+            return decoder(name, name)
 
     def opened():
         return Image.open(io.BytesIO(data))
@@ -141,7 +141,7 @@ def measure(path: Path, size: int, repeats: int, batch: int = 64) -> dict:
     # per pair: the decoder's (two images) and the stack's (one pair of a
     # batch); the rest per image, doubled
     per_pair = {
-        'decode': lambda: decoder.load(name, name),
+        'decode': lambda: decoder(name, name),
         'decode, PIL path': pil_prepare,
         'pack, CPU path (PackIDCInputs)': lambda: pack(dict(
             img1=resized, img2=resized, pair_id='0', change_type='unknown',
