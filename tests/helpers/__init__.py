@@ -7,7 +7,9 @@
 
 Fixtures live in the ``conftest.py`` files.
 """
+import contextlib
 import importlib.util
+import logging
 import socket
 from functools import lru_cache
 from pathlib import Path
@@ -42,3 +44,19 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(('127.0.0.1', 0))
         return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def logged_records():
+    """The records MMEngine's current logger emits inside the block (a
+    list, filled as they come)."""
+    from mmengine.logging import MMLogger
+    logger = MMLogger.get_current_instance()
+    records = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    logger.addHandler(handler)
+    try:
+        yield records
+    finally:
+        logger.removeHandler(handler)

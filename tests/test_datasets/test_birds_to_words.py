@@ -4,7 +4,7 @@ import os
 import os.path as osp
 
 import pytest
-from mmengine.logging import MMLogger
+from tests.helpers import logged_records
 from tests.helpers.pair_trees import (BIRDS_TO_WORDS_HEADER, make_birds_to_words_tree,
                         write_tsv)
 
@@ -126,17 +126,10 @@ def test_skip_missing_images_leaves_out_their_pairs_with_a_count(tmp_path):
     for split in ('train', 'test'):  # checked in every split it is in
         with pytest.raises(FileNotFoundError, match=NAME.format(1003)):
             BirdsToWordsDataset(root, split=split)
-    logger = MMLogger.get_current_instance()
-    records = []
-    handler = logging.Handler()
-    handler.emit = records.append
-    logger.addHandler(handler)
-    try:
+    with logged_records() as records:
         train = BirdsToWordsDataset(root, split='train',
                                     skip_missing_images=True)
         test = BirdsToWordsDataset(root, split='test', skip_missing_images=True)
-    finally:
-        logger.removeHandler(handler)
     assert len(train) == 7 and len(test) == 1
     assert NAME.format(1003) not in str([train.get_data_info(i)
                                          for i in range(7)])
@@ -211,15 +204,8 @@ def test_the_dropped_descriptions_are_counted_in_their_own_split(birds_root):
     """Pair 0 (train) has the only empty description: the train build logs
     it, the val and test builds log none."""
     root, _ = birds_root
-    logger = MMLogger.get_current_instance()
-    records = []
-    handler = logging.Handler()
-    handler.emit = records.append
-    logger.addHandler(handler)
-    try:
+    with logged_records() as records:
         for split in ('train', 'val', 'test'):
             BirdsToWordsDataset(root, split=split)
-    finally:
-        logger.removeHandler(handler)
     dropped = [r.getMessage() for r in records if 'dropped' in r.getMessage()]
     assert len(dropped) == 1 and '(train): dropped 1 empty' in dropped[0], dropped

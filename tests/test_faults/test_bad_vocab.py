@@ -3,13 +3,11 @@ the run before training, naming the file (and the share of the training
 captions' tokens it lacks); a file that is not valid JSON is named too, as
 every JSON file read at start-up is."""
 import json
-import logging
 import os.path as osp
 from collections import Counter
 
 import pytest
 from mmengine.config import Config
-from mmengine.logging import MMLogger
 
 import mmidc  # noqa: F401
 from mmidc.datasets.clevr_change import CLEVRChangeDataset
@@ -20,7 +18,7 @@ from mmidc.datasets.spot_the_diff import SpotTheDiffDataset
 from mmidc.runtime.config_check import check_caption_vocab
 from mmidc.text import build_vocab_from_cfg, clip_tokenizer, write_vocab_file
 from mmidc.datasets.preparation.vocab_sources import training_captions
-from tests.helpers import pair_trees
+from tests.helpers import logged_records, pair_trees
 from tests.helpers.tiny_run import captioner_config, run_train, write_tiny_config
 
 BIRDS = ['a small brown bird with a short beak', 'the robin has a red breast',
@@ -60,17 +58,6 @@ def captioner(tmp_path_factory):
     return config, captions
 
 
-class _ListHandler(logging.Handler):
-    """Keeps the log records it is given."""
-
-    def __init__(self, records):
-        super().__init__()
-        self.records = records
-
-    def emit(self, record):
-        self.records.append(record)
-
-
 def with_vocab(config: str, path: str) -> Config:
     cfg = Config.fromfile(config)
     cfg.model.head.vocab = path
@@ -108,14 +95,8 @@ def test_a_few_missing_tokens_are_a_warning_with_their_share(captioner,
     with open(path, 'w') as f:
         json.dump(dict(own, clip_ids=[i for i in own['clip_ids'] if i != rare],
                        captions_sha256='other captions'), f)
-    logger = MMLogger.get_current_instance()
-    records = []
-    handler = _ListHandler(records)
-    logger.addHandler(handler)
-    try:
+    with logged_records() as records:
         check_caption_vocab(with_vocab(config, path))
-    finally:
-        logger.removeHandler(handler)
     warnings = [r for r in records if r.levelname == 'WARNING']
     assert len(warnings) == 1 and path in warnings[0].getMessage()
     assert f'{share:.1%}' in warnings[0].getMessage()

@@ -18,14 +18,6 @@ def run_script(script, args):
                           env=env, capture_output=True, text=True, timeout=60)
 
 
-@pytest.fixture
-def files(tmp_path):
-    config, checkpoint = tmp_path / 'x.py', tmp_path / 'ckpt.pth'
-    config.write_text('')
-    checkpoint.write_bytes(b'')
-    return str(config), str(checkpoint)
-
-
 @pytest.mark.parametrize('script, args, message', [
     ('dist_train.sh', [], 'usage: bash .*dist_train.sh CONFIG NPROC'),
     ('dist_train.sh', ['{config}'], 'usage: bash .*dist_train.sh CONFIG NPROC'),

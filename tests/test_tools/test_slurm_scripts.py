@@ -34,15 +34,6 @@ def run_script(tmp_path, script, args, **env):
     return result, recorded
 
 
-@pytest.fixture
-def files(tmp_path):
-    """A config and a checkpoint that exist."""
-    config, checkpoint = tmp_path / 'x.py', tmp_path / 'ckpt.pth'
-    config.write_text('')
-    checkpoint.write_bytes(b'')
-    return str(config), str(checkpoint)
-
-
 def test_train_hands_srun_the_convention(tmp_path, files):
     result, args = run_script(
         tmp_path, 'slurm_train.sh',

@@ -200,13 +200,15 @@ def test_tool_reads_a_config(cached_clevr, tmp_path):
 CONFIG_CACHE = (48, 72)
 
 
-def _config_reading_a_cache(path, root):
-    """Train and val loaders whose pipelines read a 48x72 cache (of images
-    read with value_range (0, 255): the cache keys on it)."""
+def _config_reading_a_cache(path, root, size=CONFIG_CACHE,
+                            load_options=', value_range=(0, 255)'):
+    """Train and val loaders whose pipelines read a cache at ``size`` in
+    <data_root>/cache_HxW (by default 48x72, of images read with
+    value_range (0, 255): the cache keys on it)."""
     path.write_text(
-        f"pipeline = [dict(type='LoadImagePair', cache_size={CONFIG_CACHE},"
-        f" cache_dir='{{data_root}}/cache_48x72', value_range=(0, 255)),"
-        f" dict(type='ResizePair', size={CONFIG_CACHE})]\n"
+        f"pipeline = [dict(type='LoadImagePair', cache_size={size},"
+        f" cache_dir='{{data_root}}/cache_{size[0]}x{size[1]}'{load_options}),"
+        f" dict(type='ResizePair', size={size})]\n"
         + ''.join(f"{split}_dataloader = dict(dataset=dict("
                   f"type='CLEVRChangeDataset', data_root={root!r}, "
                   f"split={split!r}, pipeline=pipeline))\n"
@@ -477,20 +479,6 @@ def test_the_cache_stores_photos_upright(tmp_path, monkeypatch):
                                                  size, 'train')
 
 
-def _config_of_the_default_cache(path, root):
-    """Train and val loaders reading <data_root>/cache_24x20, the folder the
-    --dataset-type form builds at SIZE."""
-    path.write_text(
-        f"pipeline = [dict(type='LoadImagePair', cache_size={SIZE},"
-        f" cache_dir='{{data_root}}/cache_24x20'),"
-        f" dict(type='ResizePair', size={SIZE})]\n"
-        + ''.join(f"{split}_dataloader = dict(dataset=dict("
-                  f"type='CLEVRChangeDataset', data_root={root!r}, "
-                  f"split={split!r}, pipeline=pipeline))\n"
-                  for split in ('train', 'val')))
-    return str(path)
-
-
 def test_the_two_forms_of_the_tool_share_one_cache(tmp_path, monkeypatch):
     """Built by --dataset-type, the cache is current for the config form (and
     --image-cache): nothing is built twice. When it goes stale, the shards
@@ -502,7 +490,8 @@ def test_the_two_forms_of_the_tool_share_one_cache(tmp_path, monkeypatch):
                       '--splits', 'train', 'val', '--size', *map(str, SIZE),
                       '--workers', '1']) == 0
     first = sorted(os.listdir(cache_dir))
-    config = _config_of_the_default_cache(tmp_path / 'cfg.py', root)
+    # <data_root>/cache_24x20: the folder the --dataset-type form builds at SIZE
+    config = _config_reading_a_cache(tmp_path / 'cfg.py', root, SIZE, '')
     assert _run_tool([config, '--workers', '1']) == 0
     assert sorted(os.listdir(cache_dir)) == first  # kept, not built again
 
