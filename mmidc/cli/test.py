@@ -10,7 +10,6 @@ prefixes; --partial-load loads the keys that fit.
 """
 import argparse
 import json
-import os
 import os.path as osp
 
 from mmengine.runner import Runner
@@ -21,6 +20,7 @@ from mmidc.apis.model_loading import (check_checkpoint_fits,
 from mmidc.cli import parse_run_args, read_config
 from mmidc.cli.errors import clear_errors
 from mmidc.runtime.config_check import apply_launch_args, check_config
+from mmidc.utils.checkpoint_io import folder_given_as_checkpoint
 
 
 def parse_args():
@@ -50,13 +50,7 @@ def main():
 
 def _test(args):
     if osp.isdir(args.checkpoint):
-        found = sorted(name for name in os.listdir(args.checkpoint)
-                       if name.endswith(('.pth', '.safetensors')))
-        raise IsADirectoryError(
-            f'{args.checkpoint} is a folder, not a checkpoint: give a '
-            'checkpoint file in it'
-            + (f' ({", ".join(found)})' if found else
-               ' (it holds no .pth or .safetensors file)'))
+        raise IsADirectoryError(folder_given_as_checkpoint(args.checkpoint))
     if not osp.isfile(args.checkpoint):
         raise FileNotFoundError(f'checkpoint not found: {args.checkpoint}')
     cfg = read_config(args)

@@ -12,7 +12,8 @@ from typing import Dict, Mapping, Optional, Tuple, Union
 
 import torch
 
-__all__ = ['read_checkpoint', 'unwrap_state_dict', 'load_checkpoint_file']
+__all__ = ['read_checkpoint', 'unwrap_state_dict', 'load_checkpoint_file',
+           'folder_given_as_checkpoint']
 
 CONVERTER = 'tools/model_converters/openai_clip_to_safetensors.py'
 
@@ -23,6 +24,16 @@ def _is_torchscript_archive(path: str) -> bool:
     with zipfile.ZipFile(path) as archive:
         names = archive.namelist()
     return any(n.endswith('/constants.pkl') or '/code/' in n for n in names)
+
+
+def folder_given_as_checkpoint(path: str) -> str:
+    """The error for a folder (a work dir) given where a checkpoint file
+    goes: it names the checkpoints in it."""
+    found = sorted(name for name in os.listdir(path)
+                   if name.endswith(('.pth', '.pt', '.safetensors')))
+    return (f'{path} is a folder, not a checkpoint: give a checkpoint file '
+            'in it' + (f' ({", ".join(found)})' if found else
+                       ' (it holds no .pth or .safetensors file)'))
 
 
 def read_checkpoint(
@@ -46,12 +57,7 @@ def read_checkpoint(
     """
     path = os.fspath(path)
     if os.path.isdir(path):
-        found = sorted(name for name in os.listdir(path)
-                       if name.endswith(('.pth', '.pt', '.safetensors')))
-        raise FileNotFoundError(
-            f'{path} is a folder, not a checkpoint: give a checkpoint file '
-            'in it' + (f' ({", ".join(found)})' if found else
-                       ' (it holds no .pth or .safetensors file)'))
+        raise FileNotFoundError(folder_given_as_checkpoint(path))
     if not os.path.isfile(path):
         raise FileNotFoundError(f'checkpoint not found: {path}')
     if not path.endswith('.safetensors') and _is_torchscript_archive(path):
